@@ -1,0 +1,135 @@
+# Input checking.  Every problem raises a condition of class
+# "dpsco_arg_error" (also "dpsco_error", "error") whose `arg` field names the
+# offending argument, so callers can catch and report it precisely.
+
+#' Errors raised by dpsco
+#'
+#' Bad input never reaches the compiled code: every check fails with an R
+#' error of class `dpsco_arg_error` (inheriting from `dpsco_error` and
+#' `error`).  The condition carries the name of the offending argument in its
+#' `arg` field, e.g.
+#' `tryCatch(dpsco(x, y, epsilon = -1), dpsco_arg_error = function(e) e$arg)`
+#' returns `"epsilon"`.
+#'
+#' Checked are: missing, NaN or infinite values in `x` or `y`, non-numeric
+#' `x`, mismatched rows, no columns or fewer than two rows, responses outside
+#' the family (`binomial` needs 0/1 values or a two-level factor), `epsilon`
+#' not positive (or infinite with a private method), `delta` outside (0, 1),
+#' `batch_size` outside \[1, n\], non-positive `iterations`, `step_size`,
+#' clipping level, `rho`, `s`, `nu` or `tau`, and `lambda` values that are
+#' negative, missing, repeated or not decreasing.
+#'
+#' @name dpsco_errors
+#' @keywords internal
+NULL
+
+arg_error <- function(arg, ...) {
+  msg <- paste0("`", arg, "` ", ...)
+  cond <- structure(
+    class = c("dpsco_arg_error", "dpsco_error", "error", "condition"),
+    list(message = msg, call = sys.call(-1), arg = arg)
+  )
+  stop(cond)
+}
+
+check_number <- function(v, arg, lower = -Inf, upper = Inf,
+                         lower_open = TRUE, allow_inf = FALSE) {
+  if (!is.numeric(v) || length(v) != 1L || is.na(v))
+    arg_error(arg, "must be a single number.")
+  if (is.infinite(v) && !allow_inf)
+    arg_error(arg, "must be finite.")
+  bad_low <- if (lower_open) v <= lower else v < lower
+  if (bad_low || v > upper) {
+    range <- paste0(if (lower_open) "(" else "[", lower, ", ", upper, "]")
+    arg_error(arg, "must lie in ", range, "; got ", format(v), ".")
+  }
+  invisible(as.double(v))
+}
+
+check_count <- function(v, arg, lower = 1, upper = .Machine$integer.max) {
+  check_number(v, arg, lower, upper, lower_open = FALSE)
+  if (v != round(v)) arg_error(arg, "must be a whole number; got ", v, ".")
+  invisible(as.integer(v))
+}
+
+check_x <- function(x) {
+  if (inherits(x, "Matrix") || is.data.frame(x)) {
+    if (is.data.frame(x) && !all(vapply(x, is.numeric, NA)))
+      arg_error("x", "must be numeric; a data frame needs all columns numeric.")
+    x <- as.matrix(x)
+  }
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x)))
+    arg_error("x", "must be a numeric matrix.")
+  if (ncol(x) < 1L) arg_error("x", "has no columns.")
+  if (nrow(x) < 2L) arg_error("x", "needs at least two rows.")
+  if (!all(is.finite(x)))
+    arg_error("x", "contains NA, NaN or infinite values.")
+  storage.mode(x) <- "double"
+  x
+}
+
+# Returns list(y = numeric 0/1 or real, classnames = NULL or the two levels).
+check_y <- function(y, n, family) {
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (length(y) != n)
+    arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
+  classnames <- NULL
+  if (family == "binomial") {
+    if (is.factor(y) || is.character(y)) {
+      y <- factor(y)
+      if (anyNA(y)) arg_error("y", "contains missing values.")
+      if (nlevels(y) != 2L)
+        arg_error("y", "must have exactly two classes for the binomial ",
+                  "family; found ", nlevels(y), ".")
+      classnames <- levels(y)
+      y <- as.double(y == classnames[2L])
+    } else {
+      if (!(is.numeric(y) || is.logical(y)) || anyNA(y))
+        arg_error("y", "must be 0/1 (or a two-level factor) without missing values.")
+      if (!all(y %in% c(0, 1)))
+        arg_error("y", "must contain only 0 and 1 for the binomial family.")
+      classnames <- c("0", "1")
+      y <- as.double(y)
+    }
+  } else {
+    if (!(is.numeric(y) || is.logical(y)))
+      arg_error("y", "must be numeric for the gaussian family.")
+    if (!all(is.finite(y)))
+      arg_error("y", "contains NA, NaN or infinite values.")
+    y <- as.double(y)
+  }
+  list(y = y, classnames = classnames)
+}
+
+check_lambda <- function(lambda) {
+  if (!is.numeric(lambda) || length(lambda) < 1L || anyNA(lambda))
+    arg_error("lambda", "must be a numeric vector without missing values.")
+  if (any(!is.finite(lambda)) || any(lambda < 0))
+    arg_error("lambda", "must be finite and non-negative.")
+  if (anyDuplicated(lambda))
+    arg_error("lambda", "must not contain repeated values.")
+  if (is.unsorted(rev(lambda), strictly = TRUE))
+    arg_error("lambda", "must be decreasing (largest first), as a path is ",
+              "fitted from strong to weak penalties.")
+  as.double(lambda)
+}
+
+check_penalty_factor <- function(pf, p) {
+  if (!is.numeric(pf) || length(pf) != p || !all(is.finite(pf)) || any(pf < 0))
+    arg_error("penalty.factor", "must be ", p,
+              " finite non-negative numbers (one per column of x).")
+  if (all(pf == 0))
+    arg_error("penalty.factor", "must have at least one positive entry.")
+  # glmnet's convention: rescale to sum to the number of variables
+  as.double(pf * p / sum(pf))
+}
+
+check_trace <- function(trace, steps) {
+  if (is.null(trace) || isFALSE(trace)) return(integer(0))
+  if (isTRUE(trace)) return(seq_len(steps))
+  if (!is.numeric(trace) || anyNA(trace) || any(trace != round(trace)) ||
+      any(trace < 1) || any(trace > steps))
+    arg_error("trace", "must be TRUE, FALSE or whole step numbers in [1, ",
+              steps, "].")
+  sort(unique(as.integer(trace)))
+}

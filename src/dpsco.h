@@ -1,0 +1,102 @@
+/* Shared declarations of the dpsco engine.
+ *
+ * A private gradient step is a mean estimator ("oracle") with a known L2
+ * sensitivity, plus Gaussian noise scaled to it, plus a proximal step.  The
+ * files of src/ each do one of those jobs:
+ *   sample.c          Poisson batch sampling by geometric gaps
+ *   family.c          per-record loss derivative (gaussian, binomial)
+ *   oracle.c          accumulate/finish dispatch shared by all oracles
+ *   oracle_clip.c     Algorithm 1: per-record L2 clipping
+ *   oracle_kamath.c   Algorithm 3: clipped group means, coordinate median
+ *   oracle_holland.c  Algorithm 4: Catoni-Giulini soft truncation
+ *   catoni.c          E psi(a + bZ), the Holland contribution
+ *   prox.c            elastic-net proximal step
+ *   spgd.c            the optimizer loop over steps and lambdas
+ *   entry.c           .Call entry points (argument unpacking only)
+ *   init.c            routine registration
+ */
+#ifndef DPSCO_H
+#define DPSCO_H
+
+#include <R.h>
+#include <Rinternals.h>
+
+enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1 };
+enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
+
+/* ---- sample.c ------------------------------------------------------- */
+typedef struct {
+    int n;
+    int all;            /* rate >= 1: every record, no random draws */
+    double neg_log1mq;  /* -log(1 - q), the geometric gap scale */
+} poisson_sampler;
+
+void sampler_init(poisson_sampler *s, int n, double q);
+int sampler_next(const poisson_sampler *s, int cur);
+
+/* ---- family.c ------------------------------------------------------- */
+double glm_residual(int family, double eta, double y);
+
+/* ---- oracles -------------------------------------------------------- */
+/* Every per-record gradient has the form g = r * (1, x) (intercept) or
+ * g = r * x.  Oracles receive r, the record x and its precomputed norm
+ * ||(1, x)|| so that nothing of size p is materialised per record. */
+typedef struct {
+    int kind;
+    int dim;           /* gradient dimension = p + has_intercept */
+    int has_int;
+    double m;          /* expected batch size: every estimator divides by it */
+    double clip;       /* clip: per-record L2 bound C */
+    double half_rho;   /* kamath: values clipped to [-rho/2, rho/2] */
+    int k;             /* kamath: number of groups */
+    double s, nu;      /* holland: scale and variance parameter */
+    double *acc;       /* dim accumulators (k * dim for kamath) */
+    double *work;      /* kamath: k values for one coordinate's median */
+} oracle_state;
+
+void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
+                  double clip, double rho, int k, double s, double nu);
+void oracle_reset(oracle_state *o);
+void oracle_add(oracle_state *o, double r, const double *x, double norm,
+                int label);
+void oracle_finish(oracle_state *o, double *est);
+
+void clip_add(oracle_state *o, double r, const double *x, double norm);
+void kamath_add(oracle_state *o, double r, const double *x, int label);
+void kamath_finish(oracle_state *o, double *est);
+void holland_add(oracle_state *o, double r, const double *x);
+
+/* ---- catoni.c ------------------------------------------------------- */
+double catoni_mean(double a, double b);
+double holland_h(double a, double sqrt_nu);
+void catoni_init(void);
+
+/* ---- prox.c --------------------------------------------------------- */
+void prox_step(double *beta, const double *grad, int p, int has_int,
+               double gamma, double lambda, double alpha, const double *pf);
+
+/* ---- spgd.c --------------------------------------------------------- */
+typedef struct {
+    const double *xt;   /* p x n: record i at xt + i * p */
+    const double *y;
+    const double *norm; /* ||(1, x_i)|| or ||x_i|| */
+    int n, p, has_int, family;
+    double q;           /* Poisson sampling rate m / n */
+    double noise_sd;    /* z * sensitivity; ignored by ORACLE_NONE */
+    int steps;
+    double step0;
+    int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
+    int last_iterate;   /* output beta_T instead of the iterate average */
+    double alpha;
+    const double *pf;
+    const int *trace_at; /* sorted steps (1-based) to record */
+    int ntrace;
+} spgd_problem;
+
+void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
+               int nlambda, double *beta0, double *out, double *trace);
+
+/* ---- helpers -------------------------------------------------------- */
+double scaled_norm(const double *x, int p, int has_int);
+
+#endif

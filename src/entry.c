@@ -1,0 +1,157 @@
+/* .Call entry points: unpack R arguments (already validated in R), call the
+ * engine, pack the results.  No numerics live here. */
+#include <string.h>
+#include <Rmath.h>
+#include "dpsco.h"
+
+static SEXP field(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0)
+            return VECTOR_ELT(list, i);
+    Rf_error("internal error: setting '%s' is missing", name);
+    return R_NilValue; /* not reached */
+}
+
+static double num(SEXP list, const char *name)
+{
+    return Rf_asReal(field(list, name));
+}
+
+static int integer(SEXP list, const char *name)
+{
+    return Rf_asInteger(field(list, name));
+}
+
+/* Copy the n x p column-major matrix x into p x n so each record is one
+ * contiguous run of memory; also return each record's norm. */
+static double *transpose(SEXP x, int has_int, double **norm)
+{
+    int n = Rf_nrows(x), p = Rf_ncols(x);
+    const double *px = REAL(x);
+    double *xt = (double *) R_alloc((size_t) n * p, sizeof(double));
+    for (int j = 0; j < p; j++) {
+        const double *col = px + (size_t) j * n;
+        for (int i = 0; i < n; i++)
+            xt[(size_t) i * p + j] = col[i];
+    }
+    *norm = (double *) R_alloc((size_t) n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        (*norm)[i] = scaled_norm(xt + (size_t) i * p, p, has_int);
+    return xt;
+}
+
+static void setup_from(oracle_state *o, SEXP s, int p, int has_int)
+{
+    oracle_setup(o, integer(s, "oracle"), p, has_int, num(s, "m"),
+                 num(s, "clip"), num(s, "rho"), integer(s, "k"), num(s, "s"),
+                 num(s, "nu"));
+}
+
+SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
+               SEXP trace_at)
+{
+    int n = Rf_nrows(x), p = Rf_ncols(x);
+    int has_int = integer(settings, "intercept");
+    int dim = p + has_int, nlambda = Rf_length(lambda);
+    spgd_problem pr;
+    double *norm;
+    pr.xt = transpose(x, has_int, &norm);
+    pr.y = REAL(y);
+    pr.norm = norm;
+    pr.n = n;
+    pr.p = p;
+    pr.has_int = has_int;
+    pr.family = integer(settings, "family");
+    pr.q = num(settings, "m") / n;
+    pr.noise_sd = num(settings, "noise_sd");
+    pr.steps = integer(settings, "steps");
+    pr.step0 = num(settings, "step_size");
+    pr.sqrt_schedule = integer(settings, "sqrt_schedule");
+    pr.last_iterate = integer(settings, "last_iterate");
+    pr.alpha = num(settings, "alpha");
+    pr.pf = REAL(field(settings, "penalty_factor"));
+    pr.trace_at = INTEGER(trace_at);
+    pr.ntrace = Rf_length(trace_at);
+
+    oracle_state o;
+    setup_from(&o, settings, p, has_int);
+
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
+    SEXP tr = R_NilValue;
+    if (pr.ntrace > 0)
+        tr = Rf_alloc3DArray(REALSXP, dim, pr.ntrace, nlambda);
+    PROTECT(tr);
+    GetRNGstate();
+    spgd_path(&pr, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
+              pr.ntrace > 0 ? REAL(tr) : NULL);
+    PutRNGstate();
+
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP nms = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_VECTOR_ELT(res, 0, out);
+    SET_VECTOR_ELT(res, 1, tr);
+    SET_STRING_ELT(nms, 0, Rf_mkChar("beta"));
+    SET_STRING_ELT(nms, 1, Rf_mkChar("trace"));
+    Rf_setAttrib(res, R_NamesSymbol, nms);
+    UNPROTECT(4);
+    return res;
+}
+
+/* One release of an oracle on the rows of g (every row in the batch), with
+ * optional Gaussian noise.  'labels' gives kamath's group of each row
+ * (0-based); NULL draws them from R's generator. */
+SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
+{
+    int n = Rf_nrows(g), dim = Rf_ncols(g);
+    double *norm;
+    double *xt = transpose(g, 0, &norm);
+    oracle_state o;
+    setup_from(&o, settings, dim, 0);
+    double sd = num(settings, "noise_sd");
+    int draw = Rf_isNull(labels) && o.kind == ORACLE_KAMATH;
+    int noisy = o.kind != ORACLE_NONE && sd > 0;
+
+    SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
+    if (draw || noisy)
+        GetRNGstate();
+    for (int i = 0; i < n; i++) {
+        int label = 0;
+        if (o.kind == ORACLE_KAMATH) {
+            label = draw ? (int) (unif_rand() * o.k) : INTEGER(labels)[i];
+            if (label >= o.k)
+                label = o.k - 1;
+        }
+        oracle_add(&o, 1.0, xt + (size_t) i * dim, norm[i], label);
+    }
+    oracle_finish(&o, REAL(est));
+    if (noisy)
+        for (int j = 0; j < dim; j++)
+            REAL(est)[j] += sd * norm_rand();
+    if (draw || noisy)
+        PutRNGstate();
+    UNPROTECT(1);
+    return est;
+}
+
+SEXP dpsco_catoni_mean(SEXP a, SEXP b)
+{
+    R_xlen_t n = XLENGTH(a);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    for (R_xlen_t i = 0; i < n; i++)
+        REAL(out)[i] = catoni_mean(REAL(a)[i], REAL(b)[i]);
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP dpsco_holland_h(SEXP a, SEXP nu)
+{
+    R_xlen_t n = XLENGTH(a);
+    double sqrt_nu = sqrt(Rf_asReal(nu));
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    for (R_xlen_t i = 0; i < n; i++)
+        REAL(out)[i] = holland_h(REAL(a)[i], sqrt_nu);
+    UNPROTECT(1);
+    return out;
+}

@@ -1,0 +1,28 @@
+/* Routine registration: .Call entry points only, no dynamic lookup. */
+#include <R_ext/Rdynload.h>
+#include "dpsco.h"
+
+SEXP dpsco_fit(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
+SEXP dpsco_catoni_mean(SEXP, SEXP);
+SEXP dpsco_holland_h(SEXP, SEXP);
+
+/* The detour through void (*)(void), the generic function pointer type,
+ * keeps -Wcast-function-type quiet. */
+#define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
+
+static const R_CallMethodDef call_methods[] = {
+    CALLDEF(dpsco_fit, 6),
+    CALLDEF(dpsco_oracle_mean, 3),
+    CALLDEF(dpsco_catoni_mean, 2),
+    CALLDEF(dpsco_holland_h, 2),
+    {NULL, NULL, 0}
+};
+
+void R_init_dpsco(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+    catoni_init();
+}

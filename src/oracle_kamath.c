@@ -1,0 +1,78 @@
+/* Algorithm 3 (DPRME): per coordinate, clip values to [-rho/2, rho/2], sum
+ * them within k groups (each sampled record carries an independent uniform
+ * label), scale each group sum by the expected group size m / k and release
+ * the median of the k group means.  One record moves one group mean by at
+ * most (rho / 2) k / m per coordinate and so the median by no more, giving
+ * L2 sensitivity rho k sqrt(dim) / (2 m). */
+#include <math.h>
+#include "dpsco.h"
+
+static double clamp(double v, double h)
+{
+    /* NaN cannot occur (r and x are finite) but would map to -h here. */
+    return v > h ? h : (v < -h ? -h : v);
+}
+
+void kamath_add(oracle_state *o, double r, const double *x, int label)
+{
+    double h = o->half_rho;
+    double *acc = o->acc + (size_t) label * o->dim;
+    if (o->has_int)
+        *acc++ += clamp(r, h);
+    for (int j = 0; j < o->dim - o->has_int; j++)
+        acc[j] += clamp(r * x[j], h);
+}
+
+/* k-th smallest of v[0..n-1] (0-based) by Hoare selection; v is permuted. */
+static double select_kth(double *v, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* Median, with the mean of the two middle values for an even count. */
+static double median(double *v, int n)
+{
+    int mid = n / 2;
+    double hi = select_kth(v, n, mid);
+    if (n % 2)
+        return hi;
+    double lo = v[0];
+    for (int i = 1; i < mid; i++)  /* max of the lower part after selection */
+        if (v[i] > lo)
+            lo = v[i];
+    return 0.5 * (lo + hi);
+}
+
+void kamath_finish(oracle_state *o, double *est)
+{
+    double scale = (double) o->k / o->m;
+    for (int j = 0; j < o->dim; j++) {
+        for (int g = 0; g < o->k; g++)
+            o->work[g] = o->acc[(size_t) g * o->dim + j] * scale;
+        est[j] = median(o->work, o->k);
+    }
+}

@@ -1,0 +1,25 @@
+/* Poisson sampling: each record enters the batch independently with
+ * probability q.  The gap to the next sampled record is Geometric(q), drawn
+ * as floor(E / -log(1 - q)) with E ~ Exp(1), so one step costs O(q n)
+ * random draws instead of n Bernoulli draws. */
+#include <math.h>
+#include <Rmath.h>
+#include "dpsco.h"
+
+void sampler_init(poisson_sampler *s, int n, double q)
+{
+    s->n = n;
+    s->all = q >= 1.0;
+    s->neg_log1mq = s->all ? 0.0 : -log1p(-q);
+}
+
+/* Index of the next sampled record after 'cur' (start with cur = -1);
+ * returns n when the batch is complete. */
+int sampler_next(const poisson_sampler *s, int cur)
+{
+    if (s->all)
+        return cur + 1;
+    double gap = floor(exp_rand() / s->neg_log1mq);
+    double next = (double) cur + 1.0 + gap;
+    return next >= (double) s->n ? s->n : (int) next;
+}
