@@ -49,6 +49,18 @@ void catoni_init(void)
     ready = 1;
 }
 
+/* Upper normal tail and density via C99 erfc/exp: accurate to a few ulps
+ * and several times faster than Rmath's general pnorm/dnorm. */
+static double upper_tail(double u)
+{
+    return 0.5 * erfc(u * M_SQRT1_2);
+}
+
+static double density(double u)
+{
+    return M_1_SQRT_2PI * exp(-0.5 * u * u);
+}
+
 static double psi(double x)
 {
     if (x > SQRT2)
@@ -61,8 +73,8 @@ static double psi(double x)
 static double closed_form(double a, double b)
 {
     double u = (SQRT2 - a) / b, w = (SQRT2 + a) / b;
-    double pu = pnorm(u, 0.0, 1.0, 0, 0), pw = pnorm(w, 0.0, 1.0, 0, 0);
-    double du = dnorm(u, 0.0, 1.0, 0), dw = dnorm(w, 0.0, 1.0, 0);
+    double pu = upper_tail(u), pw = upper_tail(w);
+    double du = density(u), dw = density(w);
     double c = PSI_MAX * (pu - pw)
         - (a - a * a * a / 6.0) * (pu + pw)
         + b * (1.0 - a * a / 2.0) * (dw - du)
@@ -74,13 +86,13 @@ static double closed_form(double a, double b)
 static double tails_plus_quadrature(double a, double b)
 {
     double u = (SQRT2 - a) / b, w = (SQRT2 + a) / b;
-    double tails = PSI_MAX * (pnorm(u, 0.0, 1.0, 0, 0) - pnorm(w, 0.0, 1.0, 0, 0));
+    double tails = PSI_MAX * (upper_tail(u) - upper_tail(w));
     double mid = 0.0;
     for (int i = 0; i < GL_N; i++) {
         double x = SQRT2 * gl_node[i];
-        mid += gl_weight[i] * (x - x * x * x / 6.0) * dnorm(x, a, b, 0);
+        mid += gl_weight[i] * (x - x * x * x / 6.0) * density((x - a) / b);
     }
-    return tails + SQRT2 * mid;
+    return tails + SQRT2 * mid / b;
 }
 
 double catoni_mean(double a, double b)
