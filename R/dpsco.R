@@ -133,6 +133,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
     if (delta >= 1) arg_error("delta", "must be below 1.")
   } else {
     if (!missing(epsilon)) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
+    if (!is.null(delta)) check_number(delta, "delta", 0, 1)
     epsilon <- Inf
     delta <- 0
   }
@@ -162,8 +163,9 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
   if (is.null(lambda)) {
     lmr <- lambda.min.ratio %||% if (n < p) 0.01 else 1e-4
     check_number(lmr, "lambda.min.ratio", 0, 1)
-    lambda <- lambda_grid(oracle$bound, x, yy$y, method, alpha, pf, intercept,
-                          nlam, lmr)
+    if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
+    lambda <- lambda_grid(oracle$bound, x, yy$y, family, method, alpha, pf,
+                          intercept, nlam, lmr)
   }
 
   settings <- c(oracle, list(

@@ -109,7 +109,7 @@ predict.dpsco <- function(object, newx, s = NULL,
   if (type == "class" && object$family != "binomial")
     arg_error("type", "\"class\" needs a binomial fit.")
   if (missing(newx)) arg_error("newx", "is needed for type \"", type, "\".")
-  newx <- check_x(newx)
+  newx <- check_x(newx, "newx", min_rows = 1L)
   if (ncol(newx) != nrow(b) - 1L)
     arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
   eta <- newx %*% b[-1L, , drop = FALSE] +

@@ -4,12 +4,14 @@
 # stays at zero above bound / (alpha * penalty factor).  No data statistic
 # such as max |X'y| enters a private grid.
 
-lambda_grid <- function(bound, x, y, method, alpha, pf, intercept, nlambda,
-                        lambda.min.ratio) {
+lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
+                        nlambda, lambda.min.ratio) {
   a <- max(alpha, 1e-3)  # as glmnet: ridge paths start from alpha = 0.001
   if (method == "none") {
-    # non-private baseline: glmnet's data-driven lambda_max
-    r <- if (intercept) y - mean(y) else y
+    # non-private baseline: glmnet's data-driven lambda_max, the largest
+    # gradient at the fit of the unpenalised terms alone
+    r <- null_residual(x, y, family, intercept, pf == 0)
+    r[abs(r) <= 1e-10 * max(1, abs(y))] <- 0  # rounding of an exact fit
     grad <- abs(drop(crossprod(x, r))) / nrow(x)
     lmax <- max(grad[pf > 0] / pf[pf > 0]) / a
     if (lmax <= 0) lmax <- 1
@@ -18,4 +20,17 @@ lambda_grid <- function(bound, x, y, method, alpha, pf, intercept, nlambda,
   }
   if (nlambda == 1L) return(lmax)
   exp(seq(log(lmax), log(lmax * lambda.min.ratio), length.out = nlambda))
+}
+
+# y minus the fitted mean of the model with only the unpenalised terms
+# (intercept and columns with penalty factor 0); non-private use only.
+null_residual <- function(x, y, family, intercept, unpenalised) {
+  z <- cbind(if (intercept) 1, x[, unpenalised, drop = FALSE])
+  if (ncol(z) == 0L)
+    return(if (family == "binomial") y - 0.5 else y)
+  if (!any(unpenalised)) return(y - mean(y))  # intercept only: exact
+  fam <- if (family == "binomial") stats::binomial() else stats::gaussian()
+  fit <- suppressWarnings(stats::glm.fit(z, y, family = fam,
+                                         control = list(epsilon = 1e-12, maxit = 100)))
+  y - fit$fitted.values
 }

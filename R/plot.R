@@ -21,8 +21,12 @@
 plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   xvar <- match.arg(xvar)
   beta <- x$beta
+  df <- x$df
   if (xvar == "lambda") {
-    h <- log(x$lambda)
+    keep <- x$lambda > 0  # log(0) cannot be drawn
+    beta <- beta[, keep, drop = FALSE]
+    df <- df[keep]
+    h <- log(x$lambda[keep])
     xlab <- "log(lambda)"
   } else {
     h <- colSums(abs(beta))
@@ -35,7 +39,7 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   graphics::abline(h = 0, col = "grey70", lty = 3)
   at <- pretty(h)
   at <- at[at >= min(h) & at <= max(h)]
-  df_at <- x$df[vapply(at, function(a) which.min(abs(h - a)), 1L)]
+  df_at <- df[vapply(at, function(a) which.min(abs(h - a)), 1L)]
   graphics::axis(3, at = at, labels = df_at, tick = TRUE)
   graphics::mtext("Df", side = 3, line = 2, cex = 0.8)
   if (label) {

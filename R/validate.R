@@ -52,18 +52,20 @@ check_count <- function(v, arg, lower = 1, upper = .Machine$integer.max) {
   invisible(as.integer(v))
 }
 
-check_x <- function(x) {
+check_x <- function(x, arg = "x", min_rows = 2L) {
   if (inherits(x, "Matrix") || is.data.frame(x)) {
-    if (is.data.frame(x) && !all(vapply(x, is.numeric, NA)))
-      arg_error("x", "must be numeric; a data frame needs all columns numeric.")
+    if (is.data.frame(x) &&
+        !all(vapply(x, function(v) is.numeric(v) || is.logical(v), NA)))
+      arg_error(arg, "must be numeric; a data frame needs all columns numeric.")
     x <- as.matrix(x)
   }
   if (!is.matrix(x) || !(is.numeric(x) || is.logical(x)))
-    arg_error("x", "must be a numeric matrix.")
-  if (ncol(x) < 1L) arg_error("x", "has no columns.")
-  if (nrow(x) < 2L) arg_error("x", "needs at least two rows.")
+    arg_error(arg, "must be a numeric matrix.")
+  if (ncol(x) < 1L) arg_error(arg, "has no columns.")
+  if (nrow(x) < min_rows)
+    arg_error(arg, "needs at least ", min_rows, " row", if (min_rows > 1L) "s", ".")
   if (!all(is.finite(x)))
-    arg_error("x", "contains NA, NaN or infinite values.")
+    arg_error(arg, "contains NA, NaN or infinite values.")
   storage.mode(x) <- "double"
   x
 }

@@ -1,0 +1,285 @@
+# coef / predict / print / summary of dpsco fits, checked against
+# computations written out by hand.
+
+meth_gauss <- function(intercept = TRUE) {
+  set.seed(202)
+  n <- 120
+  p <- 4
+  x <- matrix(runif(n * p, -1, 1), n, p)
+  y <- drop(x %*% c(1.5, -1, 0.5, 0)) + 0.5 + rnorm(n, sd = 0.3)
+  lam <- c(0.6, 0.25, 0.1, 0.03, 0.005)
+  fit <- dpsco(x, y, method = "none", lambda = lam, iterations = 40,
+               step_size = 0.4, intercept = intercept)
+  list(x = x, y = y, fit = fit, lam = lam)
+}
+
+meth_binom <- function() {
+  set.seed(303)
+  n <- 150
+  p <- 3
+  x <- matrix(runif(n * p, -1, 1), n, p)
+  y <- as.numeric(runif(n) < plogis(drop(x %*% c(3, -2, 0)) + 0.3))
+  lam <- c(0.2, 0.05, 0.01)
+  fit <- dpsco(x, y, family = "binomial", method = "none", lambda = lam,
+               iterations = 40, step_size = 1)
+  list(x = x, y = y, fit = fit, lam = lam)
+}
+
+# hand interpolation in lambda between neighbouring fitted columns
+hand_coef <- function(fit, s) {
+  B <- rbind(fit$a0, fit$beta)
+  lam <- fit$lambda
+  K <- length(lam)
+  vapply(s, function(v) {
+    if (v >= lam[1]) return(B[, 1])
+    if (v <= lam[K]) return(B[, K])
+    j <- max(which(lam >= v))          # larger neighbour
+    if (lam[j] == v) return(B[, j])
+    frac <- (lam[j] - v) / (lam[j] - lam[j + 1])
+    B[, j] + frac * (B[, j + 1] - B[, j])
+  }, numeric(nrow(B)))
+}
+
+test_that("the fixture path has zero and non-zero coefficients", {
+  g <- meth_gauss()
+  expect_true(any(g$fit$beta == 0))
+  expect_true(any(g$fit$beta != 0))
+  expect_gt(length(unique(g$fit$df)), 1)
+})
+
+test_that("coef() without s is rbind(a0, beta) with named rows and columns", {
+  g <- meth_gauss()
+  fit <- g$fit
+  cf <- coef(fit)
+  expect_identical(dim(cf), c(5L, 5L))
+  expect_identical(rownames(cf), c("(Intercept)", paste0("V", 1:4)))
+  expect_identical(colnames(cf), paste0("s", 0:4))
+  expect_equal(unname(cf[1, ]), unname(fit$a0))
+  expect_equal(unname(cf[-1, ]), unname(fit$beta))
+  expect_identical(predict(fit, type = "coefficients"), cf)
+})
+
+test_that("coef() at the fitted lambdas equals the fitted columns", {
+  g <- meth_gauss()
+  fit <- g$fit
+  B <- unname(rbind(fit$a0, fit$beta))
+  cf <- coef(fit, s = fit$lambda)
+  expect_equal(unname(cf), B, tolerance = 1e-14)
+  expect_identical(rownames(cf), c("(Intercept)", paste0("V", 1:4)))
+  for (j in seq_along(fit$lambda)) {
+    expect_equal(unname(coef(fit, s = fit$lambda[j])[, 1]), B[, j],
+                 tolerance = 1e-14)
+  }
+})
+
+test_that("coef() between two lambdas is the linear interpolation in lambda", {
+  g <- meth_gauss()
+  fit <- g$fit
+  lam <- fit$lambda
+  B <- unname(rbind(fit$a0, fit$beta))
+  # 30% of the way from lam[2] down to lam[3]
+  s <- lam[2] - 0.3 * (lam[2] - lam[3])
+  expected <- 0.7 * B[, 2] + 0.3 * B[, 3]
+  expect_equal(unname(coef(fit, s = s)[, 1]), expected, tolerance = 1e-12)
+  # an arbitrary, unsorted vector of s, including both ends and outside
+  s_vec <- c(0.07, 0.5, 0.0301, 0.2, 0.011)
+  cf <- coef(fit, s = s_vec)
+  expect_identical(colnames(cf), paste0("s", 0:4))
+  expect_equal(unname(cf), unname(hand_coef(fit, s_vec)), tolerance = 1e-12)
+  # the interpolation really is in lambda (not log lambda): midpoint check
+  mid <- (lam[4] + lam[5]) / 2
+  expect_equal(unname(coef(fit, s = mid)[, 1]), (B[, 4] + B[, 5]) / 2,
+               tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(B[, 4], B[, 5])))
+})
+
+test_that("coef() clamps s outside the fitted range to the end columns", {
+  g <- meth_gauss()
+  fit <- g$fit
+  B <- unname(rbind(fit$a0, fit$beta))
+  K <- length(fit$lambda)
+  cf <- coef(fit, s = c(10, 1e-8, 0, max(fit$lambda) * 1.0001))
+  expect_equal(unname(cf[, 1]), B[, 1], tolerance = 1e-14)
+  expect_equal(unname(cf[, 2]), B[, K], tolerance = 1e-14)
+  expect_equal(unname(cf[, 3]), B[, K], tolerance = 1e-14)
+  expect_equal(unname(cf[, 4]), B[, 1], tolerance = 1e-14)
+})
+
+test_that("coef() of a fit without intercept has a zero intercept row", {
+  g <- meth_gauss(intercept = FALSE)
+  fit <- g$fit
+  expect_identical(unname(fit$a0), rep(0, 5))
+  cf <- coef(fit, s = c(0.4, 0.02))
+  expect_identical(unname(cf[1, ]), c(0, 0))
+  expect_equal(unname(cf[-1, ]), unname(hand_coef(fit, c(0.4, 0.02))[-1, ]),
+               tolerance = 1e-12)
+})
+
+test_that("a single-lambda fit returns its column for every s", {
+  g <- meth_gauss()
+  fit1 <- dpsco(g$x, g$y, method = "none", lambda = 0.05, iterations = 20,
+                step_size = 0.4)
+  B <- unname(rbind(fit1$a0, fit1$beta))
+  cf <- coef(fit1, s = c(1, 0.05, 0.001))
+  expect_equal(unname(cf), B[, c(1, 1, 1)], tolerance = 0)
+})
+
+test_that("predict(type = 'link') is cbind(1, newx) %*% coef", {
+  g <- meth_gauss()
+  fit <- g$fit
+  set.seed(9)
+  newx <- matrix(runif(7 * 4, -1, 1), 7, 4)
+  B <- rbind(fit$a0, fit$beta)
+  # by hand, element by element
+  hand <- matrix(NA_real_, 7, 5)
+  for (i in 1:7) for (j in 1:5)
+    hand[i, j] <- B[1, j] + sum(newx[i, ] * B[-1, j])
+  link <- predict(fit, newx)
+  expect_identical(dim(link), c(7L, 5L))
+  expect_equal(unname(link), hand, tolerance = 1e-12)
+  expect_equal(unname(predict(fit, newx, type = "link")), hand,
+               tolerance = 1e-12)
+  # gaussian response is the link
+  expect_equal(unname(predict(fit, newx, type = "response")), hand,
+               tolerance = 1e-12)
+  # at interpolated s
+  s <- c(0.15, 0.02)
+  hs <- cbind(1, newx) %*% hand_coef(fit, s)
+  expect_equal(unname(predict(fit, newx, s = s)), unname(hs), tolerance = 1e-12)
+  # a numeric data frame newx is accepted
+  expect_equal(unname(predict(fit, as.data.frame(newx))), hand,
+               tolerance = 1e-12)
+})
+
+test_that("binomial predict: response is plogis(link), class thresholds at 0.5", {
+  b <- meth_binom()
+  fit <- b$fit
+  newx <- b$x[1:40, ]
+  eta <- cbind(1, newx) %*% rbind(fit$a0, fit$beta)
+  prob <- 1 / (1 + exp(-eta))
+  expect_equal(unname(predict(fit, newx, type = "link")), unname(eta),
+               tolerance = 1e-12)
+  expect_equal(unname(predict(fit, newx, type = "response")), unname(prob),
+               tolerance = 1e-12)
+  cls <- predict(fit, newx, type = "class")
+  expect_identical(dim(cls), dim(prob))
+  expect_true(is.character(cls))
+  expect_identical(unname(cls), unname(ifelse(prob > 0.5, "1", "0")))
+  # both classes occur, so the threshold is exercised
+  expect_true(all(c("0", "1") %in% cls))
+  # at an interpolated s
+  s <- 0.03
+  eta_s <- cbind(1, newx) %*% hand_coef(fit, s)
+  expect_equal(unname(predict(fit, newx, s = s, type = "response")),
+               unname(1 / (1 + exp(-eta_s))), tolerance = 1e-12)
+})
+
+test_that("predict(type = 'nonzero') gives which(beta != 0) per column", {
+  g <- meth_gauss()
+  fit <- g$fit
+  nz <- predict(fit, type = "nonzero")
+  expect_length(nz, 5)
+  for (j in 1:5) {
+    expect_identical(unname(nz[[j]]), seq_len(4)[fit$beta[, j] != 0])
+  }
+  # at an s between lambdas: union of the neighbours' supports
+  nz_s <- predict(fit, type = "nonzero", s = 0.4)
+  cs <- hand_coef(fit, 0.4)[-1, 1]
+  expect_identical(unname(nz_s[[1]]), seq_len(4)[cs != 0])
+})
+
+test_that("df counts the non-zero coefficients of each column", {
+  g <- meth_gauss()
+  fit <- g$fit
+  hand <- numeric(ncol(fit$beta))
+  for (j in seq_len(ncol(fit$beta))) for (i in seq_len(nrow(fit$beta)))
+    hand[j] <- hand[j] + (abs(fit$beta[i, j]) > 0)
+  expect_equal(unname(fit$df), hand)
+  b <- meth_binom()
+  expect_equal(unname(b$fit$df), unname(colSums(b$fit$beta != 0)))
+})
+
+# parse the Df / Lambda table printed by print.dpsco
+parse_print_table <- function(out) {
+  h <- grep("^\\s*Df\\s+Lambda\\s*$", out)
+  stopifnot(length(h) == 1L)
+  end <- h
+  while (end < length(out) && nzchar(trimws(out[end + 1L]))) end <- end + 1L
+  utils::read.table(text = out[h:end], header = TRUE)
+}
+
+test_that("print() shows a Df/Lambda table equal to df and signif(lambda)", {
+  g <- meth_gauss()
+  fit <- g$fit
+  res <- NULL
+  out <- capture.output(res <- withVisible(print(fit)))
+  expect_false(res$visible)
+  expect_identical(res$value, fit)
+  tab <- parse_print_table(out)
+  expect_identical(nrow(tab), length(fit$lambda))
+  expect_equal(tab$Df, unname(fit$df))
+  expect_equal(tab$Lambda, signif(fit$lambda, 4), tolerance = 1e-12)
+  expect_true(any(grepl("SPGD, not private", out, fixed = TRUE)))
+  expect_true(any(grepl("epsilon = Inf", out, fixed = TRUE)))
+
+  # a private fit with lambdas needing rounding, and another digits value
+  set.seed(4)
+  fp <- dpsco(g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
+              iterations = 3, nlambda = 4)
+  out3 <- capture.output(print(fp, digits = 3))
+  tab3 <- parse_print_table(out3)
+  expect_equal(tab3$Lambda, signif(fp$lambda, 3), tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(signif(fp$lambda, 3), fp$lambda)))
+  expect_equal(tab3$Df, unname(fp$df))
+  expect_true(any(grepl("(epsilon, delta) = (2, 0.001) over 4 lambdas x 3 steps",
+                        out3, fixed = TRUE)))
+})
+
+test_that("summary() text states epsilon, delta and the noise sd of the record", {
+  g <- meth_gauss()
+  n <- nrow(g$x)
+  set.seed(8)
+  eps <- 1.5
+  del <- 2e-4
+  K <- 4
+  fp <- dpsco(g$x, g$y, method = "clip", epsilon = eps, delta = del,
+              iterations = 3, nlambda = K, control = dpsco_control(clip = 2))
+  # independent noise sd: z * sensitivity for clipping with m = n
+  z <- sqrt(log(K / del)) / (eps / K)
+  sd_hand <- z * 2 / n
+  sm <- summary(fp)
+  expect_s3_class(sm, "summary.dpsco")
+  txt <- paste(sm$text, collapse = " ")
+  expect_true(grepl(sprintf("(%s, %s)-differentially private",
+                            format(signif(eps, 4)), format(signif(del, 4))),
+                    txt, fixed = TRUE))
+  expect_true(grepl(paste0("standard deviation ", format(signif(sd_hand, 4))),
+                    txt, fixed = TRUE))
+  expect_true(grepl(paste0("noise multiplier ", format(signif(z, 4))),
+                    txt, fixed = TRUE))
+  expect_true(grepl(sprintf("receives (%s, %s)", format(signif(eps / K, 4)),
+                            format(signif(del / K, 4))), txt, fixed = TRUE))
+  expect_true(grepl(sprintf("n = %d records", n), txt, fixed = TRUE))
+  expect_identical(sm$privacy, fp$privacy)
+  expect_equal(sm$path, data.frame(Df = fp$df, Lambda = fp$lambda))
+  # print.summary.dpsco shows the numbers and returns invisibly
+  res <- NULL
+  out <- capture.output(res <- withVisible(print(sm)))
+  expect_false(res$visible)
+  all_out <- paste(out, collapse = " ")
+  expect_true(grepl(format(signif(sd_hand, 4)), all_out, fixed = TRUE))
+  expect_true(grepl(format(signif(del, 4)), all_out, fixed = TRUE))
+
+  s_none <- summary(g$fit)
+  expect_true(grepl("not private", s_none$text[2], fixed = TRUE))
+  expect_false(any(grepl("differentially private", s_none$text, fixed = TRUE)))
+})
+
+test_that("predict() works for a single new row", {
+  g <- meth_gauss()
+  fit <- g$fit
+  newx <- g$x[1, , drop = FALSE]
+  expect_equal(unname(predict(fit, newx)),
+               unname(cbind(1, newx) %*% rbind(fit$a0, fit$beta)),
+               tolerance = 1e-12)
+})
