@@ -75,11 +75,16 @@ static double closed_form(double a, double b)
     double u = (SQRT2 - a) / b, w = (SQRT2 + a) / b;
     double pu = upper_tail(u), pw = upper_tail(w);
     double du = density(u), dw = density(w);
+    /* For tiny b, u and w are huge (u * u may overflow) while the densities
+     * underflow to 0: the products are 0, not Inf * 0. */
+    double udu = du > 0 ? u * du : 0.0, wdw = dw > 0 ? w * dw : 0.0;
+    double u2du = du > 0 ? (u * u + 2.0) * du : 0.0;
+    double w2dw = dw > 0 ? (w * w + 2.0) * dw : 0.0;
     double c = PSI_MAX * (pu - pw)
         - (a - a * a * a / 6.0) * (pu + pw)
         + b * (1.0 - a * a / 2.0) * (dw - du)
-        + (a * b * b / 2.0) * (pu + pw + u * du + w * dw)
-        + (b * b * b / 6.0) * ((u * u + 2.0) * du - (w * w + 2.0) * dw);
+        + (a * b * b / 2.0) * (pu + pw + udu + wdw)
+        + (b * b * b / 6.0) * (u2du - w2dw);
     return a * (1.0 - b * b / 2.0) - a * a * a / 6.0 + c;
 }
 

@@ -6,13 +6,12 @@
 
 void clip_add(oracle_state *o, double r, const double *x, double norm)
 {
-    double gnorm = fabs(r) * norm;
-    if (gnorm == 0.0)
+    if (r == 0.0 || norm == 0.0)
         return;
-    /* gnorm may be +Inf for extreme records; the factor is then 0. */
-    double w = gnorm > o->clip ? r * (o->clip / gnorm) : r;
-    if (!isfinite(w))
-        return;
+    /* |r| norm > C, compared without forming |r| norm, which may overflow:
+     * the clipped weight is then sign(r) C / norm. */
+    double cap = o->clip / norm;
+    double w = fabs(r) > cap ? copysign(cap, r) : r;
     double *acc = o->acc;
     if (o->has_int)
         *acc++ += w;

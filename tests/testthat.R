@@ -1,0 +1,4 @@
+library(testthat)
+library(dpsco)
+
+test_check("dpsco")

@@ -1,0 +1,401 @@
+# dpsco() end to end.  The reference below is a plain-R implementation of the
+# whole private SPGD path written from the algorithm's description: Poisson
+# batches by geometric gaps, Kamath labels, the four oracles, Gaussian noise,
+# the elastic-net proximal step, iterate averaging and warm starts.  It draws
+# from R's generator in the documented order (per step: one rexp(1) per gap,
+# i.e. per sampled record plus one that ends the batch, each sampled record's
+# Kamath label runif(1) right after the gap that selected it; then one
+# rnorm(1) per gradient coordinate, intercept first), so with the same seed
+# it must reproduce a fit to rounding error, noise included.
+
+psi_max <- 2 * sqrt(2) / 3
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# E psi(a + bZ) for the Catoni-Giulini psi: exact normal tails beyond the
+# kinks +-sqrt(2), numerical quadrature of the cubic middle piece.
+catoni_ref <- function(a, b) {
+  lo <- (-sqrt(2) - a) / b
+  hi <- (sqrt(2) - a) / b
+  tails <- psi_max * (pnorm(hi, lower.tail = FALSE) - pnorm(lo))
+  mid <- if (b < 1) {
+    l <- max(lo, -15)
+    u <- min(hi, 15)
+    if (l < u) {
+      stats::integrate(function(z) {
+        x <- a + b * z
+        (x - x^3 / 6) * dnorm(z)
+      }, l, u, rel.tol = 1e-11, abs.tol = 1e-13, subdivisions = 1000L)$value
+    } else 0
+  } else {
+    stats::integrate(function(x) (x - x^3 / 6) * dnorm(x, a, b),
+                     -sqrt(2), sqrt(2), rel.tol = 1e-11, abs.tol = 1e-13,
+                     subdivisions = 1000L)$value
+  }
+  tails + mid
+}
+
+h_ref <- function(a, nu) {
+  vapply(a, function(ai) {
+    if (ai == 0) return(0)
+    v <- catoni_ref(ai, abs(ai) / sqrt(nu))
+    min(max(v, -psi_max), psi_max)
+  }, numeric(1))
+}
+
+# The oracles on the rows of G (per-record gradients), dividing by m.
+oracle_ref <- function(G, method, m, par, labels) {
+  d <- ncol(G)
+  if (nrow(G) == 0L) return(numeric(d))
+  switch(method,
+    none = colSums(G) / m,
+    clip = {
+      nrm <- sqrt(rowSums(G^2))
+      colSums(G * ifelse(nrm > par$clip, par$clip / nrm, 1)) / m
+    },
+    kamath = {
+      v <- pmin(pmax(G, -par$rho / 2), par$rho / 2)
+      sums <- matrix(0, par$k, d)
+      for (i in seq_len(nrow(G)))
+        sums[labels[i] + 1, ] <- sums[labels[i] + 1, ] + v[i, ]
+      apply(sums * (par$k / m), 2, stats::median)
+    },
+    holland = colSums(matrix(par$s * h_ref(G / par$s, par$nu), nrow(G), d)) / m
+  )
+}
+
+ref_path <- function(x, y, family, method, lambda, m, steps, step_size,
+                     schedule = "constant", output = "average", alpha = 1,
+                     pf = rep(1, ncol(x)), intercept = TRUE, noise_sd = 0,
+                     par = list()) {
+  n <- nrow(x)
+  p <- ncol(x)
+  d <- p + intercept
+  X1 <- if (intercept) cbind(1, x) else x
+  pen <- seq_len(p) + intercept
+  pf <- pf * p / sum(pf)
+  q <- m / n
+  beta <- numeric(d)
+  out <- matrix(0, d, length(lambda))
+  trace <- array(0, c(d, steps, length(lambda)))
+  for (l in seq_along(lambda)) {
+    total <- numeric(d)
+    for (t in seq_len(steps)) {
+      idx <- integer(0)
+      labels <- integer(0)
+      cur <- -1
+      repeat {
+        nxt <- if (q >= 1) cur + 1 else cur + 1 + floor(stats::rexp(1) / -log1p(-q))
+        if (nxt >= n) break
+        idx <- c(idx, nxt + 1)
+        if (method == "kamath")
+          labels <- c(labels, floor(stats::runif(1) * par$k))
+        cur <- nxt
+      }
+      Xb <- X1[idx, , drop = FALSE]
+      eta <- drop(Xb %*% beta)
+      r <- if (family == "gaussian") eta - y[idx] else stats::plogis(eta) - y[idx]
+      est <- oracle_ref(r * Xb, method, m, par, labels)
+      if (method != "none") est <- est + noise_sd * stats::rnorm(d)
+      gam <- if (schedule == "sqrt") step_size / sqrt(t) else step_size
+      if (intercept) beta[1] <- beta[1] - gam * est[1]
+      u <- beta[pen] - gam * est[pen]
+      thr <- gam * lambda[l] * alpha * pf
+      beta[pen] <- sign(u) * pmax(abs(u) - thr, 0) /
+        (1 + gam * lambda[l] * (1 - alpha) * pf)
+      total <- total + beta
+      trace[, t, l] <- if (output == "last") beta else total / t
+    }
+    if (output == "average") beta <- total / steps
+    out[, l] <- beta
+  }
+  list(beta = out, trace = trace)
+}
+
+make_data <- function(n, p, family, seed) {
+  set.seed(seed)
+  x <- matrix(stats::runif(n * p, -1, 1), n, p)
+  x[, p] <- stats::rt(n, df = 3) / 2            # one heavy-tailed column
+  b <- c(1.5, -1, rep(0, p - 2))
+  eta <- drop(x %*% b)
+  y <- if (family == "gaussian") eta + stats::rt(n, df = 2)
+       else stats::rbinom(n, 1, stats::plogis(2 * eta))
+  list(x = x, y = y)
+}
+
+fit_matrix <- function(fit) {
+  if (fit$intercept) rbind(fit$a0, fit$beta) else unname(fit$beta)
+}
+
+expect_close <- function(got, ref, tol = 1e-10) {
+  expect_identical(dim(unname(as.matrix(got))), dim(as.matrix(ref)))
+  expect_lte(max(abs(unname(got) - ref)), tol * max(1, abs(ref)))
+}
+
+cases <- list(
+  list(method = "clip", family = "gaussian", intercept = TRUE,
+       lambda = c(0.4, 0.15, 0.05), m = 30, step = 0.3, seed = 1),
+  list(method = "kamath", family = "gaussian", intercept = FALSE,
+       lambda = c(0.3, 0.1), m = 30, step = 0.25, seed = 2, alpha = 0.5,
+       pf = c(1, 2, 0, 1)),
+  list(method = "holland", family = "binomial", intercept = TRUE,
+       lambda = c(0.2, 0.05, 0.01), m = 30.5, step = 1, seed = 3,
+       schedule = "sqrt"),
+  list(method = "none", family = "binomial", intercept = FALSE,
+       lambda = c(0.1, 0.02), m = 30, step = 1, seed = 4, output = "last"),
+  list(method = "clip", family = "binomial", intercept = FALSE,
+       lambda = c(0.1, 0.03, 0.01), m = 40, step = 1.5, seed = 5,
+       output = "last", control = list(clip = 0.4)),
+  list(method = "kamath", family = "binomial", intercept = TRUE,
+       lambda = c(0.1, 0.01), m = 30, step = 1, seed = 6, schedule = "sqrt"),
+  list(method = "holland", family = "gaussian", intercept = FALSE,
+       lambda = c(0.3, 0.1, 0.03), m = 30, step = 0.3, seed = 7,
+       output = "last", alpha = 0.7, control = list(s = 1.5, nu = 0.5)),
+  list(method = "none", family = "gaussian", intercept = TRUE,
+       lambda = c(0.3, 0.05), m = 30, step = 0.3, seed = 8),
+  list(method = "kamath", family = "gaussian", intercept = TRUE,  # q = 1
+       lambda = c(0.3, 0.1), m = 120, step = 0.3, seed = 9,
+       control = list(rho = 3)),
+  list(method = "holland", family = "gaussian", intercept = TRUE,
+       lambda = c(0.3, 0.1), m = 30, step = 0.3, seed = 10,
+       epsilon = 20),
+  list(method = "clip", family = "gaussian", intercept = TRUE,   # defaults
+       lambda = NULL, m = NULL, step = NULL, seed = 11)
+)
+
+test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
+  n <- 120
+  p <- 4
+  for (cs in cases) {
+    dat <- make_data(n, p, cs$family, 100 + cs$seed)
+    ctl <- do.call(dpsco_control,
+                   c(cs$control, list(schedule = cs$schedule %||% "constant",
+                                      output = cs$output %||% "average")))
+    steps <- if (is.null(cs$m)) NULL else 6
+    set.seed(cs$seed)
+    fit <- dpsco(dat$x, dat$y, family = cs$family, method = cs$method,
+                 epsilon = cs$epsilon %||% 2, lambda = cs$lambda,
+                 nlambda = 3, alpha = cs$alpha %||% 1,
+                 penalty.factor = cs$pf, intercept = cs$intercept,
+                 batch_size = cs$m, iterations = steps, step_size = cs$step,
+                 control = ctl, trace = c(1, 4))
+    m <- cs$m %||% n
+    steps <- steps %||% 5                       # ceiling(5 (n / m)^2)
+    d <- p + cs$intercept
+    curv <- if (cs$family == "binomial") 1 / 4 else 1
+    step <- cs$step %||% (1 / (d * curv))
+    lambda <- cs$lambda
+    if (is.null(lambda)) {
+      # private default grid: from the public bound (C for clip) down to
+      # 1e-4 of it
+      lambda <- exp(seq(log(1), log(1e-4), length.out = 3))
+      expect_equal(fit$lambda, lambda, tolerance = 1e-14)
+    }
+    expect_identical(fit$settings$iterations, as.integer(steps))
+    expect_equal(fit$settings$step_size, step, tolerance = 1e-15)
+    u_fit <- stats::runif(1)
+    set.seed(cs$seed)
+    ref <- ref_path(dat$x, dat$y, cs$family, cs$method, lambda, m, steps,
+                    step, schedule = cs$schedule %||% "constant",
+                    output = cs$output %||% "average",
+                    alpha = cs$alpha %||% 1, pf = cs$pf %||% rep(1, p),
+                    intercept = cs$intercept,
+                    noise_sd = fit$privacy$noise_sd,
+                    par = fit$settings[c("clip", "rho", "k", "s", "nu")])
+    info <- paste(cs$method, cs$family, "seed", cs$seed)
+    # the generator is left where the reference left it: same draws
+    expect_identical(u_fit, stats::runif(1), label = info)
+    expect_close(fit_matrix(fit), ref$beta)
+    if (!cs$intercept) expect_equal(unname(fit$a0), rep(0, length(lambda)))
+    # traced iterates at steps 1 and 4
+    tr_ref <- ref$trace[, c(1, 4), , drop = FALSE]
+    tr_got <- if (cs$intercept) {
+      both <- array(0, dim(tr_ref))
+      both[1, , ] <- fit$trace$a0
+      both[-1, , ] <- fit$trace$beta
+      both
+    } else fit$trace$beta
+    expect_identical(fit$trace$steps, c(1L, 4L))
+    expect_lte(max(abs(unname(tr_got) - tr_ref)), 1e-10 * max(1, abs(tr_ref)))
+    # the private methods really are noisy: the noise-free path differs
+    if (cs$method != "none") {
+      expect_gt(fit$privacy$noise_sd, 0)
+    }
+    # the path is not trivial: some coefficients move off zero
+    expect_true(any(abs(ref$beta[seq_len(p) + cs$intercept, ]) > 1e-3),
+                label = info)
+  }
+})
+
+test_that("the noise enters the path: a noise-free replay differs", {
+  dat <- make_data(120, 4, "gaussian", 55)
+  set.seed(5)
+  fit <- dpsco(dat$x, dat$y, method = "clip", epsilon = 5,
+               lambda = c(0.2, 0.05), batch_size = 30, iterations = 6,
+               step_size = 0.3)
+  set.seed(5)
+  quiet <- ref_path(dat$x, dat$y, "gaussian", "clip", c(0.2, 0.05), 30, 6,
+                    0.3, noise_sd = 0, par = list(clip = 1))
+  expect_gt(max(abs(fit_matrix(fit) - quiet$beta)), 1e-4)
+})
+
+# ---- convergence to glmnet -------------------------------------------------
+
+objective <- function(b0, b, x, y, family, lambda, alpha = 1, pf = NULL) {
+  pf <- pf %||% rep(1, ncol(x))
+  pf <- pf * ncol(x) / sum(pf)
+  eta <- b0 + drop(x %*% b)
+  loss <- if (family == "gaussian") sum((y - eta)^2) / (2 * length(y))
+          else mean(log1p(exp(eta)) - y * eta)
+  loss + lambda * sum(pf * (alpha * abs(b) + (1 - alpha) * b^2 / 2))
+}
+
+test_that("method none with full batches converges to glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  set.seed(2024)
+  n <- 100
+  p <- 5
+  x <- matrix(stats::rnorm(n * p), n, p)
+  eta <- drop(x %*% c(1, -0.7, 0, 0, 0.4))
+  ys <- list(gaussian = eta + stats::rnorm(n),
+             binomial = stats::rbinom(n, 1, stats::plogis(eta)))
+  runs <- list(
+    list(family = "gaussian", lambda = 0.1, alpha = 1, intercept = TRUE,
+         pf = NULL),
+    list(family = "binomial", lambda = 0.03, alpha = 1, intercept = TRUE,
+         pf = NULL),
+    list(family = "binomial", lambda = 0.05, alpha = 0.5, intercept = FALSE,
+         pf = c(1, 1, 2, 0.5, 1)),
+    list(family = "gaussian", lambda = 0.2, alpha = 1, intercept = FALSE,
+         pf = NULL)
+  )
+  for (rn in runs) {
+    y <- ys[[rn$family]]
+    X1 <- if (rn$intercept) cbind(1, x) else x
+    L <- max(eigen(crossprod(X1) / n, symmetric = TRUE, only.values = TRUE)$values)
+    if (rn$family == "binomial") L <- L / 4
+    fit <- dpsco(x, y, family = rn$family, method = "none", lambda = rn$lambda,
+                 alpha = rn$alpha, penalty.factor = rn$pf,
+                 intercept = rn$intercept, batch_size = n, iterations = 3000,
+                 step_size = 1 / L, control = dpsco_control(output = "last"))
+    gfit <- glmnet::glmnet(x, y, family = rn$family, lambda = rn$lambda,
+                           alpha = rn$alpha, standardize = FALSE,
+                           intercept = rn$intercept, thresh = 1e-14,
+                           penalty.factor = rn$pf %||% rep(1, p),
+                           maxit = 1e6)
+    gb <- as.numeric(glmnet::coef.glmnet(gfit))
+    f_dp <- objective(fit$a0[[1]], fit$beta[, 1], x, y, rn$family, rn$lambda,
+                      rn$alpha, rn$pf)
+    f_gl <- objective(gb[1], gb[-1], x, y, rn$family, rn$lambda, rn$alpha,
+                      rn$pf)
+    expect_lt(abs(f_dp - f_gl) / f_gl, 1e-4)
+    expect_lt(max(abs(c(fit$a0[[1]], fit$beta[, 1]) - gb)), 1e-6)
+    # the lasso solution is sparse where glmnet's is
+    expect_identical(unname(fit$beta[, 1] == 0), gb[-1] == 0)
+    # and better than the zero start, so the optimiser really moved
+    f_zero <- objective(0, numeric(p), x, y, rn$family, rn$lambda, rn$alpha,
+                        rn$pf)
+    expect_lt(f_dp, f_zero - 1e-3)
+  }
+})
+
+# ---- reproducibility and trace --------------------------------------------
+
+test_that("a seed reproduces a fit exactly; another seed does not", {
+  dat <- make_data(120, 4, "gaussian", 77)
+  for (method in c("clip", "kamath", "holland")) {
+    run <- function(seed) {
+      set.seed(seed)
+      dpsco(dat$x, dat$y, method = method, epsilon = 2, lambda = c(0.2, 0.05),
+            batch_size = 30, iterations = 5, step_size = 0.3)
+    }
+    f1 <- run(1)
+    f2 <- run(1)
+    f3 <- run(2)
+    f1$call <- f2$call <- f3$call <- NULL
+    expect_identical(f1, f2)
+    expect_gt(max(abs(f1$beta - f3$beta)), 1e-6)
+  }
+})
+
+test_that("the trace at the last step is the reported output", {
+  dat <- make_data(120, 4, "binomial", 88)
+  for (method in c("clip", "kamath", "holland", "none")) {
+    for (output in c("average", "last")) {
+      set.seed(3)
+      fit <- dpsco(dat$x, dat$y, family = "binomial", method = method,
+                   epsilon = 3, lambda = c(0.1, 0.03, 0.01), batch_size = 40,
+                   iterations = 7, step_size = 1,
+                   control = dpsco_control(output = output), trace = TRUE)
+      expect_identical(fit$trace$steps, 1:7)
+      expect_identical(dim(fit$trace$beta), c(4L, 7L, 3L))
+      for (l in 1:3) {
+        expect_identical(unname(fit$trace$beta[, 7, l]), unname(fit$beta[, l]))
+        expect_identical(unname(fit$trace$a0[7, l]), unname(fit$a0[l]))
+      }
+      # with averaging, step t's trace is the mean of the iterates so far:
+      # step 1 equals the first iterate, and step 7 differs from it
+      expect_gt(max(abs(fit$trace$beta[, 7, 3] - fit$trace$beta[, 1, 3])), 1e-6)
+    }
+  }
+})
+
+# ---- noise calibration -----------------------------------------------------
+
+test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
+  n <- 150
+  p <- 6
+  set.seed(99)
+  x <- matrix(stats::runif(n * p, -1, 1), n, p)
+  y <- drop(x %*% c(1, -1, rep(0, p - 2))) + stats::rt(n, df = 2)
+  grid <- list(
+    list(method = "clip", eps = 2, delta = 1e-4, K = 4, m = 50, int = TRUE,
+         ctl = dpsco_control(clip = 3)),
+    list(method = "clip", eps = 0.5, delta = NULL, K = 2, m = 150, int = FALSE,
+         ctl = dpsco_control()),
+    list(method = "kamath", eps = 1, delta = 1e-5, K = 3, m = 60, int = TRUE,
+         ctl = dpsco_control()),
+    list(method = "kamath", eps = 3, delta = NULL, K = 5, m = 10, int = FALSE,
+         ctl = dpsco_control(kmom = 4, zeta = 0.01)),
+    list(method = "holland", eps = 1, delta = 1e-6, K = 3, m = 75, int = TRUE,
+         ctl = dpsco_control()),
+    list(method = "holland", eps = 4, delta = NULL, K = 2, m = 40, int = FALSE,
+         ctl = dpsco_control(tau = 2, zeta = 0.05))
+  )
+  for (g in grid) {
+    set.seed(1)
+    fit <- dpsco(x, y, method = g$method, epsilon = g$eps, delta = g$delta,
+                 nlambda = g$K, intercept = g$int, batch_size = g$m,
+                 iterations = 2, step_size = 0.1, control = g$ctl)
+    delta <- g$delta %||% (0.1 / n)                # documented default
+    e <- g$eps / g$K
+    dl <- delta / g$K
+    d <- p + g$int
+    st <- fit$settings
+    expected <- switch(g$method,
+      clip = st$clip * sqrt(log(1 / dl)) / (g$m * e),
+      kamath = st$rho * st$k * sqrt(d * log(1 / dl)) / (g$m * e),
+      holland = 4 * st$s * sqrt(2 * d * log(1 / dl)) / (3 * g$m * e))
+    expect_equal(fit$privacy$noise_sd, expected, tolerance = 1e-12)
+    expect_equal(fit$privacy$delta, delta, tolerance = 1e-15)
+    expect_equal(fit$privacy$epsilon_per_lambda, e, tolerance = 1e-15)
+    expect_equal(fit$privacy$delta_per_lambda, dl, tolerance = 1e-15)
+    # the oracle parameters are the documented public defaults
+    ctl <- g$ctl
+    if (g$method == "clip") expect_identical(st$clip, ctl$clip)
+    if (g$method == "kamath") {
+      expect_equal(st$rho, (e * g$m / sqrt(d * log(1 / dl)))^(1 / ctl$kmom),
+                   tolerance = 1e-14)
+      expect_identical(st$k, as.integer(min(ceiling(3 * log(2 * d / ctl$zeta)),
+                                            floor(g$m))))
+    }
+    if (g$method == "holland") {
+      expect_equal(st$nu, sqrt(log(1 / ctl$zeta)), tolerance = 1e-15)
+      expect_equal(st$s, sqrt(g$m * e * ctl$tau) /
+                     (log(1 / ctl$zeta) * log(1 / dl)^(1 / 4)), tolerance = 1e-14)
+    }
+  }
+  # a non-private fit has no noise
+  fit <- dpsco(x, y, method = "none", nlambda = 2, iterations = 2)
+  expect_identical(fit$privacy$noise_sd, 0)
+})
