@@ -11,5 +11,8 @@
 #'   optimization with heavy-tailed data. *Statistica Sinica*.
 #'   \doi{10.5705/ss.202022.0282}
 #' @keywords internal
+#' @docType package
+#' @name dpsco-package
+#' @aliases dpsco-package
 #' @useDynLib dpsco, .registration = TRUE, .fixes = "C_"
-"_PACKAGE"
+NULL

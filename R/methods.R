@@ -18,7 +18,7 @@ method_label <- c(holland = "DP-SPGD(H), Holland estimator",
 #' @return `x`, invisibly.
 #' @export
 print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
-  cat("\nCall: ", deparse(x$call), "\n\n", sep = "")
+  cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat("Method: ", method_label[[x$method]], "; family: ", x$family, "\n\n",
       sep = "")
   tab <- data.frame(Df = x$df, Lambda = signif(x$lambda, digits))
@@ -143,7 +143,7 @@ summary.dpsco <- function(object, ...) {
     if (st$alpha == 1) "lasso" else "elastic-net",
     if (object$family == "gaussian") "linear" else "logistic",
     format(st$alpha), object$nobs, object$dim[1L], length(object$lambda),
-    method_label[[object$method]], format(signif(st$batch_size, 4)),
+    method_label[[object$method]], format(signif(st$batch_size, 7)),
     st$iterations, st$schedule, format(signif(st$step_size, 4)),
     if (st$output == "average") "average of the iterates" else "last iterate")
   priv_text <- if (!pr$private) "The fit is not private." else sprintf(paste(

@@ -35,7 +35,12 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   args <- list(x = h, y = t(beta), type = "l", lty = 1, xlab = xlab,
                ylab = "Coefficients", col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
   if (xvar == "lambda") args$xlim <- rev(range(h))
-  do.call(graphics::matplot, utils::modifyList(args, list(...)))
+  dots <- list(...)
+  main <- dots$main
+  dots$main <- NULL
+  do.call(graphics::matplot, utils::modifyList(args, dots))
+  # a title goes above the Df axis (which takes lines 0-2 of the top margin)
+  if (!is.null(main)) graphics::title(main = main, line = 3)
   graphics::abline(h = 0, col = "grey70", lty = 3)
   at <- pretty(h)
   at <- at[at >= min(h) & at <= max(h)]

@@ -97,7 +97,7 @@ format.dpsco_privacy <- function(x, ...) {
     sprintf("Noise multiplier z = %s, L2 sensitivity = %s, noise sd = %s",
             num(x$noise_multiplier), num(x$sensitivity), num(x$noise_sd)),
     sprintf("Sampling: Poisson, rate q = %s (expected batch %s)",
-            num(x$sample_rate), num(x$batch_size)),
+            num(x$sample_rate), format(signif(x$batch_size, 7))),
     sprintf("Adjacency: %s", x$adjacency),
     sprintf("Declared public: %s", paste(x$public, collapse = "; ")),
     x$rng)
