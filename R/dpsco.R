@@ -33,16 +33,22 @@
 #' never by the realised batch size.  The intercept is an unpenalised
 #' coordinate of the gradient and counts in the sensitivity.
 #'
-#' **Privacy.** The budget `(epsilon, delta)` covers the whole path: every
-#' step of every lambda.  This release calibrates the noise with the scales
-#' printed in the paper, giving each of the `K` lambdas `(epsilon/K,
-#' delta/K)`; see [privacy()] for the record attached to each fit.  The
-#' sample size `n`, the dimension, the lambda grid, all tuning parameters
+#' **Privacy.** The budget `(epsilon, delta)` covers everything that touches
+#' the data: every step of every lambda and any private standardisation.
+#' By default (`calibration = "accountant"`) the noise multiplier is the
+#' smallest one whose accounted epsilon (Renyi DP of the Poisson-subsampled
+#' Gaussian, or the exact Gaussian composition at sampling rate 1; see
+#' [dp_epsilon()]) over all `K x T` steps meets the target.  With
+#' `calibration = "paper"` the noise scales printed in the paper are used for
+#' `(epsilon/K, delta/K)` per lambda, and the record reports the epsilon they
+#' actually deliver.  See [privacy()] for the record attached to each fit.
+#' The sample size `n`, the dimension, the lambda grid, all tuning parameters
 #' and any preprocessing the user applied are treated as public: choose them
 #' without looking at the data.  No data statistic is computed silently: the
-#' default grid comes from the oracle's public bound, and there is no
-#' standardisation, so put `x` on a public, bounded scale first (for example
-#' by known ranges or a fixed transformation).
+#' default grid comes from the oracle's public bound, and `standardize`
+#' defaults to `FALSE`, so put `x` on a public, bounded scale first (known
+#' ranges or a fixed transformation), declare public centres and scales, or
+#' spend part of the budget on `standardize = "private"`.
 #'
 #' **Defaults**, all data-independent:
 #' \describe{
@@ -77,9 +83,27 @@
 #' @param penalty.factor per-column penalty multipliers (0 leaves a column
 #'   unpenalised).
 #' @param intercept fit an unpenalised intercept?
+#' @param standardize how to scale the columns of `x` before fitting
+#'   (coefficients are always returned on the original scale, and penalties
+#'   apply on the standardised scale, as in glmnet): `FALSE` (default) uses
+#'   `x` as given; `list(center = , scale = )` applies centres and scales the
+#'   user declares public; `"private"` estimates the column means and
+#'   standard deviations privately on the share `control$std_share` of the
+#'   budget (accounted in the record): a noisy histogram of
+#'   `ceiling(log2|x|)` per column over the public bins `2^-30, ..., 2^31`
+#'   gives a bound `B_j` (the largest bin whose noisy count clears the noise
+#'   level), then the trimmed means of `x / B_j` clamped to `[-1, 1]` and of
+#'   its square clamped to `[0, 1]` give the centre and the scale; `TRUE` uses the data's own means
+#'   and standard deviations, which the guarantee does not cover (a
+#'   `dpsco_privacy_warning` is raised for private methods).  Without an
+#'   intercept, columns are scaled but not centred (declared centres are
+#'   ignored), as in glmnet.
 #' @param batch_size expected batch size `m` in \[1, n\].
 #' @param iterations steps per lambda `T`.
 #' @param step_size base step size (see `control$schedule`).
+#' @param calibration `"accountant"` (default) calibrates the noise so the
+#'   accounted epsilon meets the target; `"paper"` uses the paper's printed
+#'   noise scales and reports the epsilon they deliver.
 #' @param control oracle tuning and optimiser options, from
 #'   [dpsco_control()].
 #' @param trace `FALSE`, `TRUE` (every step) or step numbers at which to keep
@@ -89,8 +113,9 @@
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
-#'   `privacy` (see [privacy()]), `classnames` (binomial) and `trace` (a list
-#'   with `steps`, `a0` and `beta` arrays, or `NULL`).
+#'   `privacy` (see [privacy()]), `standardize` (mode, centres and scales),
+#'   `classnames` (binomial) and `trace` (a list with `steps`, `a0` and
+#'   `beta` arrays, or `NULL`).
 #' @references Xie, H., Pietrosanu, M., Liu, Y., Tu, W., Jiang, B. and
 #'   Kong, L. Differentially private regularized stochastic convex
 #'   optimization with heavy-tailed data. *Statistica Sinica*.
@@ -111,11 +136,14 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                   method = c("holland", "kamath", "clip", "none"),
                   epsilon = 1, delta = NULL, lambda = NULL, nlambda = 20,
                   lambda.min.ratio = NULL, alpha = 1, penalty.factor = NULL,
-                  intercept = TRUE, batch_size = NULL, iterations = NULL,
-                  step_size = NULL, control = dpsco_control(), trace = FALSE) {
+                  intercept = TRUE, standardize = FALSE, batch_size = NULL,
+                  iterations = NULL, step_size = NULL,
+                  calibration = c("accountant", "paper"),
+                  control = dpsco_control(), trace = FALSE) {
   this_call <- match.call()
   family <- match.arg(family)
   method <- match.arg(method)
+  calibration <- match.arg(calibration)
   x <- check_x(x)
   n <- nrow(x)
   p <- ncol(x)
@@ -155,10 +183,22 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
     lambda <- check_lambda(lambda)
     nlam <- length(lambda)
   }
-  eps_run <- epsilon / nlam
-  delta_run <- delta / nlam
+  # after every check: the private standardisation draws noise
+  std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
+                       control)
+  x <- std$x
+  # the optimiser's share of the budget, split over the lambdas, sets the
+  # paper's default rho and s and its printed noise scales
+  opt_share <- 1 - (std$part$share %||% 0)
+  eps_run <- opt_share * epsilon / nlam
+  delta_run <- opt_share * delta / nlam
   oracle <- oracle_setup(method, control, m, d, eps_run, delta_run)
-  z <- paper_multiplier(method, eps_run, delta_run)
+  q <- min(1, m / n)
+  fixed <- if (is.null(std$part)) list()
+           else list(list(std$part$noise_multiplier, 1, std$part$steps))
+  z <- if (!private) 0
+       else if (calibration == "paper") paper_multiplier(method, eps_run, delta_run)
+       else calibrate_components(fixed, q, nlam * steps, epsilon, delta)
 
   if (is.null(lambda)) {
     lmr <- lambda.min.ratio %||% if (n < p) 0.01 else 1e-4
@@ -178,22 +218,31 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
 
   public <- c("n (sample size)", "p (dimension)", "lambda grid",
               "batch size, iterations and step sizes", "oracle parameters",
+              std$public,
               "any preprocessing applied to x and y before the call")
-  record <- new_privacy_record(method, epsilon, delta, nlam, steps, m, n,
-                               oracle, z, public)
+  parts <- c(if (!is.null(std$part)) list(std$part),
+             list(privacy_part("optimizer", z, q, nlam * steps,
+                               oracle$sensitivity, opt_share)))
+  record <- new_privacy_record(
+    epsilon, delta, parts,
+    calibration = if (private) calibration else "none", public = public,
+    not_covered = std$not_covered,
+    extra = list(steps = steps, nlambda = nlam, batch_size = m,
+                 epsilon_per_lambda = eps_run, delta_per_lambda = delta_run))
   new_dpsco(res, x, lambda, intercept, this_call, family, method, yy$classnames,
             settings = list(batch_size = m, iterations = steps,
                             step_size = step_size, schedule = control$schedule,
                             output = control$output, alpha = alpha,
                             penalty.factor = pf, clip = oracle$clip,
                             rho = oracle$rho, k = oracle$k, s = oracle$s,
-                            nu = oracle$nu, control = control),
-            privacy = record, trace_at = trace_at)
+                            nu = oracle$nu, calibration = calibration,
+                            control = control),
+            privacy = record, trace_at = trace_at, std = std)
 }
 
 # Assemble the S3 object from the engine's output.
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,
-                      classnames, settings, privacy, trace_at) {
+                      classnames, settings, privacy, trace_at, std) {
   p <- ncol(x)
   vars <- colnames(x) %||% paste0("V", seq_len(p))
   lam_names <- paste0("s", seq_along(lambda) - 1L)
@@ -201,7 +250,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
     if (intercept) list(a0 = b[1L, ], beta = b[-1L, , drop = FALSE])
     else list(a0 = rep(0, ncol(b)), beta = b)
   }
-  sp <- split(res$beta)
+  sp <- unstandardize_split(split(res$beta), std)
   beta <- sp$beta
   dimnames(beta) <- list(vars, lam_names)
   a0 <- stats::setNames(sp$a0, lam_names)
@@ -211,17 +260,29 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
   trace <- NULL
   if (length(trace_at)) {
     tr <- res$trace
-    idx <- if (intercept) -1L else seq_len(dim(tr)[1L])
-    trace <- list(steps = trace_at,
-                  a0 = if (intercept) matrix(tr[1L, , ], length(trace_at))
-                       else matrix(0, length(trace_at), length(lambda)),
-                  beta = tr[idx, , , drop = FALSE])
-    dimnames(trace$beta) <- list(vars, paste0("t", trace_at), lam_names)
+    nt <- length(trace_at)
+    tr_a0 <- matrix(0, nt, length(lambda))
+    tr_beta <- array(0, c(p, nt, length(lambda)),
+                     list(vars, paste0("t", trace_at), lam_names))
+    for (i in seq_len(nt)) {
+      st <- unstandardize_split(split(matrix(tr[, i, ], ncol = length(lambda))), std)
+      tr_a0[i, ] <- st$a0
+      tr_beta[, i, ] <- st$beta
+    }
+    trace <- list(steps = trace_at, a0 = tr_a0, beta = tr_beta)
   }
   structure(list(a0 = a0, beta = beta, lambda = lambda,
                  df = colSums(beta != 0), dim = dim(beta), nobs = nrow(x),
                  family = family, method = method, intercept = intercept,
                  call = call, settings = settings, privacy = privacy,
+                 standardize = std[c("mode", "center", "scale")],
                  classnames = classnames, trace = trace),
             class = "dpsco")
+}
+
+unstandardize_split <- function(sp, std) {
+  if (std$mode == "none") return(sp)
+  out <- unstandardize(sp$a0, sp$beta, std)
+  out$beta[sp$beta == 0] <- 0  # keep exact zeros exact
+  out
 }

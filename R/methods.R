@@ -26,8 +26,10 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   print(tab)
   pr <- x$privacy
   if (pr$private)
-    cat(sprintf("\nPrivacy: (epsilon, delta) = (%s, %s) over %d lambdas x %d steps, calibration \"%s\"\n",
+    cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
+                      "epsilon %s, over %d lambdas x %d steps, calibration \"%s\"\n"),
                 format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
+                format(signif(pr$epsilon_accounted, digits)),
                 pr$nlambda, pr$steps, pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
   invisible(x)
@@ -146,18 +148,7 @@ summary.dpsco <- function(object, ...) {
     method_label[[object$method]], format(signif(st$batch_size, 7)),
     st$iterations, st$schedule, format(signif(st$step_size, 4)),
     if (st$output == "average") "average of the iterates" else "last iterate")
-  priv_text <- if (!pr$private) "The fit is not private." else sprintf(paste(
-    "The whole path is (%s, %s)-differentially private under add/remove-one",
-    "adjacency by the noise calibration printed in Xie et al.: each penalty",
-    "receives (%s, %s) and the penalties compose by basic composition.",
-    "Each step adds Gaussian noise with standard deviation %s (noise",
-    "multiplier %s times the L2 sensitivity %s) to every gradient",
-    "coordinate. This calibration has not been verified by a privacy",
-    "accountant. Treated as public: %s."),
-    format(signif(pr$epsilon, 4)), format(signif(pr$delta, 4)),
-    format(signif(pr$epsilon_per_lambda, 4)), format(signif(pr$delta_per_lambda, 4)),
-    format(signif(pr$noise_sd, 4)), format(signif(pr$noise_multiplier, 4)),
-    format(signif(pr$sensitivity, 4)), paste(pr$public, collapse = ", "))
+  priv_text <- privacy_paragraph(pr)
   structure(list(text = c(fit_text, priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),
                  privacy = pr),
@@ -171,4 +162,41 @@ print.summary.dpsco <- function(x, ...) {
   cat("\n")
   print(x$path)
   invisible(x)
+}
+
+# The privacy paragraph of summary(): what a methods section needs.
+privacy_paragraph <- function(pr) {
+  num <- function(v) format(signif(v, 4))
+  if (!pr$private)
+    return(paste0("The fit is not private.",
+                  if (length(pr$not_covered))
+                    paste0(" It used ", paste(pr$not_covered, collapse = ", "), ".")))
+  cal <- if (pr$calibration == "paper") sprintf(paste(
+    "The noise follows the scales printed in Xie et al. for (%s, %s) per",
+    "penalty; accounted over the whole path they give epsilon = %s at",
+    "delta = %s%s."), num(pr$epsilon_per_lambda), num(pr$delta_per_lambda),
+    num(pr$epsilon_accounted), num(pr$delta),
+    if (pr$epsilon_accounted > pr$epsilon) sprintf(
+      ", %s times the nominal epsilon = %s",
+      num(pr$epsilon_accounted / pr$epsilon), num(pr$epsilon)) else "")
+  else sprintf(paste(
+    "The noise multiplier was calibrated so that the whole release is",
+    "(%s, %s)-differentially private; the accountant certifies epsilon = %s."),
+    num(pr$epsilon), num(pr$delta), num(pr$epsilon_accounted))
+  std <- if (nrow(pr$shares) > 1L) sprintf(paste(
+    " A share %s of the budget was spent on private standardisation",
+    "(noise multiplier %s) and composed with the optimiser."),
+    num(pr$shares$share[1L]), num(pr$shares$noise_multiplier[1L])) else ""
+  paste0(sprintf(paste(
+    "Privacy: add/remove-one adjacency. Each of the %d x %d steps",
+    "(penalties x steps) draws a Poisson batch at rate %s and adds Gaussian",
+    "noise with standard deviation %s (noise multiplier %s times the L2",
+    "sensitivity %s) to every gradient coordinate. Accountant: %s. "),
+    pr$nlambda, pr$steps, num(pr$sample_rate), num(pr$noise_sd),
+    num(pr$noise_multiplier), num(pr$sensitivity), pr$accountant),
+    cal, std,
+    " Treated as public: ", paste(pr$public, collapse = ", "), ".",
+    if (length(pr$not_covered))
+      paste0(" NOT covered by the guarantee: ",
+             paste(pr$not_covered, collapse = ", "), "."))
 }

@@ -32,6 +32,8 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   convergence results).
 #' @param output `"average"` returns the average of the iterates of each
 #'   lambda (the paper's output), `"last"` the final iterate.
+#' @param std_share share of the privacy budget spent by
+#'   `standardize = "private"` in [dpsco()], in (0, 1).
 #' @return A list of class `dpsco_control`.
 #' @seealso [dpsco()]
 #' @examples
@@ -40,7 +42,7 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
                           s = NULL, nu = NULL, tau = 1,
                           schedule = c("constant", "sqrt"),
-                          output = c("average", "last")) {
+                          output = c("average", "last"), std_share = 0.1) {
   check_number(clip, "clip", 0)
   if (!is.null(rho)) check_number(rho, "rho", 0)
   check_number(kmom, "kmom", 2, lower_open = FALSE)
@@ -49,9 +51,11 @@ dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
   if (!is.null(s)) check_number(s, "s", 0)
   if (!is.null(nu)) check_number(nu, "nu", 0)
   check_number(tau, "tau", 0)
+  check_number(std_share, "std_share", 0, 1)
+  if (std_share >= 1) arg_error("std_share", "must be below 1.")
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
                  nu = nu, tau = tau, schedule = match.arg(schedule),
-                 output = match.arg(output)),
+                 output = match.arg(output), std_share = std_share),
             class = "dpsco_control")
 }
 

@@ -1,4 +1,4 @@
-# Noise calibration and the privacy record of a fit.
+# Noise calibration and the privacy record of a fit or a private mean.
 
 # The paper's printed noise scales, as multipliers of each oracle's add/remove
 # sensitivity: Algorithm 1 prints sd C sqrt(log(1/delta)) / (m eps) with
@@ -6,68 +6,109 @@
 # add/remove sensitivity times sqrt(log(1/delta)) / eps.
 paper_multiplier <- function(method, eps, delta) {
   base <- sqrt(log(1 / delta)) / eps
-  switch(method, none = 0, clip = base, kamath = 2 * base, holland = 2 * base)
+  switch(method, none = 0, clip = base, kamath = 2 * base, holland = 2 * base,
+         arg_error("calibration", "\"paper\" exists only for the paper's ",
+                   "methods clip, kamath and holland."))
 }
 
 rng_note <- paste(
-  "Noise and batches come from R's random number generator: a fit is",
+  "Noise and batches come from R's random number generator: results are",
   "reproducible with set.seed(), but the generator is not cryptographically",
   "secure."
 )
 
-new_privacy_record <- function(method, epsilon, delta, nlambda, steps, m, n,
-                               oracle, z, public) {
-  private <- method != "none"
-  structure(list(
+# One accounted part of a release: `steps` Gaussian steps with multiplier z at
+# Poisson rate q, given `share` of the budget.
+privacy_part <- function(name, z, q, steps, sensitivity, share) {
+  list(name = name, noise_multiplier = z, sample_rate = q, steps = steps,
+       sensitivity = sensitivity, share = share)
+}
+
+accountant_label <- function(parts) {
+  if (all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
+    "exact composition of Gaussian mechanisms (analytic Gaussian, Balle and Wang 2018)"
+  else paste("Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and",
+             "Zhang 2019) over orders 1.1-63, improved conversion (Balle et al. 2020)")
+}
+
+account_parts <- function(parts, delta) {
+  comps <- lapply(parts, function(p) list(noise_multiplier = p$noise_multiplier,
+                                          sample_rate = p$sample_rate,
+                                          steps = p$steps))
+  account_epsilon(comps, delta)
+}
+
+# The record every private release carries.  `parts` lists what touched the
+# data (e.g. private standardisation, then the optimiser); the last part is
+# the main release whose numbers are also shown at the top level.
+new_privacy_record <- function(epsilon, delta, parts, calibration, public,
+                               not_covered = character(), extra = list()) {
+  main <- parts[[length(parts)]]
+  private <- is.finite(epsilon)
+  shares <- data.frame(
+    part = vapply(parts, `[[`, "", "name"),
+    share = vapply(parts, `[[`, 0, "share"),
+    noise_multiplier = vapply(parts, `[[`, 0, "noise_multiplier"),
+    sample_rate = vapply(parts, `[[`, 0, "sample_rate"),
+    steps = vapply(parts, `[[`, 0, "steps"),
+    sensitivity = vapply(parts, `[[`, 0, "sensitivity"),
+    stringsAsFactors = FALSE)
+  if (private)
+    shares$epsilon_alone <- vapply(parts, function(p)
+      account_parts(list(p), p$share * delta), 0)
+  rec <- list(
     private = private,
-    epsilon = if (private) epsilon else Inf,
+    epsilon = epsilon,
     delta = if (private) delta else 0,
-    epsilon_accounted = NA_real_,
-    calibration = if (private) "paper" else "none",
-    accountant = if (private)
-      paste("none yet: each lambda uses the paper's printed noise scale for",
-            "(epsilon/K, delta/K), and the K lambdas compose by basic",
-            "composition; the paper's scales are not verified by an accountant")
-      else "not private",
-    epsilon_per_lambda = if (private) epsilon / nlambda else Inf,
-    delta_per_lambda = if (private) delta / nlambda else 0,
-    noise_multiplier = z,
-    sensitivity = oracle$sensitivity,
-    noise_sd = z * oracle$sensitivity,
-    sample_rate = min(1, m / n),
-    batch_size = m,
-    steps = steps,
-    nlambda = nlambda,
+    epsilon_accounted = if (private) account_parts(parts, delta) else Inf,
+    calibration = calibration,
+    accountant = if (private) accountant_label(parts) else "not private",
+    noise_multiplier = main$noise_multiplier,
+    sensitivity = main$sensitivity,
+    noise_sd = main$noise_multiplier * main$sensitivity,
+    sample_rate = main$sample_rate,
+    steps = main$steps,
+    shares = shares,
     adjacency = "add/remove one record",
-    sampling = "Poisson: each record enters each batch independently with probability m/n",
+    sampling = if (main$sample_rate < 1)
+      "Poisson: each record enters each batch independently with probability m/n"
+      else "none: every record in every step",
     public = public,
-    rng = rng_note
-  ), class = "dpsco_privacy")
+    not_covered = not_covered,
+    rng = rng_note)
+  structure(utils::modifyList(rec, extra), class = "dpsco_privacy")
 }
 
 #' Privacy record of a fit
 #'
-#' Everything a fit spent and assumed: the target `(epsilon, delta)`, how the
-#' noise was calibrated, the noise multiplier `z` and the per-step L2
-#' sensitivity (each step releases the oracle's estimate plus
+#' Everything a private release spent and assumed: the target
+#' `(epsilon, delta)` and the epsilon the accountant certifies at that delta,
+#' the accountant used, the calibration mode, the noise multiplier `z` and
+#' the per-step L2 sensitivity (each step releases the oracle's estimate plus
 #' `N(0, (z * sensitivity)^2)` noise per coordinate), the Poisson sampling
-#' rate, the number of steps per lambda and of lambdas, and what was declared
-#' public.
+#' rate, the number of steps per lambda and of lambdas, the budget shares of
+#' every part that touched the data (private standardisation, the
+#' optimiser), what was declared public and anything the guarantee does not
+#' cover.
 #'
-#' Until an accountant is attached, private fits use the noise scales printed
-#' in Xie et al. (calibration `"paper"`), giving each of the `K` lambdas
-#' `(epsilon/K, delta/K)` and composing them by basic composition.  The
-#' record says so: `epsilon_accounted` is `NA` because the paper's scales
-#' have not been verified by an accountant.
+#' With `calibration = "accountant"` (the default) the noise multiplier is
+#' the smallest one whose accounted epsilon over every step of every lambda
+#' (composed with any private preprocessing) does not exceed the target.
+#' With `calibration = "paper"` the noise scales printed in Xie et al. are
+#' used for `(epsilon/K, delta/K)` per lambda, and `epsilon_accounted`
+#' reports the epsilon they actually deliver for the whole path at the
+#' target delta, which is typically larger than the target.
 #'
-#' @param fit a `dpsco` fit.
+#' @param fit a `dpsco` fit or a `dp_mean` result.
 #' @param x a `dpsco_privacy` record.
 #' @param ... unused.
-#' @return `privacy()` returns the record, a list of class `dpsco_privacy`.
+#' @return `privacy()` returns the record, a list of class `dpsco_privacy`;
+#'   `format()` its lines of text.
 #' @references Xie, H., Pietrosanu, M., Liu, Y., Tu, W., Jiang, B. and
 #'   Kong, L. Differentially private regularized stochastic convex
 #'   optimization with heavy-tailed data. *Statistica Sinica*.
 #'   \doi{10.5705/ss.202022.0282}
+#' @seealso [dp_epsilon()] for the accountant.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(runif(2000, -1, 1), 200, 10)
@@ -76,7 +117,8 @@ new_privacy_record <- function(method, epsilon, delta, nlambda, steps, m, n,
 #' privacy(fit)
 #' @export
 privacy <- function(fit) {
-  if (!inherits(fit, "dpsco")) arg_error("fit", "must be a dpsco fit.")
+  if (!inherits(fit, c("dpsco", "dp_mean")))
+    arg_error("fit", "must be a dpsco fit or a dp_mean result.")
   fit$privacy
 }
 
@@ -85,21 +127,36 @@ privacy <- function(fit) {
 format.dpsco_privacy <- function(x, ...) {
   num <- function(v) format(signif(v, 4))
   if (!x$private)
-    return(c("Not private (method \"none\"): epsilon = Inf.", x$rng))
-  c(sprintf("Target: (epsilon, delta) = (%s, %s) for the whole path",
-            num(x$epsilon), num(x$delta)),
-    sprintf("Accounted epsilon: %s", if (is.na(x$epsilon_accounted))
-      "not available (no accountant attached)" else num(x$epsilon_accounted)),
+    return(c("Not private (method \"none\"): epsilon = Inf.",
+             if (length(x$not_covered))
+               paste("Data statistics used:", paste(x$not_covered, collapse = "; ")),
+             x$rng))
+  lines <- c(
+    sprintf("Target: (epsilon, delta) = (%s, %s)%s", num(x$epsilon), num(x$delta),
+            if (!is.null(x$nlambda)) " for the whole path" else ""),
+    sprintf("Accounted: epsilon = %s at delta = %s%s", num(x$epsilon_accounted),
+            num(x$delta), if (x$epsilon_accounted > x$epsilon * (1 + 1e-9))
+              "  (ABOVE the target: the paper's scales overshoot)" else ""),
+    sprintf("Accountant: %s", x$accountant),
     sprintf("Calibration: %s", x$calibration),
-    sprintf("Composition: %s", x$accountant),
-    sprintf("Per lambda: (%s, %s); %d lambdas x %d steps", num(x$epsilon_per_lambda),
-            num(x$delta_per_lambda), x$nlambda, x$steps),
+    if (!is.null(x$nlambda))
+      sprintf("Steps: %d lambdas x %d steps = %d noisy releases", x$nlambda,
+              x$steps, x$nlambda * x$steps)
+    else sprintf("Steps: %d", x$steps),
     sprintf("Noise multiplier z = %s, L2 sensitivity = %s, noise sd = %s",
             num(x$noise_multiplier), num(x$sensitivity), num(x$noise_sd)),
-    sprintf("Sampling: Poisson, rate q = %s (expected batch %s)",
-            num(x$sample_rate), format(signif(x$batch_size, 7))),
-    sprintf("Adjacency: %s", x$adjacency),
+    sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
+    sprintf("Adjacency: %s", x$adjacency))
+  if (nrow(x$shares) > 1L)
+    lines <- c(lines, "Budget shares:", sprintf(
+      "  %-16s share %s: z = %s, q = %s, %d steps, epsilon alone %s",
+      x$shares$part, num(x$shares$share), num(x$shares$noise_multiplier),
+      num(x$shares$sample_rate), as.integer(x$shares$steps),
+      num(x$shares$epsilon_alone)))
+  c(lines,
     sprintf("Declared public: %s", paste(x$public, collapse = "; ")),
+    if (length(x$not_covered))
+      sprintf("NOT covered by the guarantee: %s", paste(x$not_covered, collapse = "; ")),
     x$rng)
 }
 
@@ -109,4 +166,12 @@ print.dpsco_privacy <- function(x, ...) {
   cat("Differential privacy record\n")
   cat(paste0("  ", format(x)), sep = "\n")
   invisible(x)
+}
+
+# A classed warning for anything the privacy guarantee does not cover.
+privacy_warning <- function(...) {
+  msg <- paste0(...)
+  warning(structure(
+    class = c("dpsco_privacy_warning", "warning", "condition"),
+    list(message = msg, call = sys.call(-1))))
 }

@@ -99,8 +99,8 @@ step_size <- 1 / curvature_bound
 # Penalty grid: dpsco's private default runs from lambda_max = the oracle's
 # public per-coordinate bound down to lambda.min.ratio * lambda_max.  The
 # per-step Gaussian noise on each gradient coordinate is a known fraction of
-# lambda_max, z * sqrt(p + 1) / m (about 7% here, printed below), so the
-# grid is stopped two decades down, where the noise is about seven times
+# lambda_max, z * sqrt(p + 1) / m (a few per cent here, printed below), so
+# the grid is stopped two decades down, where the noise is several times
 # the penalty and a longer path would only show noise.
 lambda.min.ratio <- 0.01
 

@@ -132,33 +132,41 @@ expect_close <- function(got, ref, tol = 1e-10) {
   expect_lte(max(abs(unname(got) - ref)), tol * max(1, abs(ref)))
 }
 
+# `calibration` only changes the noise sd, which the reference takes from the
+# record; the accountant's calibration costs ~0.3 s per fit at q < 1, so it
+# runs in a few cases (both q < 1 and q = 1, and the all-defaults case) and
+# the paper's scales in the others.
 cases <- list(
   list(method = "clip", family = "gaussian", intercept = TRUE,
-       lambda = c(0.4, 0.15, 0.05), m = 30, step = 0.3, seed = 1),
+       lambda = c(0.4, 0.15, 0.05), m = 30, step = 0.3, seed = 1,
+       calibration = "accountant"),
   list(method = "kamath", family = "gaussian", intercept = FALSE,
        lambda = c(0.3, 0.1), m = 30, step = 0.25, seed = 2, alpha = 0.5,
-       pf = c(1, 2, 0, 1)),
+       pf = c(1, 2, 0, 1), calibration = "paper"),
   list(method = "holland", family = "binomial", intercept = TRUE,
        lambda = c(0.2, 0.05, 0.01), m = 30.5, step = 1, seed = 3,
-       schedule = "sqrt"),
+       schedule = "sqrt", calibration = "accountant"),
   list(method = "none", family = "binomial", intercept = FALSE,
-       lambda = c(0.1, 0.02), m = 30, step = 1, seed = 4, output = "last"),
+       lambda = c(0.1, 0.02), m = 30, step = 1, seed = 4, output = "last",
+       calibration = "paper"),
   list(method = "clip", family = "binomial", intercept = FALSE,
        lambda = c(0.1, 0.03, 0.01), m = 40, step = 1.5, seed = 5,
-       output = "last", control = list(clip = 0.4)),
+       output = "last", control = list(clip = 0.4), calibration = "paper"),
   list(method = "kamath", family = "binomial", intercept = TRUE,
-       lambda = c(0.1, 0.01), m = 30, step = 1, seed = 6, schedule = "sqrt"),
+       lambda = c(0.1, 0.01), m = 30, step = 1, seed = 6, schedule = "sqrt",
+       calibration = "paper"),
   list(method = "holland", family = "gaussian", intercept = FALSE,
        lambda = c(0.3, 0.1, 0.03), m = 30, step = 0.3, seed = 7,
-       output = "last", alpha = 0.7, control = list(s = 1.5, nu = 0.5)),
+       output = "last", alpha = 0.7, control = list(s = 1.5, nu = 0.5),
+       calibration = "paper"),
   list(method = "none", family = "gaussian", intercept = TRUE,
        lambda = c(0.3, 0.05), m = 30, step = 0.3, seed = 8),
   list(method = "kamath", family = "gaussian", intercept = TRUE,  # q = 1
        lambda = c(0.3, 0.1), m = 120, step = 0.3, seed = 9,
-       control = list(rho = 3)),
+       control = list(rho = 3), calibration = "accountant"),
   list(method = "holland", family = "gaussian", intercept = TRUE,
        lambda = c(0.3, 0.1), m = 30, step = 0.3, seed = 10,
-       epsilon = 20),
+       epsilon = 20, calibration = "paper"),
   list(method = "clip", family = "gaussian", intercept = TRUE,   # defaults
        lambda = NULL, m = NULL, step = NULL, seed = 11)
 )
@@ -178,6 +186,7 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
                  nlambda = 3, alpha = cs$alpha %||% 1,
                  penalty.factor = cs$pf, intercept = cs$intercept,
                  batch_size = cs$m, iterations = steps, step_size = cs$step,
+                 calibration = cs$calibration %||% "accountant",
                  control = ctl, trace = c(1, 4))
     m <- cs$m %||% n
     steps <- steps %||% 5                       # ceiling(5 (n / m)^2)
@@ -217,9 +226,19 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
     } else fit$trace$beta
     expect_identical(fit$trace$steps, c(1L, 4L))
     expect_lte(max(abs(unname(tr_got) - tr_ref)), 1e-10 * max(1, abs(tr_ref)))
-    # the private methods really are noisy: the noise-free path differs
+    # the private methods really are noisy, with the requested calibration
     if (cs$method != "none") {
       expect_gt(fit$privacy$noise_sd, 0)
+      pr <- fit$privacy
+      expect_identical(pr$calibration, cs$calibration %||% "accountant",
+                       label = info)
+      acc <- dp_epsilon(pr$noise_multiplier, min(1, m / n),
+                        length(lambda) * steps, pr$delta)
+      expect_equal(pr$epsilon_accounted, acc, tolerance = 1e-12)
+      if (pr$calibration == "accountant")
+        expect_lte(acc, cs$epsilon %||% 2)
+    } else {
+      expect_identical(fit$privacy$calibration, "none")
     }
     # the path is not trivial: some coefficients move off zero
     expect_true(any(abs(ref$beta[seq_len(p) + cs$intercept, ]) > 1e-3),
@@ -232,7 +251,7 @@ test_that("the noise enters the path: a noise-free replay differs", {
   set.seed(5)
   fit <- dpsco(dat$x, dat$y, method = "clip", epsilon = 5,
                lambda = c(0.2, 0.05), batch_size = 30, iterations = 6,
-               step_size = 0.3)
+               step_size = 0.3, calibration = "paper")
   set.seed(5)
   quiet <- ref_path(dat$x, dat$y, "gaussian", "clip", c(0.2, 0.05), 30, 6,
                     0.3, noise_sd = 0, par = list(clip = 1))
@@ -304,10 +323,14 @@ test_that("method none with full batches converges to glmnet's solution", {
 test_that("a seed reproduces a fit exactly; another seed does not", {
   dat <- make_data(120, 4, "gaussian", 77)
   for (method in c("clip", "kamath", "holland")) {
+    # the accountant's calibration is deterministic but costs ~0.3 s per fit
+    # at q < 1; one method runs it, the others use the paper's scales
+    cal <- if (method == "clip") "accountant" else "paper"
     run <- function(seed) {
       set.seed(seed)
       dpsco(dat$x, dat$y, method = method, epsilon = 2, lambda = c(0.2, 0.05),
-            batch_size = 30, iterations = 5, step_size = 0.3)
+            batch_size = 30, iterations = 5, step_size = 0.3,
+            calibration = cal)
     }
     f1 <- run(1)
     f2 <- run(1)
@@ -323,9 +346,10 @@ test_that("the trace at the last step is the reported output", {
   for (method in c("clip", "kamath", "holland", "none")) {
     for (output in c("average", "last")) {
       set.seed(3)
+      # the calibration does not matter here; the paper's is instantaneous
       fit <- dpsco(dat$x, dat$y, family = "binomial", method = method,
                    epsilon = 3, lambda = c(0.1, 0.03, 0.01), batch_size = 40,
-                   iterations = 7, step_size = 1,
+                   iterations = 7, step_size = 1, calibration = "paper",
                    control = dpsco_control(output = output), trace = TRUE)
       expect_identical(fit$trace$steps, 1:7)
       expect_identical(dim(fit$trace$beta), c(4L, 7L, 3L))
@@ -366,7 +390,10 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
     set.seed(1)
     fit <- dpsco(x, y, method = g$method, epsilon = g$eps, delta = g$delta,
                  nlambda = g$K, intercept = g$int, batch_size = g$m,
-                 iterations = 2, step_size = 0.1, control = g$ctl)
+                 iterations = 2, step_size = 0.1, calibration = "paper",
+                 control = g$ctl)
+    expect_identical(fit$privacy$calibration, "paper")
+    expect_identical(fit$settings$calibration, "paper")
     delta <- g$delta %||% (0.1 / n)                # documented default
     e <- g$eps / g$K
     dl <- delta / g$K
@@ -380,6 +407,10 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
     expect_equal(fit$privacy$delta, delta, tolerance = 1e-15)
     expect_equal(fit$privacy$epsilon_per_lambda, e, tolerance = 1e-15)
     expect_equal(fit$privacy$delta_per_lambda, dl, tolerance = 1e-15)
+    # the record reports what these scales deliver over the K x 2 steps
+    expect_equal(fit$privacy$epsilon_accounted,
+                 dp_epsilon(fit$privacy$noise_multiplier, g$m / n, g$K * 2,
+                            delta), tolerance = 1e-12)
     # the oracle parameters are the documented public defaults
     ctl <- g$ctl
     if (g$method == "clip") expect_identical(st$clip, ctl$clip)
@@ -398,4 +429,53 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
   # a non-private fit has no noise
   fit <- dpsco(x, y, method = "none", nlambda = 2, iterations = 2)
   expect_identical(fit$privacy$noise_sd, 0)
+})
+
+test_that("default noise sd is the accountant's z for the whole path times the sensitivity", {
+  n <- 150
+  p <- 6
+  set.seed(99)
+  x <- matrix(stats::runif(n * p, -1, 1), n, p)
+  y <- drop(x %*% c(1, -1, rep(0, p - 2))) + stats::rt(n, df = 2)
+  grid <- list(
+    list(method = "clip", eps = 2, delta = 1e-4, K = 4, m = 50, int = TRUE,
+         ctl = dpsco_control(clip = 3)),
+    list(method = "kamath", eps = 3, delta = NULL, K = 5, m = 150, int = FALSE,
+         ctl = dpsco_control(kmom = 4, zeta = 0.01)),
+    list(method = "holland", eps = 1, delta = 1e-6, K = 3, m = 150, int = TRUE,
+         ctl = dpsco_control()))
+  for (g in grid) {
+    set.seed(1)
+    fit <- dpsco(x, y, method = g$method, epsilon = g$eps, delta = g$delta,
+                 nlambda = g$K, intercept = g$int, batch_size = g$m,
+                 iterations = 2, step_size = 0.1, control = g$ctl)
+    pr <- fit$privacy
+    delta <- g$delta %||% (0.1 / n)
+    e <- g$eps / g$K
+    dl <- delta / g$K
+    d <- p + g$int
+    st <- fit$settings
+    # the oracle parameters keep the paper's defaults at (epsilon/K, delta/K)
+    sens <- switch(g$method,
+      clip = st$clip / g$m,
+      kamath = st$rho * st$k * sqrt(d) / (2 * g$m),
+      holland = 2 * sqrt(2) * st$s * sqrt(d) / (3 * g$m))
+    if (g$method == "kamath")
+      expect_equal(st$rho, (e * g$m / sqrt(d * log(1 / dl)))^(1 / 4),
+                   tolerance = 1e-14)
+    if (g$method == "holland")
+      expect_equal(st$s, sqrt(g$m * e) / (log(10) * log(1 / dl)^(1 / 4)),
+                   tolerance = 1e-14)
+    z <- pr$noise_multiplier
+    expect_equal(pr$sensitivity, sens, tolerance = 1e-12)
+    expect_equal(pr$noise_sd, z * sens, tolerance = 1e-12)
+    q <- g$m / n
+    expect_lte(dp_epsilon(z, q, g$K * 2, delta), g$eps)
+    expect_gt(dp_epsilon(0.99 * z, q, g$K * 2, delta), g$eps)
+    expect_equal(pr$epsilon_accounted, dp_epsilon(z, q, g$K * 2, delta),
+                 tolerance = 1e-12)
+    # not the paper's scale
+    expect_false(isTRUE(all.equal(pr$noise_multiplier,
+      (if (g$method == "clip") 1 else 2) * sqrt(log(1 / dl)) / e)))
+  }
 })

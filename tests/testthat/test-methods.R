@@ -231,8 +231,24 @@ test_that("print() shows a Df/Lambda table equal to df and signif(lambda)", {
   expect_equal(tab3$Lambda, signif(fp$lambda, 3), tolerance = 1e-12)
   expect_false(isTRUE(all.equal(signif(fp$lambda, 3), fp$lambda)))
   expect_equal(tab3$Df, unname(fp$df))
-  expect_true(any(grepl("(epsilon, delta) = (2, 0.001) over 4 lambdas x 3 steps",
-                        out3, fixed = TRUE)))
+  expect_true(any(grepl("DP-SPGD(H), Holland estimator", out3, fixed = TRUE)))
+  # the privacy line: target, accounted epsilon (at 3 digits), path, calibration
+  acc <- privacy(fp)$epsilon_accounted
+  expect_lte(acc, 2)
+  expect_true(any(out3 == sprintf(paste0(
+    "Privacy: target (epsilon, delta) = (2, 0.001), accounted epsilon %s, ",
+    "over 4 lambdas x 3 steps, calibration \"accountant\""),
+    format(signif(acc, 3)))))
+  # with the paper's scales the accounted epsilon is what they deliver
+  fpp <- dpsco(g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
+               iterations = 3, nlambda = 4, calibration = "paper")
+  z <- 2 * sqrt(log(4 / 1e-3)) / (2 / 4)
+  acc_p <- dp_epsilon(z, 1, 12, 1e-3)
+  outp <- capture.output(print(fpp))
+  expect_true(any(outp == sprintf(paste0(
+    "Privacy: target (epsilon, delta) = (2, 0.001), accounted epsilon %s, ",
+    "over 4 lambdas x 3 steps, calibration \"paper\""),
+    format(signif(acc_p, 4)))))
 })
 
 test_that("summary() text states epsilon, delta and the noise sd of the record", {
@@ -242,24 +258,36 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   eps <- 1.5
   del <- 2e-4
   K <- 4
+  T <- 3
+  num <- function(v) format(signif(v, 4))
   fp <- dpsco(g$x, g$y, method = "clip", epsilon = eps, delta = del,
-              iterations = 3, nlambda = K, control = dpsco_control(clip = 2))
-  # independent noise sd: z * sensitivity for clipping with m = n
+              iterations = T, nlambda = K, calibration = "paper",
+              control = dpsco_control(clip = 2))
+  # independent noise sd: the paper's z times the sensitivity C / m, m = n
   z <- sqrt(log(K / del)) / (eps / K)
   sd_hand <- z * 2 / n
+  acc <- dp_epsilon(z, 1, K * T, del)
   sm <- summary(fp)
   expect_s3_class(sm, "summary.dpsco")
   txt <- paste(sm$text, collapse = " ")
-  expect_true(grepl(sprintf("(%s, %s)-differentially private",
-                            format(signif(eps, 4)), format(signif(del, 4))),
-                    txt, fixed = TRUE))
-  expect_true(grepl(paste0("standard deviation ", format(signif(sd_hand, 4))),
-                    txt, fixed = TRUE))
-  expect_true(grepl(paste0("noise multiplier ", format(signif(z, 4))),
-                    txt, fixed = TRUE))
-  expect_true(grepl(sprintf("receives (%s, %s)", format(signif(eps / K, 4)),
-                            format(signif(del / K, 4))), txt, fixed = TRUE))
+  expect_true(grepl(paste0("standard deviation ", num(sd_hand)), txt,
+                    fixed = TRUE))
+  expect_true(grepl(paste0("noise multiplier ", num(z)), txt, fixed = TRUE))
+  expect_true(grepl(paste0("L2 sensitivity ", num(2 / n)), txt, fixed = TRUE))
+  expect_true(grepl(sprintf("Each of the %d x %d steps", K, T), txt,
+                    fixed = TRUE))
+  expect_true(grepl("Poisson batch at rate 1 ", txt, fixed = TRUE))
+  # the paper's per-lambda budget and what it delivers over the path
+  expect_true(grepl(sprintf("printed in Xie et al. for (%s, %s) per penalty",
+                            num(eps / K), num(del / K)), txt, fixed = TRUE))
+  expect_true(grepl(sprintf("they give epsilon = %s at delta = %s", num(acc),
+                            num(del)), txt, fixed = TRUE))
+  # below the target here, so no overshoot factor; no DP claim at the target
+  expect_lt(acc, eps)
+  expect_false(grepl("times the nominal", txt, fixed = TRUE))
+  expect_false(grepl("differentially private", txt, fixed = TRUE))
   expect_true(grepl(sprintf("n = %d records", n), txt, fixed = TRUE))
+  expect_true(grepl("Treated as public: n (sample size)", txt, fixed = TRUE))
   expect_identical(sm$privacy, fp$privacy)
   expect_equal(sm$path, data.frame(Df = fp$df, Lambda = fp$lambda))
   # print.summary.dpsco shows the numbers and returns invisibly
@@ -267,12 +295,47 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   out <- capture.output(res <- withVisible(print(sm)))
   expect_false(res$visible)
   all_out <- paste(out, collapse = " ")
-  expect_true(grepl(format(signif(sd_hand, 4)), all_out, fixed = TRUE))
-  expect_true(grepl(format(signif(del, 4)), all_out, fixed = TRUE))
+  expect_true(grepl(num(sd_hand), all_out, fixed = TRUE))
+  expect_true(grepl(num(del), all_out, fixed = TRUE))
+
+  # the default calibration claims (epsilon, delta)-DP and gives the
+  # accountant's epsilon
+  set.seed(8)
+  fa <- dpsco(g$x, g$y, method = "clip", epsilon = eps, delta = del,
+              iterations = T, nlambda = K, control = dpsco_control(clip = 2))
+  ra <- privacy(fa)
+  ta <- paste(summary(fa)$text, collapse = " ")
+  expect_true(grepl(sprintf("(%s, %s)-differentially private", num(eps),
+                            num(del)), ta, fixed = TRUE))
+  expect_true(grepl(sprintf("the accountant certifies epsilon = %s",
+                            num(ra$epsilon_accounted)), ta, fixed = TRUE))
+  expect_true(grepl(paste0("noise multiplier ", num(ra$noise_multiplier)), ta,
+                    fixed = TRUE))
+  expect_true(grepl(paste0("standard deviation ",
+                           num(ra$noise_multiplier * 2 / n)), ta, fixed = TRUE))
+  expect_false(grepl("Xie et al.", ta, fixed = TRUE))
 
   s_none <- summary(g$fit)
   expect_true(grepl("not private", s_none$text[2], fixed = TRUE))
   expect_false(any(grepl("differentially private", s_none$text, fixed = TRUE)))
+})
+
+test_that("summary() of a paper fit that overshoots gives the factor", {
+  g <- meth_gauss()
+  n <- nrow(g$x)
+  K <- 2
+  T <- 45                           # 5 (n / m)^2 with m = n / 3
+  fp <- dpsco(g$x, g$y, method = "clip", epsilon = 1, delta = 1 / n,
+              nlambda = K, batch_size = n / 3, calibration = "paper")
+  z <- sqrt(log(K * n)) / (1 / K)
+  acc <- dp_epsilon(z, 1 / 3, K * T, 1 / n)
+  expect_identical(privacy(fp)$steps, as.integer(T))
+  expect_gt(acc, 1)
+  txt <- paste(summary(fp)$text, collapse = " ")
+  expect_true(grepl(sprintf(", %s times the nominal epsilon = 1.",
+                            format(signif(acc, 4))), txt, fixed = TRUE))
+  expect_match(privacy(fp)$accountant, "Renyi", fixed = TRUE)
+  expect_true(grepl(privacy(fp)$accountant, txt, fixed = TRUE))
 })
 
 test_that("predict() works for a single new row", {

@@ -1,5 +1,9 @@
 # The privacy record of a fit, checked against the calibration formulas
-# written out independently.
+# written out independently.  Two calibrations: "accountant" (default), the
+# smallest noise multiplier whose accounted epsilon over the whole path
+# (K lambdas x T steps at Poisson rate q) meets the target, and "paper", the
+# paper's printed noise scales at (epsilon / K, delta / K) per lambda, whose
+# delivered epsilon the record reports.
 
 priv_data <- function(n = 200, p = 3) {
   set.seed(505)
@@ -14,6 +18,13 @@ hand_multiplier <- function(method, eps, delta, K) {
   if (method == "clip") base else 2 * base
 }
 
+record_fields <- c("private", "epsilon", "delta", "epsilon_accounted",
+                   "calibration", "accountant", "noise_multiplier",
+                   "sensitivity", "noise_sd", "sample_rate", "steps",
+                   "nlambda", "batch_size", "epsilon_per_lambda",
+                   "delta_per_lambda", "shares", "adjacency", "sampling",
+                   "public", "not_covered", "rng")
+
 test_that("privacy() returns the record attached to the fit", {
   d <- priv_data()
   set.seed(1)
@@ -22,10 +33,27 @@ test_that("privacy() returns the record attached to the fit", {
   rec <- privacy(fit)
   expect_s3_class(rec, "dpsco_privacy")
   expect_identical(rec, fit$privacy)
+  expect_true(all(record_fields %in% names(rec)))
   expect_true(rec$private)
-  expect_identical(rec$calibration, "paper")
-  expect_identical(rec$epsilon_accounted, NA_real_)
+  expect_identical(rec$calibration, "accountant")       # the default
+  expect_identical(fit$settings$calibration, "accountant")
+  expect_type(rec$epsilon_accounted, "double")
+  expect_lte(rec$epsilon_accounted, 1)
+  # full batches (q = 1): the exact analytic Gaussian composition
+  expect_match(rec$accountant, "analytic Gaussian", fixed = TRUE)
+  expect_match(rec$sampling, "none", fixed = TRUE)
   expect_identical(rec$adjacency, "add/remove one record")
+  expect_identical(rec$not_covered, character())
+  expect_true("lambda grid" %in% rec$public)
+  # one part (the optimiser) holding the whole budget
+  expect_identical(rec$shares$part, "optimizer")
+  expect_identical(rec$shares$share, 1)
+  expect_identical(rec$shares$steps, 6)
+  expect_equal(rec$shares$epsilon_alone, rec$epsilon_accounted,
+               tolerance = 1e-12)
+  expect_identical(names(rec$shares),
+                   c("part", "share", "noise_multiplier", "sample_rate",
+                     "steps", "sensitivity", "epsilon_alone"))
 })
 
 test_that("clip: record fields equal the formulas", {
@@ -38,8 +66,9 @@ test_that("clip: record fields equal the formulas", {
   set.seed(2)
   fit <- dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
                nlambda = K, batch_size = m, iterations = 3,
-               control = dpsco_control(clip = C))
+               calibration = "paper", control = dpsco_control(clip = C))
   rec <- privacy(fit)
+  expect_identical(rec$calibration, "paper")
   expect_equal(rec$epsilon, eps)
   expect_equal(rec$delta, del)
   expect_equal(rec$epsilon_per_lambda, 0.5, tolerance = 1e-14)
@@ -54,6 +83,11 @@ test_that("clip: record fields equal the formulas", {
   expect_equal(rec$noise_multiplier, hand_multiplier("clip", eps, del, K),
                tolerance = 1e-12)
   expect_equal(rec$noise_sd, z * C / m, tolerance = 1e-12)
+  # what these scales deliver over the K x T steps at q = 1/4
+  expect_equal(rec$epsilon_accounted, dp_epsilon(z, 0.25, K * 3, del),
+               tolerance = 1e-12)
+  expect_match(rec$accountant, "Renyi", fixed = TRUE)
+  expect_match(rec$sampling, "Poisson", fixed = TRUE)
 })
 
 test_that("kamath: sensitivity rho k sqrt(d) / (2 m), multiplier 2 sqrt(log(K/delta)) / (eps/K)", {
@@ -64,7 +98,8 @@ test_that("kamath: sensitivity rho k sqrt(d) / (2 m), multiplier 2 sqrt(log(K/de
   m <- 40
   set.seed(3)
   fit <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
-               nlambda = K, batch_size = m, iterations = 2)
+               nlambda = K, batch_size = m, iterations = 2,
+               calibration = "paper")
   rec <- privacy(fit)
   dd <- d$p + 1
   rho <- ((eps / K) * m / sqrt(dd * log(K / del)))^(1 / 2)
@@ -79,11 +114,13 @@ test_that("kamath: sensitivity rho k sqrt(d) / (2 m), multiplier 2 sqrt(log(K/de
   expect_equal(rec$sample_rate, m / d$n, tolerance = 1e-14)
   expect_equal(rec$epsilon_per_lambda, 1, tolerance = 1e-14)
   expect_equal(rec$delta_per_lambda, del / K, tolerance = 1e-14)
+  expect_equal(rec$epsilon_accounted, dp_epsilon(z, m / d$n, K * 2, del),
+               tolerance = 1e-12)
 
   # user rho, no intercept (d = p), and k capped at the batch size
   fit2 <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
                 nlambda = K, batch_size = 5, iterations = 2, intercept = FALSE,
-                control = dpsco_control(rho = 3))
+                calibration = "paper", control = dpsco_control(rho = 3))
   rec2 <- privacy(fit2)
   expect_equal(fit2$settings$k, 5)
   expect_equal(rec2$sensitivity, 3 * 5 * sqrt(3) / (2 * 5), tolerance = 1e-12)
@@ -98,7 +135,7 @@ test_that("holland: sensitivity 2 sqrt(2) s sqrt(d) / (3 m), multiplier 2 sqrt(l
   K <- 5
   set.seed(4)
   fit <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
-               nlambda = K, iterations = 2)
+               nlambda = K, iterations = 2, calibration = "paper")
   rec <- privacy(fit)
   m <- d$n
   dd <- d$p + 1
@@ -112,13 +149,16 @@ test_that("holland: sensitivity 2 sqrt(2) s sqrt(d) / (3 m), multiplier 2 sqrt(l
   expect_equal(rec$noise_sd, z * 2 * sqrt(2) * s * sqrt(dd) / (3 * m),
                tolerance = 1e-12)
   expect_equal(rec$sample_rate, 1)
+  expect_equal(rec$epsilon_accounted, dp_epsilon(z, 1, K * 2, del),
+               tolerance = 1e-12)
   # default iterations: ceiling(5 (n/m)^2) with m = n is 5
   fd <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
               nlambda = 2)
   expect_equal(privacy(fd)$steps, 5)
   # user s and batch size: default iterations 5 * (200/80)^2 = 31.25 -> 32
   fs <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
-              nlambda = 2, batch_size = 80, control = dpsco_control(s = 0.7))
+              nlambda = 2, batch_size = 80, calibration = "paper",
+              control = dpsco_control(s = 0.7))
   rs <- privacy(fs)
   expect_equal(rs$steps, 32)
   expect_equal(rs$sensitivity, 2 * sqrt(2) * 0.7 * sqrt(dd) / (3 * 80),
@@ -140,6 +180,9 @@ test_that("method 'none' is recorded as not private", {
   expect_identical(rec$sensitivity, 0)
   expect_identical(rec$calibration, "none")
   expect_identical(rec$epsilon_per_lambda, Inf)
+  expect_identical(rec$epsilon_accounted, Inf)
+  expect_identical(rec$accountant, "not private")
+  expect_identical(fit$settings$calibration, "accountant")
   out <- format(rec)
   expect_true(any(grepl("Not private", out, fixed = TRUE)))
   expect_true(any(grepl("epsilon = Inf", out, fixed = TRUE)))
@@ -149,39 +192,77 @@ test_that("the default delta is 0.1 / n", {
   for (n in c(50, 200)) {
     d <- priv_data(n = n)
     fit <- dpsco(d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
-                 nlambda = 2)
+                 nlambda = 2, calibration = "paper")
     expect_equal(privacy(fit)$delta, 0.1 / n, tolerance = 1e-14)
     expect_equal(privacy(fit)$delta_per_lambda, 0.05 / n, tolerance = 1e-14)
     expect_equal(privacy(fit)$noise_multiplier,
                  sqrt(log(2 / (0.1 / n))) / 0.5, tolerance = 1e-12)
+    # the accountant calibrates at the same default delta
+    fa <- dpsco(d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
+                nlambda = 2)
+    ra <- privacy(fa)
+    expect_equal(ra$delta, 0.1 / n, tolerance = 1e-14)
+    expect_equal(ra$noise_multiplier, dp_noise_multiplier(1, 0.1 / n, 1, 4),
+                 tolerance = 1e-12)
   }
 })
 
-test_that("format() and print() show the target and the noise multiplier", {
+test_that("format() and print() show the target, the accounted epsilon and the noise multiplier", {
   d <- priv_data()
   eps <- 2.5
   del <- 3e-4
   K <- 4
   fit <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
-               nlambda = K, iterations = 2, control = dpsco_control(rho = 2))
+               nlambda = K, iterations = 2, calibration = "paper",
+               control = dpsco_control(rho = 2))
   rec <- privacy(fit)
   z <- 2 * sqrt(log(K / del)) / (eps / K)
+  acc <- dp_epsilon(z, 1, K * 2, del)
+  expect_lt(acc, eps)   # at q = 1 and 8 steps these scales undershoot
   txt <- format(rec)
   expect_type(txt, "character")
-  expect_true(any(grepl("(epsilon, delta) = (2.5, 3e-04) for the whole path",
-                        txt, fixed = TRUE)))
+  expect_true(any(txt == "Target: (epsilon, delta) = (2.5, 3e-04) for the whole path"))
+  expect_true(any(txt == sprintf("Accounted: epsilon = %s at delta = 3e-04",
+                                 format(signif(acc, 4)))))
+  expect_false(any(grepl("ABOVE", txt, fixed = TRUE)))
+  expect_true(any(txt == "Calibration: paper"))
+  expect_true(any(grepl("^Accountant: exact composition", txt)))
   expect_true(any(grepl(paste0("Noise multiplier z = ", format(signif(z, 4))),
                         txt, fixed = TRUE)))
-  expect_true(any(grepl(sprintf("%d lambdas x %d steps", K, 2L), txt,
-                        fixed = TRUE)))
+  expect_true(any(txt == sprintf("Steps: %d lambdas x %d steps = %d noisy releases",
+                                 K, 2L, 2L * K)))
   res <- NULL
   out <- capture.output(res <- withVisible(print(rec)))
   expect_false(res$visible)
   expect_identical(res$value, rec)
   expect_identical(out[1], "Differential privacy record")
+  expect_identical(out[-1], paste0("  ", txt))
   expect_true(any(grepl("(2.5, 3e-04)", out, fixed = TRUE)))
   expect_true(any(grepl(format(signif(z, 4)), out, fixed = TRUE)))
-  expect_true(any(grepl("not available", out, fixed = TRUE)))
+  expect_true(any(grepl(format(signif(acc, 4)), out, fixed = TRUE)))
+
+  # the default calibration with Poisson sampling
+  fa <- dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
+              nlambda = K, iterations = 2, batch_size = 50)
+  ta <- format(privacy(fa))
+  expect_true(any(ta == "Calibration: accountant"))
+  expect_true(any(ta == sprintf("Accounted: epsilon = %s at delta = 3e-04",
+                                format(signif(privacy(fa)$epsilon_accounted, 4)))))
+  expect_true(any(grepl("^Accountant: Renyi DP of the Poisson-subsampled Gaussian", ta)))
+  expect_true(any(grepl("rate q = 0.25", ta, fixed = TRUE)))
+  expect_false(any(grepl("ABOVE", ta, fixed = TRUE)))
+
+  # print.dpsco states target and accounted epsilon on one line
+  line <- grep("^Privacy:", capture.output(print(fit)), value = TRUE)
+  expect_identical(line, sprintf(paste0(
+    "Privacy: target (epsilon, delta) = (2.5, 3e-04), accounted epsilon %s, ",
+    "over %d lambdas x 2 steps, calibration \"paper\""),
+    format(signif(acc, 4)), K))
+  line_a <- grep("^Privacy:", capture.output(print(fa)), value = TRUE)
+  expect_identical(line_a, sprintf(paste0(
+    "Privacy: target (epsilon, delta) = (2.5, 3e-04), accounted epsilon %s, ",
+    "over %d lambdas x 2 steps, calibration \"accountant\""),
+    format(signif(privacy(fa)$epsilon_accounted, 4)), K))
 })
 
 test_that("privacy() on a non-fit raises a dpsco_arg_error for 'fit'", {
@@ -207,7 +288,8 @@ test_that("the noise actually added has the recorded standard deviation", {
     ctl <- dpsco_control(output = "last", clip = 1, rho = 2, s = 1)
     draws <- unlist(lapply(1:250, function(i) {
       f <- dpsco(x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
-                 iterations = 1, step_size = 1, control = ctl)
+                 iterations = 1, step_size = 1, calibration = "paper",
+                 control = ctl)
       -unname(f$beta[, 1])
     }))
     dd <- 3
@@ -216,7 +298,8 @@ test_that("the noise actually added has the recorded standard deviation", {
                    holland = 2 * sqrt(2) * sqrt(dd) / (3 * n))
     sd_hand <- hand_multiplier(m, 40, 1e-3, 1) * sens
     f <- dpsco(x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
-               iterations = 1, step_size = 1, control = ctl)
+               iterations = 1, step_size = 1, calibration = "paper",
+               control = ctl)
     expect_equal(privacy(f)$noise_sd, sd_hand, tolerance = 1e-12)
     # 500 draws: the sample sd is within ~3% (1 se) of the truth
     expect_equal(sd(draws), sd_hand, tolerance = 0.12, label = paste(m, "noise sd"))
@@ -226,4 +309,139 @@ test_that("the noise actually added has the recorded standard deviation", {
   f <- dpsco(x, y, method = "none", lambda = 0, iterations = 1, step_size = 1,
              control = dpsco_control(output = "last"))
   expect_identical(unname(f$beta[, 1]), c(0, 0))
+})
+
+# ---- calibration -----------------------------------------------------------
+
+# the add/remove L2 sensitivity of each oracle from the fit's public settings
+hand_sensitivity <- function(fit) {
+  st <- fit$settings
+  m <- st$batch_size
+  d <- nrow(fit$beta) + fit$intercept
+  switch(fit$method,
+    clip = st$clip / m,
+    kamath = st$rho * st$k * sqrt(d) / (2 * m),
+    holland = 2 * sqrt(2) * st$s * sqrt(d) / (3 * m))
+}
+
+test_that("default calibration: the whole path (K lambdas x T steps) meets the target tightly", {
+  d <- priv_data()
+  eps <- 1.5
+  del <- 1e-4
+  runs <- list(
+    list(method = "clip", m = 50, K = 3, T = 4),         # q < 1: Renyi
+    list(method = "kamath", m = 80, K = 2, T = 5),
+    list(method = "holland", m = d$n, K = 4, T = 3))     # q = 1: analytic
+  for (r in runs) {
+    info <- paste(r$method, "q =", r$m / d$n)
+    q <- r$m / d$n
+    KT <- r$K * r$T
+    set.seed(8)
+    fit <- dpsco(d$x, d$y, method = r$method, epsilon = eps, delta = del,
+                 nlambda = r$K, iterations = r$T, batch_size = r$m)
+    rec <- privacy(fit)
+    z <- rec$noise_multiplier
+    expect_identical(rec$calibration, "accountant")
+    expect_equal(rec$sample_rate, q, tolerance = 1e-15)
+    expect_equal(rec$steps, r$T)
+    expect_equal(rec$nlambda, r$K)
+    # what the path spends is what K x T steps spend, and it meets the target
+    expect_equal(rec$epsilon_accounted, dp_epsilon(z, q, KT, del),
+                 tolerance = 1e-12, label = info)
+    expect_lte(rec$epsilon_accounted, eps)
+    # ... tightly: 1% less noise would exceed it
+    expect_gt(dp_epsilon(0.99 * z, q, KT, del), eps, label = info)
+    expect_gt(rec$epsilon_accounted, eps * (1 - 1e-4))
+    # the budget covers every lambda, not one: a single lambda spends less
+    expect_lt(dp_epsilon(z, q, r$T, del), 0.9 * rec$epsilon_accounted)
+    # the multiplier is the public calibration for K x T steps ...
+    expect_equal(z, dp_noise_multiplier(eps, del, q, KT), tolerance = 1e-12)
+    # ... so one lambda with K x T steps gets the same noise
+    if (r$method != "kamath") {        # one q < 1 and one q = 1 case suffice
+      f1 <- dpsco(d$x, d$y, method = r$method, epsilon = eps, delta = del,
+                  nlambda = 1, iterations = KT, batch_size = r$m)
+      expect_equal(privacy(f1)$noise_multiplier, z, tolerance = 1e-12)
+    }
+    # noise sd = z times the oracle's sensitivity
+    expect_equal(rec$sensitivity, hand_sensitivity(fit), tolerance = 1e-12)
+    expect_equal(rec$noise_sd, z * hand_sensitivity(fit), tolerance = 1e-12)
+    # the oracles' paper defaults still use (epsilon/K, delta/K) per lambda
+    expect_equal(rec$epsilon_per_lambda, eps / r$K, tolerance = 1e-15)
+    expect_equal(rec$delta_per_lambda, del / r$K, tolerance = 1e-15)
+    expect_match(rec$accountant, if (q < 1) "Renyi" else "analytic Gaussian",
+                 fixed = TRUE)
+  }
+})
+
+test_that("paper calibration: the record reports the epsilon the printed scales deliver", {
+  # the paper's setting, scaled down: m = n / 6 and T = 5 (n / m)^2 = 180
+  # steps, K = 1, delta = 1 / n
+  set.seed(606)
+  n <- 600
+  p <- 3
+  x <- matrix(runif(n * p, -1, 1), n, p)
+  y <- drop(x %*% c(1, -1, 0)) + rt(n, df = 3)
+  m <- n / 6
+  q <- m / n
+  eps <- 1
+  del <- 1 / n
+  for (method in c("clip", "kamath", "holland")) {
+    set.seed(1)
+    fit <- dpsco(x, y, method = method, epsilon = eps, delta = del,
+                 nlambda = 1, batch_size = m, calibration = "paper")
+    rec <- privacy(fit)
+    expect_identical(rec$steps, 180L)
+    base <- sqrt(log(1 / del)) / eps
+    z_paper <- if (method == "clip") base else 2 * base
+    expect_equal(rec$noise_multiplier, z_paper, tolerance = 1e-12)
+    expect_equal(rec$noise_sd, z_paper * hand_sensitivity(fit),
+                 tolerance = 1e-12)
+    expect_equal(rec$epsilon_accounted, dp_epsilon(z_paper, q, 180, del),
+                 tolerance = 1e-12)
+    # the delivered epsilon exceeds the nominal one
+    ratio <- rec$epsilon_accounted / rec$epsilon
+    expect_gt(ratio, 1, label = paste(method, "delivered / nominal epsilon"))
+    # and the record and the summary say so
+    expect_true(any(grepl("ABOVE the target", format(rec), fixed = TRUE)))
+    expect_match(paste(summary(fit)$text, collapse = " "),
+                 sprintf("%s times the nominal epsilon = 1",
+                         format(signif(ratio, 4))), fixed = TRUE)
+  }
+  expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del), 3)   # clip: about 3.15
+  # the default calibration needs more noise than the paper's here
+  set.seed(1)
+  fa <- dpsco(x, y, method = "clip", epsilon = eps, delta = del, nlambda = 1,
+              batch_size = m)
+  expect_gt(privacy(fa)$noise_multiplier, sqrt(log(n)))
+  expect_lte(privacy(fa)$epsilon_accounted, eps)
+})
+
+test_that("paper calibration over several lambdas composes K x T steps", {
+  d <- priv_data()
+  eps <- 2
+  del <- 1e-5
+  K <- 3
+  T <- 4
+  for (m in c(40, d$n)) {
+    fit <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
+                 nlambda = K, iterations = T, batch_size = m,
+                 calibration = "paper")
+    rec <- privacy(fit)
+    z <- hand_multiplier("holland", eps, del, K)
+    expect_equal(rec$noise_multiplier, z, tolerance = 1e-12)
+    expect_equal(rec$epsilon_accounted, dp_epsilon(z, m / d$n, K * T, del),
+                 tolerance = 1e-12)
+    expect_gt(rec$epsilon_accounted, dp_epsilon(z, m / d$n, T, del))
+  }
+})
+
+test_that("calibration is checked", {
+  d <- priv_data()
+  expect_error(dpsco(d$x, d$y, method = "clip", calibration = "exact",
+                     nlambda = 2, iterations = 2))
+  # method "none" records calibration "none" whatever is asked
+  fn <- dpsco(d$x, d$y, method = "none", calibration = "paper", nlambda = 2,
+              iterations = 2, step_size = 0.2)
+  expect_identical(privacy(fn)$calibration, "none")
+  expect_identical(privacy(fn)$noise_sd, 0)
 })

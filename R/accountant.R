@@ -1,0 +1,561 @@
+# Privacy accountant: Renyi DP of the Poisson-subsampled Gaussian mechanism,
+# its conversion to (epsilon, delta), the exact analytic Gaussian mechanism for
+# unsampled steps, composition of heterogeneous steps and calibration of the
+# noise multiplier.  Everything is computed from the mathematics below; no
+# approximation other than floating point and a series summed to machine
+# precision.
+#
+# Conventions.  A step releases  f(D) + N(0, (z * s)^2 I)  where s is the L2
+# sensitivity under add/remove adjacency and z the noise multiplier; with
+# Poisson sampling each record enters the batch with probability q.  Scaling
+# by s, the worst-case pair of output distributions is
+#   mu0 = N(0, z^2)  and  mu = (1 - q) mu0 + q N(1, z^2)
+# (Mironov, Talwar and Zhang 2019), and the Renyi divergence of order a is
+#   RDP(a) = log(A_a) / (a - 1),   A_a = E_{x ~ mu0}[(mu(x) / mu0(x))^a].
+
+# ---------------------------------------------------------------------------
+# Small numerical helpers (log space)
+
+# log(exp(x) + 1), stable for all x
+acc_log1pexp <- function(x) {
+  ifelse(x > 0, x + log1p(exp(-x)), log1p(exp(x)))
+}
+
+# log(expm1(x)) for x > 0
+acc_logexpm1 <- function(x) {
+  ifelse(x > 30, x + log1p(-exp(-x)), log(expm1(x)))
+}
+
+# log(sum(exp(l)))
+acc_logsumexp <- function(l) {
+  m <- max(l)
+  if (!is.finite(m)) return(m)
+  m + log(sum(exp(l - m)))
+}
+
+# ---------------------------------------------------------------------------
+# Renyi DP of the sampled Gaussian mechanism
+
+#' Default Renyi orders of the privacy accountant
+#'
+#' The grid of Renyi orders over which [dp_epsilon()], [dp_delta()] and
+#' [dp_noise_multiplier()] optimise the conversion from Renyi to
+#' `(epsilon, delta)` differential privacy:
+#' `c(seq(1.1, 10.9, by = 0.1), 12:63)`.
+#'
+#' A finer or wider grid can only lower the reported epsilon (each order
+#' gives a valid bound); the largest order limits how small an epsilon can be
+#' certified for a subsampled mechanism (see [dp_noise_multiplier()]).
+#'
+#' @return A numeric vector of 151 orders, all greater than 1.
+#' @seealso [dp_epsilon()]
+#' @examples
+#' range(dp_orders())
+#' @export
+dp_orders <- function() {
+  c(seq(1.1, 10.9, by = 0.1), 12:63)
+}
+
+# log A_a for integer a >= 2 and 0 < q < 1.  Since the binomial weights sum to
+# one, A_a - 1 = sum_{i=2}^a choose(a, i) (1-q)^(a-i) q^i expm1((i^2-i)/(2z^2)),
+# a sum of positive terms: summed by log-sum-exp, then log A = log1p(A - 1).
+# This is the finite binomial expansion of Mironov et al. (Section 3.2) with
+# the i = 0, 1 terms (whose exponential factor is 1) folded into the "1".
+acc_log_a_int <- function(q, z, a) {
+  i <- as.double(2:a)
+  l <- lchoose(a, i) + (a - i) * log1p(-q) + i * log(q) +
+    acc_logexpm1((i * i - i) / (2 * z * z))
+  acc_log1pexp(acc_logsumexp(l))
+}
+
+# log A_a for fractional a > 1 and 0 < q < 1: the two-series expansion of
+# Mironov et al. (Section 3.3).  With z0 = z^2 log(1/q - 1) + 1/2 (where
+# (1-q) mu0 = q mu1), A_a = A0 + A1 with
+#   A0 = sum_i binom(a,i) q^i (1-q)^(a-i) e^{(i^2-i)/(2z^2)} Phi((z0 - i)/z)
+#   A1 = sum_i binom(a,i) q^(a-i) (1-q)^i e^{(j^2-j)/(2z^2)} Phi((j - z0)/z),
+# j = a - i, where (1/2) erfc(x / sqrt(2)) = Phi(-x) = pnorm(-x).  Terms are
+# kept as (sign, log magnitude) and summed after scaling by the largest.
+#
+# Precision.  A_a is close to 1 when the privacy loss is small, and the RDP
+# log(A_a) / (a - 1) needs A_a - 1 to full relative precision.  The i = 0, 1
+# terms of A0 (whose exponential factor is 1) are therefore rewritten with
+# Phi(x) = 1 - Phi(-x) and the exact identity
+#   (1-q)^a + a q (1-q)^(a-1) - 1 = expm1((a-1) log1p(-q) + log1p((a-1) q)),
+# so the series directly sums A_a - 1 without the leading cancellation.
+#
+# Convergence.  Both terms of index i equal
+#   |binom(a, i)| (1-q)^a e^{-z0^2/(2z^2)} h(t)  with h(t) = e^{t^2/2} Phi(-t),
+# t = (i - z0)/z resp. (i - a + z0)/z; h is strictly decreasing and
+# |binom(a, i)| decreases for i > (a - 1)/2, while the signs of binom(a, i)
+# alternate for i > floor(a).  So past i = floor(a) + 1 the series is
+# alternating with decreasing magnitudes: the remainder after the first n
+# terms is bounded by the n-th term magnitude.  The magnitudes decay only
+# polynomially (like i^-(a + 2)), so besides the plain stop (next term below
+# 1e-17 of the sum) the alternating tail is summed by Euler's transformation
+# (repeated averaging of consecutive partial sums), accepted only when two
+# windows agree to rounding level.
+#
+# Vectorised over the orders `a` (all fractional): terms form a matrix with a
+# row per order; orders that have not converged continue with twice the terms.
+acc_log_a_frac <- function(q, z, a, K = 16L, max_terms = 2^22) {
+  z0 <- z * z * log(1 / q - 1) + 0.5
+  lq <- log(q)
+  l1q <- log1p(-q)
+  out <- rep(NA_real_, length(a))
+  todo <- seq_along(a)
+  n <- as.integer(2 * (floor(max(a)) + K) + 32)
+  repeat {
+    aa <- a[todo]
+    na <- length(aa)
+    fa <- floor(aa)
+    # (1-q)^a Phi(z0/z) + a q (1-q)^(a-1) Phi((z0-1)/z) - 1, three negative
+    # parts (rows = orders)
+    head <- cbind(log(-expm1(pmin(0, (aa - 1) * l1q + log1p((aa - 1) * q)))),
+                  aa * l1q + stats::pnorm(-z0 / z, log.p = TRUE),
+                  log(aa) + lq + (aa - 1) * l1q +
+                    stats::pnorm((1 - z0) / z, log.p = TRUE))
+    i <- as.double(0:n)                    # column n + 1 is the next term
+    I <- matrix(i, na, n + 1L, byrow = TRUE)
+    A <- matrix(aa, na, n + 1L)
+    J <- A - I
+    # log|binom(a, i)| = sum_{k < i} log|a - k| - log(k + 1) (exact also
+    # near integer a, where lchoose rounds a and lgamma loses precision);
+    # its sign is (-1)^(number of k < i with k > a)
+    D <- log(abs(A[, -1L, drop = FALSE] - I[, -(n + 1L), drop = FALSE])) -
+      log1p(I[, -(n + 1L), drop = FALSE])
+    lb <- cbind(0, if (na == 1L) matrix(cumsum(D), 1L)
+                   else t(apply(D, 1L, cumsum)))
+    sg <- ifelse(I > A + 1 & ((I - matrix(fa, na, n + 1L) - 1) %% 2 == 1), -1, 1)
+    l0 <- lb + I * lq + J * l1q + (I * I - I) / (2 * z * z) +
+      stats::pnorm((z0 - I) / z, log.p = TRUE)
+    l1 <- lb + J * lq + I * l1q + (J * J - J) / (2 * z * z) +
+      stats::pnorm((J - z0) / z, log.p = TRUE)
+    l_next <- pmax(l0[, n + 1L], l1[, n + 1L]) +
+      log1p(exp(pmin(l0[, n + 1L], l1[, n + 1L]) -
+                  pmax(l0[, n + 1L], l1[, n + 1L])))
+    l0[, 1:2] <- -Inf                      # in `head`
+    mx <- pmax(l0, l1)                     # both share the sign of binom(a, i)
+    l <- mx + log1p(exp(pmin(l0, l1) - mx))
+    l[mx == -Inf] <- -Inf
+    l <- l[, seq_len(n), drop = FALSE]
+    m <- pmax(apply(l, 1L, max), apply(head, 1L, max))
+    terms <- cbind(-exp(head - m), sg[, seq_len(n), drop = FALSE] * exp(l - m))
+    nt <- ncol(terms)
+    total <- rowSums(terms)
+    rounding <- 16 * .Machine$double.eps * rowSums(abs(terms))
+    # plain stop: the first omitted term bounds the remainder
+    done <- exp(l_next - m) <= pmax(1e-17 * abs(total), rounding / 16)
+    res <- total
+    # Euler-accelerated tail: the last K + 9 partial sums, two windows
+    w <- K + 9L
+    last <- terms[, (nt - w + 2L):nt, drop = FALSE]
+    ps <- matrix(total, na, w)
+    for (r in seq_len(w - 1L))
+      ps[, w - r] <- ps[, w - r + 1L] - last[, w - r]
+    euler <- function(s) {
+      while (ncol(s) > 1L) s <- (s[, -1L, drop = FALSE] + s[, -ncol(s), drop = FALSE]) / 2
+      drop(s)
+    }
+    e1 <- euler(ps[, (w - K):w, drop = FALSE])
+    e2 <- euler(ps[, 1:(K + 1L), drop = FALSE])
+    ok_e <- !done & (n - w >= fa + 2) & abs(e1 - e2) <= pmax(2e-16 * abs(e1), rounding)
+    res[ok_e] <- e1[ok_e]
+    done <- done | ok_e
+    # A - 1 > 0 mathematically; if rounding hides it, use the rounding level
+    # (an upper bound, so the privacy statement stays valid)
+    res <- pmax(res, rounding)
+    out[todo[done]] <- acc_log1pexp(m[done] + log(res[done]))
+    todo <- todo[!done]
+    if (!length(todo)) break
+    if (n >= max_terms)
+      stop("the Renyi series did not converge for order ", a[todo[1L]],
+           " (q = ", q, ", z = ", z, ").", call. = FALSE)
+    n <- min(2L * n, as.integer(max_terms))
+  }
+  out
+}
+
+# Per-step RDP of the Poisson-subsampled Gaussian mechanism at each order.
+# q = 1 gives the Gaussian mechanism exactly: a / (2 z^2); q = 0 or z = Inf
+# gives 0.
+rdp_subsampled_gaussian <- function(q, z, orders) {
+  if (q == 0 || is.infinite(z)) return(rep(0, length(orders)))
+  if (q == 1) return(orders / (2 * z * z))
+  ra <- round(orders)
+  is_int <- abs(orders - ra) <= 1e-12 * orders
+  la <- numeric(length(orders))
+  la[is_int] <- vapply(ra[is_int], function(a) acc_log_a_int(q, z, a), 0)
+  if (any(!is_int)) la[!is_int] <- acc_log_a_frac(q, z, orders[!is_int])
+  pmax(la, 0) / (orders - 1)
+}
+
+# ---------------------------------------------------------------------------
+# RDP -> (epsilon, delta) (Balle, Barthe, Gaboardi, Hsu and Sato 2020,
+# Theorem 21; Canonne, Kamath and Steinke 2020): an (a, R)-RDP mechanism is
+# (eps, delta)-DP with
+#   eps = R + log((a - 1)/a) - (log(delta) + log(a)) / (a - 1),
+# equivalently, for a given eps,
+#   log(delta) = (a - 1) (R - eps) + (a - 1) log(1 - 1/a) - log(a).
+# Both are optimised over the orders.  If the RDP is exactly zero the two
+# distributions coincide and the mechanism is (0, 0)-DP.
+
+rdp_to_epsilon <- function(rdp, orders, delta) {
+  if (all(rdp == 0)) return(0)
+  e <- rdp + log1p(-1 / orders) - (log(delta) + log(orders)) / (orders - 1)
+  max(0, min(e))
+}
+
+rdp_to_delta <- function(rdp, orders, epsilon) {
+  if (all(rdp == 0)) return(0)
+  ld <- (orders - 1) * (rdp - epsilon + log1p(-1 / orders)) - log(orders)
+  min(1, exp(min(ld)))
+}
+
+# ---------------------------------------------------------------------------
+# Exact analytic Gaussian mechanism (Balle and Wang 2018).  A Gaussian
+# mechanism with sensitivity / sd = mu is (eps, delta)-DP iff
+#   delta >= Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu).
+# k-fold composition of Gaussian mechanisms with ratios mu_i is again one with
+# mu = sqrt(sum mu_i^2).
+
+gaussian_log_delta <- function(mu, epsilon) {
+  la <- stats::pnorm(mu / 2 - epsilon / mu, log.p = TRUE)
+  lb <- epsilon + stats::pnorm(-mu / 2 - epsilon / mu, log.p = TRUE)
+  d <- lb - la                                   # < 0
+  if (d >= 0) return(-Inf)
+  la + log(-expm1(d))
+}
+
+gaussian_delta <- function(mu, epsilon) {
+  if (mu == 0) return(0)
+  exp(gaussian_log_delta(mu, epsilon))
+}
+
+gaussian_epsilon <- function(mu, delta) {
+  if (mu == 0) return(0)
+  if (gaussian_delta(mu, 0) <= delta) return(0)
+  # delta(eps) < Phi(mu/2 - eps/mu), which equals delta at `hi`
+  hi <- mu * (mu / 2 - stats::qnorm(delta))
+  ld <- log(delta)
+  f <- function(e) {
+    v <- gaussian_log_delta(mu, e)
+    if (v == -Inf) -1e300 else v - ld
+  }
+  fhi <- f(hi)
+  if (fhi >= 0) return(hi)  # cannot happen mathematically; stay conservative
+  r <- stats::uniroot(f, c(0, hi), f.lower = f(0), f.upper = fhi,
+                      tol = 1e-12, maxiter = 1000L)
+  r$root
+}
+
+# ---------------------------------------------------------------------------
+# Composition of heterogeneous components
+
+# `components`: a list, each element list(noise_multiplier, sample_rate, steps)
+# (named, or unnamed in that order); a component with sample_rate 0, infinite
+# noise or 0 steps releases nothing.  Returns the normalised form (acc_cm).
+acc_components <- function(components) {
+  if (!is.list(components) || length(components) == 0L)
+    arg_error("components", "must be a non-empty list of components.")
+  get <- function(cmp, name, pos) {
+    v <- if (!is.null(names(cmp)) && name %in% names(cmp)) cmp[[name]]
+         else if (length(cmp) >= pos) cmp[[pos]] else NULL
+    if (!is.numeric(v) || length(v) != 1L || is.na(v))
+      arg_error("components", "needs a single number `", name, "` in every ",
+                "component.")
+    as.double(v)
+  }
+  z <- q <- steps <- numeric(length(components))
+  for (k in seq_along(components)) {
+    cmp <- components[[k]]
+    if (is.numeric(cmp)) cmp <- as.list(cmp)
+    if (!is.list(cmp))
+      arg_error("components", "must contain lists of noise_multiplier, ",
+                "sample_rate and steps.")
+    z[k] <- get(cmp, "noise_multiplier", 1L)
+    q[k] <- get(cmp, "sample_rate", 2L)
+    steps[k] <- get(cmp, "steps", 3L)
+  }
+  if (any(!(z > 0)))
+    arg_error("components", "must have noise multipliers in (0, Inf].")
+  if (any(!is.finite(q)) || any(q < 0 | q > 1))
+    arg_error("components", "must have sample rates in [0, 1].")
+  if (any(!is.finite(steps)) || any(steps < 0) || any(steps != round(steps)))
+    arg_error("components", "must have whole, non-negative step counts.")
+  acc_cm(z, q, steps)
+}
+
+# the normalised form: parallel vectors of multipliers, rates and step counts
+acc_cm <- function(z, q, steps)
+  structure(list(z = as.double(z), q = as.double(q), steps = as.double(steps)),
+            class = "dpsco_components")
+
+# Active components (those that release something)
+acc_active <- function(cm) cm$q > 0 & is.finite(cm$z) & cm$steps > 0
+
+acc_all_unsampled <- function(cm) {
+  act <- acc_active(cm)
+  all(cm$q[act] == 1)
+}
+
+acc_mu <- function(cm) {
+  act <- acc_active(cm)
+  sqrt(sum(cm$steps[act] / cm$z[act]^2))
+}
+
+acc_rdp_total <- function(cm, orders) {
+  act <- which(acc_active(cm))
+  out <- numeric(length(orders))
+  for (k in act)
+    out <- out + cm$steps[k] * rdp_subsampled_gaussian(cm$q[k], cm$z[k], orders)
+  out
+}
+
+check_orders <- function(orders) {
+  if (!is.numeric(orders) || length(orders) < 1L || anyNA(orders) ||
+      any(!is.finite(orders)) || any(orders <= 1))
+    arg_error("orders", "must be finite numbers greater than 1.")
+  as.double(orders)
+}
+
+# epsilon of the composition at `delta`: exact Gaussian composition when no
+# component is subsampled, otherwise the summed RDP curves converted.
+account_epsilon <- function(components, delta, orders = dp_orders()) {
+  cm <- if (inherits(components, "dpsco_components")) components
+        else acc_components(components)
+  delta <- acc_check_delta(delta)
+  orders <- check_orders(orders)
+  if (acc_all_unsampled(cm)) return(gaussian_epsilon(acc_mu(cm), delta))
+  rdp_to_epsilon(acc_rdp_total(cm, orders), orders, delta)
+}
+
+# delta of the composition at `epsilon`
+account_delta <- function(components, epsilon, orders = dp_orders()) {
+  cm <- if (inherits(components, "dpsco_components")) components
+        else acc_components(components)
+  epsilon <- check_number(epsilon, "epsilon", 0, Inf, lower_open = FALSE)
+  orders <- check_orders(orders)
+  if (acc_all_unsampled(cm)) return(gaussian_delta(acc_mu(cm), epsilon))
+  rdp_to_delta(acc_rdp_total(cm, orders), orders, epsilon)
+}
+
+# ---------------------------------------------------------------------------
+# Calibration
+
+# Smallest noise multiplier z of a component (sample_rate, steps) such that,
+# composed with the `fixed` components, the accounted epsilon at `delta` does
+# not exceed `epsilon`.  Epsilon is non-increasing in z: bracket by doubling
+# or halving from z = 1, then bisect (geometrically) until the bracket is
+# within a relative 1e-6, and return its upper end, which meets the target.
+calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
+                                 delta, orders = dp_orders(), rel_tol = 1e-6) {
+  epsilon <- check_number(epsilon, "epsilon", 0, Inf)
+  delta <- acc_check_delta(delta)
+  sample_rate <- check_number(sample_rate, "sample_rate", 0, 1)
+  steps <- acc_check_steps(steps)
+  orders <- check_orders(orders)
+  fx <- if (length(fixed)) acc_components(fixed)
+        else acc_cm(numeric(0), numeric(0), numeric(0))
+  total <- function(z)
+    acc_cm(c(fx$z, z), c(fx$q, sample_rate), c(fx$steps, steps))
+  # the fixed part is computed once; eps_at(z) equals
+  # account_epsilon(total(z), delta, orders) (same operations, same order)
+  analytic <- sample_rate == 1 && acc_all_unsampled(fx)
+  if (analytic) {
+    mu2_fixed <- acc_mu(fx)^2
+    eps_at <- function(z) gaussian_epsilon(sqrt(mu2_fixed + steps / z^2), delta)
+    floor_eps <- gaussian_epsilon(sqrt(mu2_fixed), delta)
+  } else {
+    rdp_fixed <- acc_rdp_total(fx, orders)
+    eps_at <- function(z) rdp_to_epsilon(
+      rdp_fixed + steps * rdp_subsampled_gaussian(sample_rate, z, orders),
+      orders, delta)
+    # z -> Inf: the calibrated component contributes nothing, but a finite z
+    # still goes through the RDP conversion (no zero-RDP shortcut)
+    e <- rdp_fixed + log1p(-1 / orders) -
+      (log(delta) + log(orders)) / (orders - 1)
+    floor_eps <- max(0, min(e))
+  }
+  if (floor_eps >= epsilon)
+    arg_error("epsilon", "= ", format(epsilon), " cannot be met at delta = ",
+              format(delta), ": even infinite noise on the calibrated ",
+              "component leaves epsilon ", format(signif(floor_eps, 6)),
+              if (!analytic) " with these Renyi orders (larger orders lower this limit)",
+              ".")
+  z_max <- 2^60
+  z <- 1
+  if (eps_at(z) > epsilon) {
+    repeat {
+      lo <- z
+      z <- 2 * z
+      if (z > z_max)
+        arg_error("epsilon", "= ", format(epsilon), " cannot be met: noise ",
+                  "multipliers up to 2^60 do not reach it.")
+      if (eps_at(z) <= epsilon) break
+    }
+    hi <- z
+  } else {
+    repeat {
+      hi <- z
+      z <- z / 2
+      if (z < 2^-60) return(hi)   # essentially no noise needed
+      if (eps_at(z) > epsilon) break
+    }
+    lo <- z
+  }
+  while (hi / lo - 1 > rel_tol) {
+    mid <- sqrt(lo * hi)
+    if (eps_at(mid) <= epsilon) hi <- mid else lo <- mid
+  }
+  if (!(account_epsilon(total(hi), delta, orders) <= epsilon))
+    stop("calibration failed to meet epsilon = ", epsilon, call. = FALSE)
+  hi
+}
+
+# ---------------------------------------------------------------------------
+# Exported interface
+
+acc_check_steps <- function(steps) {
+  check_number(steps, "steps", 1, 2^53, lower_open = FALSE)
+  if (steps != round(steps))
+    arg_error("steps", "must be a whole number; got ", steps, ".")
+  as.double(steps)
+}
+
+acc_check_delta <- function(delta) {
+  check_number(delta, "delta", 0, 1)
+  if (delta >= 1) arg_error("delta", "must lie in (0, 1); got ", format(delta), ".")
+  as.double(delta)
+}
+
+#' Privacy accountant for noisy stochastic gradient steps
+#'
+#' `dp_epsilon()` returns the epsilon at which `steps` Gaussian-noised steps
+#' with Poisson sampling are `(epsilon, delta)`-differentially private;
+#' `dp_delta()` the delta at a given epsilon.
+#'
+#' Each step releases a statistic of L2 sensitivity `s` (under add/remove
+#' adjacency) plus `N(0, (noise_multiplier * s)^2)` noise per coordinate,
+#' computed on a batch that contains each record independently with
+#' probability `sample_rate`.
+#'
+#' With `sample_rate < 1` the Renyi differential privacy (RDP) of the
+#' sampled Gaussian mechanism is computed exactly at each order in `orders`
+#' (Mironov, Talwar and Zhang 2019: the finite binomial expansion for
+#' integer orders, the two-series expansion summed to machine precision for
+#' fractional ones), multiplied by `steps`, and converted to
+#' `(epsilon, delta)` with the improved conversion of Balle, Barthe,
+#' Gaboardi, Hsu and Sato (2020),
+#' `epsilon = min_a RDP(a) + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1)`
+#' (and its inverse for `dp_delta()`).
+#'
+#' With `sample_rate = 1` there is no subsampling and the exact analytic
+#' Gaussian mechanism of Balle and Wang (2018) is used instead: `steps`
+#' steps are one Gaussian mechanism with `mu = sqrt(steps) / noise_multiplier`,
+#' `delta(epsilon) = pnorm(mu/2 - epsilon/mu) - exp(epsilon) pnorm(-mu/2 - epsilon/mu)`,
+#' solved for epsilon by root finding.  `orders` is then not used.
+#'
+#' @param noise_multiplier noise standard deviation divided by the L2
+#'   sensitivity of each step, in `(0, Inf]`.
+#' @param sample_rate Poisson sampling probability of each record per step,
+#'   in `(0, 1]`.
+#' @param steps number of steps, a whole number `>= 1`.
+#' @param delta target delta, in `(0, 1)`.
+#' @param epsilon target epsilon, positive.
+#' @param orders Renyi orders (all `> 1`) to optimise over; see [dp_orders()].
+#' @return `dp_epsilon()`: the epsilon (a number `>= 0`); `dp_delta()`: the
+#'   delta (in `[0, 1]`).
+#' @references
+#' Mironov, I., Talwar, K. and Zhang, L. (2019). Renyi differential privacy
+#' of the sampled Gaussian mechanism. arXiv:1908.10530.
+#'
+#' Balle, B., Barthe, G., Gaboardi, M., Hsu, J. and Sato, T. (2020).
+#' Hypothesis testing interpretations and Renyi differential privacy.
+#' *AISTATS 2020*, PMLR 108, 2496--2506.
+#'
+#' Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for
+#' differential privacy: analytical calibration and optimal denoising.
+#' *ICML 2018*, PMLR 80, 394--403.
+#' @seealso [dp_noise_multiplier()] for the inverse problem.
+#' @examples
+#' dp_epsilon(noise_multiplier = 1.5, sample_rate = 0.04, steps = 2250,
+#'            delta = 1e-5)
+#' dp_delta(noise_multiplier = 1.5, sample_rate = 0.04, steps = 2250,
+#'          epsilon = 7.5)
+#' # no subsampling: exact Gaussian mechanism
+#' dp_epsilon(noise_multiplier = 5, sample_rate = 1, steps = 10, delta = 1e-5)
+#' @export
+dp_epsilon <- function(noise_multiplier, sample_rate, steps, delta,
+                       orders = dp_orders()) {
+  z <- check_number(noise_multiplier, "noise_multiplier", 0, Inf,
+                    allow_inf = TRUE)
+  q <- check_number(sample_rate, "sample_rate", 0, 1)
+  steps <- acc_check_steps(steps)
+  delta <- acc_check_delta(delta)
+  orders <- check_orders(orders)
+  account_epsilon(acc_cm(z, q, steps), delta, orders)
+}
+
+#' @rdname dp_epsilon
+#' @export
+dp_delta <- function(noise_multiplier, sample_rate, steps, epsilon,
+                     orders = dp_orders()) {
+  z <- check_number(noise_multiplier, "noise_multiplier", 0, Inf,
+                    allow_inf = TRUE)
+  q <- check_number(sample_rate, "sample_rate", 0, 1)
+  steps <- acc_check_steps(steps)
+  epsilon <- check_number(epsilon, "epsilon", 0, Inf)
+  orders <- check_orders(orders)
+  account_delta(acc_cm(z, q, steps), epsilon, orders)
+}
+
+#' Calibrate the noise multiplier to a privacy budget
+#'
+#' The smallest noise multiplier (noise standard deviation divided by the L2
+#' sensitivity of a step) at which `steps` Poisson-sampled Gaussian steps
+#' are `(epsilon, delta)`-differentially private according to
+#' [dp_epsilon()].
+#'
+#' Accounted epsilon decreases with the noise multiplier.  The search starts
+#' at 1, doubles or halves until the accounted epsilon straddles the target,
+#' then bisects until the bracket is narrower than a relative `1e-6`, and
+#' returns the bracket's upper end, so that
+#' `dp_epsilon(result, ...) <= epsilon` always holds while a multiplier
+#' smaller by more than a relative `1e-6` does not meet the target.
+#'
+#' With `sample_rate < 1` the Renyi accountant cannot certify arbitrarily
+#' small epsilon with a finite grid of orders: even infinite noise leaves
+#' `min_a log((a - 1)/a) - (log(delta) + log(a)) / (a - 1)` (about 0.10 at
+#' `delta = 1e-5` with the default orders); smaller targets raise an error
+#' suggesting larger orders.  With `sample_rate = 1` the exact analytic
+#' Gaussian mechanism is used (see [dp_epsilon()]).
+#'
+#' @inheritParams dp_epsilon
+#' @return The noise multiplier, a positive number.
+#' @references
+#' Mironov, I., Talwar, K. and Zhang, L. (2019). Renyi differential privacy
+#' of the sampled Gaussian mechanism. arXiv:1908.10530.
+#'
+#' Balle, B., Barthe, G., Gaboardi, M., Hsu, J. and Sato, T. (2020).
+#' Hypothesis testing interpretations and Renyi differential privacy.
+#' *AISTATS 2020*, PMLR 108, 2496--2506.
+#'
+#' Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for
+#' differential privacy: analytical calibration and optimal denoising.
+#' *ICML 2018*, PMLR 80, 394--403.
+#' @seealso [dp_epsilon()]
+#' @examples
+#' z <- dp_noise_multiplier(epsilon = 1, delta = 1e-5, sample_rate = 0.01,
+#'                          steps = 1000)
+#' z
+#' dp_epsilon(z, sample_rate = 0.01, steps = 1000, delta = 1e-5)
+#' @export
+dp_noise_multiplier <- function(epsilon, delta, sample_rate, steps,
+                                orders = dp_orders()) {
+  epsilon <- check_number(epsilon, "epsilon", 0, Inf)
+  delta <- acc_check_delta(delta)
+  q <- check_number(sample_rate, "sample_rate", 0, 1)
+  steps <- acc_check_steps(steps)
+  orders <- check_orders(orders)
+  calibrate_components(list(), q, steps, epsilon, delta, orders)
+}

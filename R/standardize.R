@@ -1,0 +1,103 @@
+# Preprocessing of x within the privacy contract.  Three ways to put x on a
+# common scale: centres and scales the user declares public, a private
+# standardisation that spends a declared share of the budget, or glmnet-style
+# standardisation with the data's own statistics, which the guarantee does
+# not cover (and says so with a dpsco_privacy_warning).
+
+# Returns list(x, center, scale, mode, part, public, not_covered).
+standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
+                          control) {
+  p <- ncol(x)
+  none <- list(x = x, center = rep(0, p), scale = rep(1, p), mode = "none",
+               part = NULL, public = character(), not_covered = character())
+  if (isFALSE(standardize)) return(none)
+  if (is.list(standardize)) {
+    ctr <- standardize$center %||% rep(0, p)
+    scl <- standardize$scale %||% rep(1, p)
+    if (!is.numeric(ctr) || length(ctr) != p || !all(is.finite(ctr)))
+      arg_error("standardize", "$center must be ", p, " finite numbers.")
+    if (!is.numeric(scl) || length(scl) != p || !all(is.finite(scl)) || any(scl <= 0))
+      arg_error("standardize", "$scale must be ", p, " finite positive numbers.")
+    if (!intercept) ctr <- rep(0, p)  # as glmnet: no centring without intercept
+    return(apply_standardization(x, ctr, scl, "public", NULL,
+                                 "centres and scales of x (declared by the user)",
+                                 character()))
+  }
+  if (isTRUE(standardize)) {
+    if (private)
+      privacy_warning("standardize = TRUE uses the column means and standard ",
+                      "deviations of x, which the privacy guarantee does NOT ",
+                      "cover; use standardize = \"private\" or declare public ",
+                      "centres and scales with standardize = list(center, scale).")
+    ctr <- if (intercept) colMeans(x) else rep(0, p)
+    scl <- sqrt(colMeans((x - rep(ctr, each = nrow(x)))^2))
+    scl[scl <= 0] <- 1
+    return(apply_standardization(x, ctr, scl, "data (not private)", NULL,
+                                 character(),
+                                 "column means and standard deviations of x"))
+  }
+  if (identical(standardize, "private")) {
+    if (!private)
+      arg_error("standardize", "\"private\" needs a private method.")
+    ps <- private_standardization(x, intercept, epsilon, delta,
+                                  control$std_share)
+    return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
+                                 character(), character()))
+  }
+  arg_error("standardize", "must be FALSE, TRUE, \"private\" or ",
+            "list(center = , scale = ).")
+}
+
+# Private column centres and scales in three releases that share one noise
+# multiplier z, calibrated jointly to (share * epsilon, share * delta):
+#  1. a noisy histogram of ceiling(log2 |x_ij|) per column over the public
+#     bins 2^-30 .. 2^31 (one record moves one count per column: L2
+#     sensitivity sqrt(p)).  B_j = 2^b for the largest bin b whose noisy
+#     count clears a threshold that pure noise passes with probability 5%
+#     over all bins (Bonferroni), so the bound follows the bulk of the
+#     column and ignores a heavy tail's few extreme records (B_j = 1 when no
+#     bin clears it);
+#  2. the trimmed mean of x_j / B_j clamped to [-1, 1];
+#  3. the trimmed mean of (x_j / B_j)^2 clamped to [0, 1].
+# Scaling by B_j before clamping makes each column's noise proportional to
+# its own scale.  centre = B_j * (2), scale = B_j sqrt((3) - (2)^2), or B_j
+# when the noisy variance is not positive.  Only public information (n, p,
+# the bin range) enters besides the three releases.
+private_standardization <- function(x, intercept, epsilon, delta, share) {
+  n <- nrow(x)
+  p <- ncol(x)
+  nbin <- 62L
+  z <- calibrate_components(list(), 1, 3, share * epsilon, share * delta)
+  e <- pmin(pmax(ceiling(log2(abs(x))), -30), 31) + 31  # bins 1..62
+  counts <- vapply(seq_len(p), function(j) tabulate(e[, j], nbin), numeric(nbin))
+  sd_count <- z * sqrt(p)
+  noisy <- counts + sd_count * matrix(stats::rnorm(nbin * p), nbin, p)
+  threshold <- sd_count * stats::qnorm(0.05 / (nbin * p), lower.tail = FALSE)
+  # no bin above the noise (too little data for this budget): B_j = 1
+  bin <- apply(noisy, 2L, function(cnt) {
+    hit <- which(cnt >= threshold)
+    if (length(hit)) max(hit) else 31L
+  })
+  bound <- 2^(bin - 31)
+  u <- x / rep(bound, each = n)
+  m1 <- bound * dp_mean_release(u, rbind(rep(-1, p), rep(1, p)), z)$estimate
+  m2 <- bound^2 * dp_mean_release(u^2, rbind(rep(0, p), rep(1, p)), z)$estimate
+  ctr <- if (intercept) m1 else rep(0, p)
+  v <- if (intercept) m2 - m1^2 else m2
+  list(center = unname(ctr), scale = unname(ifelse(v > 0, sqrt(pmax(v, 0)), bound)),
+       bound = bound,
+       part = privacy_part("standardize", z, 1, 3, NA_real_, share))
+}
+
+apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) {
+  xs <- (x - rep(ctr, each = nrow(x))) / rep(scl, each = nrow(x))
+  list(x = xs, center = ctr, scale = scl, mode = mode, part = part,
+       public = public, not_covered = not_covered)
+}
+
+# Coefficients on the standardised scale back to the scale of x
+# (post-processing): beta_j = b_j / scale_j, a0 = b0 - sum(b_j center_j / scale_j).
+unstandardize <- function(a0, beta, std) {
+  beta <- beta / std$scale
+  list(a0 = a0 - colSums(beta * std$center), beta = beta)
+}

@@ -1,0 +1,265 @@
+# The privacy accountant, checked against independent computations written
+# out here: numerical integration of the Renyi moment, the finite binomial
+# sum, a bisection on the analytic Gaussian delta(eps), and the RDP -> DP
+# conversion formula.
+
+# Renyi divergence of order a between mu = (1-q) N(0, z^2) + q N(1, z^2) and
+# mu0 = N(0, z^2) by integrate(): with L = mu1/mu0 = exp((2x - 1)/(2 z^2)) and
+# w = q (L - 1) (so E_mu0[w] = 0),
+#   A - 1 = E_mu0[(1 + w)^a - 1 - a w],
+# a non-negative integrand, so no cancellation.  Scaled by exp(-K) so that
+# large moments do not overflow.
+ref_rdp_integrate <- function(q, z, a) {
+  parts <- function(x) {
+    w <- q * expm1((2 * x - 1) / (2 * z * z))
+    list(l = dnorm(x, 0, z, log = TRUE), lw = a * log1p(w), w = w)
+  }
+  lo <- -40 * z
+  hi <- a + 40 * z
+  g <- parts(seq(lo, hi, length.out = 4001))
+  K <- max(0, max(g$l + g$lw))
+  f <- function(x) {
+    g <- parts(x)
+    w <- g$w
+    # (1 + w)^a - 1 - a w: series for small |w|, else directly
+    ser <- a * (a - 1) / 2 * w^2 * (1 + (a - 2) / 3 * w * (1 + (a - 3) / 4 * w *
+             (1 + (a - 4) / 5 * w * (1 + (a - 5) / 6 * w))))
+    direct <- expm1(g$lw) - a * w
+    ifelse(g$lw < 500,
+           exp(g$l - K) * ifelse(abs(w) < 1e-3, ser, direct),
+           exp(g$l + g$lw - K))
+  }
+  br <- unique(sort(c(seq(lo, hi, by = 4 * z), 0.5, hi)))
+  I <- sum(vapply(seq_len(length(br) - 1L), function(k)
+    integrate(f, br[k], br[k + 1L], rel.tol = 1e-11,
+              subdivisions = 1000L)$value, 0))
+  (K + log(I + exp(-K))) / (a - 1)
+}
+
+# integer orders: the binomial sum written out directly
+ref_rdp_binomial <- function(q, z, a) {
+  i <- 0:a
+  log(sum(choose(a, i) * (1 - q)^(a - i) * q^i * exp((i^2 - i) / (2 * z^2)))) /
+    (a - 1)
+}
+
+# analytic Gaussian mechanism (Balle & Wang 2018), naive formula + bisection
+ag_delta <- function(mu, eps)
+  pnorm(mu / 2 - eps / mu) - exp(eps) * pnorm(-mu / 2 - eps / mu)
+ag_eps <- function(mu, delta) {
+  if (ag_delta(mu, 0) <= delta) return(0)
+  lo <- 0
+  hi <- 1
+  while (ag_delta(mu, hi) > delta) hi <- 2 * hi
+  for (k in 1:200) {
+    mid <- (lo + hi) / 2
+    if (ag_delta(mu, mid) > delta) lo <- mid else hi <- mid
+  }
+  (lo + hi) / 2
+}
+
+# improved RDP -> (eps, delta) conversion (Balle et al. 2020)
+ref_conv_eps <- function(r, a, delta)
+  max(0, min(r + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1)))
+
+arg_of <- function(expr) {
+  cond <- tryCatch({
+    force(expr)
+    NULL
+  }, error = function(e) e)
+  expect_s3_class(cond, "dpsco_arg_error")
+  cond$arg
+}
+
+test_that("dp_orders is the documented grid", {
+  expect_equal(dp_orders(), c(seq(1.1, 10.9, by = 0.1), 12:63))
+  expect_length(dp_orders(), 151L)
+})
+
+test_that("q = 1: RDP is a / (2 z^2) exactly; q = 0 or z = Inf: 0", {
+  a <- c(1.1, 1.5, 2, 2.5, 7.3, 32, 63)
+  for (z in c(0.3, 1, 4.5))
+    expect_identical(rdp_subsampled_gaussian(1, z, a), a / (2 * z^2))
+  expect_identical(rdp_subsampled_gaussian(0, 1, a), rep(0, length(a)))
+  expect_identical(rdp_subsampled_gaussian(0.3, Inf, a), rep(0, length(a)))
+  expect_identical(dp_epsilon(Inf, 0.3, 10, 1e-5), 0)
+  expect_identical(dp_delta(Inf, 0.3, 10, 0.1), 0)
+})
+
+test_that("integer and fractional orders agree with integrate() of the Renyi moment", {
+  worst <- 0
+  for (q in c(0.01, 0.1, 0.5)) for (z in c(0.7, 1, 2, 5)) {
+    a <- c(1.1, 1.5, 2, 2.5, 3, 7.3, 10, 32)
+    got <- rdp_subsampled_gaussian(q, z, a)
+    ref <- vapply(a, function(ai) ref_rdp_integrate(q, z, ai), 0)
+    worst <- max(worst, abs(got - ref) / ref)
+  }
+  expect_lt(worst, 1e-8)
+})
+
+test_that("integer orders equal the binomial sum", {
+  for (q in c(0.02, 0.3, 0.9)) for (z in c(0.8, 1.5, 4)) for (a in c(2, 3, 5, 12)) {
+    expect_equal(rdp_subsampled_gaussian(q, z, a), ref_rdp_binomial(q, z, a),
+                 tolerance = 1e-11)
+  }
+})
+
+test_that("fractional orders are continuous across integers and in q -> 1", {
+  for (a in c(2, 3, 7)) {
+    r <- rdp_subsampled_gaussian(0.2, 1.3, c(a - 1e-7, a, a + 1e-7))
+    expect_equal(r[1], r[2], tolerance = 1e-5)
+    expect_equal(r[3], r[2], tolerance = 1e-5)
+  }
+  a <- c(1.5, 2.5, 7.3)
+  expect_equal(rdp_subsampled_gaussian(1 - 1e-10, 1.2, a), a / (2 * 1.2^2),
+               tolerance = 1e-8)
+})
+
+test_that("the published check value: z = 1.5, q = 0.04, T = 2250, delta = 1e-5", {
+  e <- dp_epsilon(1.5, 0.04, 2250, 1e-5)
+  expect_lt(abs(e - 7.32911117), 1e-6)
+  # the same through the conversion written out here
+  r <- 2250 * rdp_subsampled_gaussian(0.04, 1.5, dp_orders())
+  expect_equal(e, ref_conv_eps(r, dp_orders(), 1e-5), tolerance = 1e-14)
+})
+
+test_that("q = 1 uses the exact analytic Gaussian mechanism with mu = sqrt(T) / z", {
+  for (z in c(0.8, 2, 5)) for (T in c(1, 7, 100)) for (delta in c(1e-3, 1e-6)) {
+    mu <- sqrt(T) / z
+    e <- dp_epsilon(z, 1, T, delta)
+    expect_equal(e, ag_eps(mu, delta), tolerance = 1e-9)
+    expect_equal(dp_delta(z, 1, T, e), delta, tolerance = 1e-8)
+    # tighter than the RDP route (Gaussian RDP a / (2 z^2) per step)
+    a <- dp_orders()
+    expect_lte(e, ref_conv_eps(T * a / (2 * z^2), a, delta))
+  }
+  expect_equal(dp_delta(2, 1, 9, 1.3), ag_delta(1.5, 1.3), tolerance = 1e-12)
+  # delta(0) <= delta: epsilon is 0
+  expect_identical(dp_epsilon(1e4, 1, 1, 1e-3), 0)
+})
+
+test_that("dp_delta and dp_epsilon are inverse", {
+  for (p in list(c(1.1, 0.01, 1000), c(0.8, 0.2, 50), c(3, 1, 10))) {
+    for (eps in c(0.5, 1, 4)) {
+      d <- dp_delta(p[1], p[2], p[3], eps)
+      expect_gt(d, 0)
+      expect_lt(d, 1)
+      expect_equal(dp_epsilon(p[1], p[2], p[3], d), eps, tolerance = 1e-9)
+    }
+    for (delta in c(1e-3, 1e-7)) {
+      e <- dp_epsilon(p[1], p[2], p[3], delta)
+      expect_equal(dp_delta(p[1], p[2], p[3], e), delta, tolerance = 1e-8)
+    }
+  }
+  # the conversions invert each other on a grid of one RDP curve
+  r <- 300 * rdp_subsampled_gaussian(0.05, 1.1, dp_orders())
+  for (delta in 10^-(2:9)) {
+    e <- rdp_to_epsilon(r, dp_orders(), delta)
+    expect_equal(rdp_to_delta(r, dp_orders(), e), delta, tolerance = 1e-10)
+  }
+})
+
+test_that("calibration: the multiplier meets the target, 0.99 times it does not", {
+  cases <- list(c(1, 1e-5, 0.01, 1000), c(0.5, 1e-4, 1 / 6, 180),
+                c(3, 1e-6, 0.2, 50), c(8, 1e-5, 0.004, 20000),
+                c(2, 1e-5, 1, 10), c(0.5, 1e-4, 1, 5))
+  for (p in cases) {
+    z <- dp_noise_multiplier(p[1], p[2], p[3], p[4])
+    expect_lte(dp_epsilon(z, p[3], p[4], p[2]), p[1])
+    expect_gt(dp_epsilon(0.99 * z, p[3], p[4], p[2]), p[1])
+    # bisected to a relative 1e-6
+    expect_gt(dp_epsilon(z * (1 - 1e-5), p[3], p[4], p[2]), p[1])
+  }
+  # q = 1 against the analytic formula: mu = sqrt(T) / z solves delta(eps)
+  z <- dp_noise_multiplier(1, 1e-5, 1, 4)
+  expect_equal(ag_delta(sqrt(4) / z, 1), 1e-5, tolerance = 1e-4)
+  # unreachable with finite orders
+  expect_identical(arg_of(dp_noise_multiplier(0.05, 1e-5, 0.01, 100)), "epsilon")
+})
+
+test_that("composition: K x T steps of one component = one component with K T steps", {
+  one <- list(noise_multiplier = 1.3, sample_rate = 0.05, steps = 200)
+  many <- list(noise_multiplier = 1.3, sample_rate = 0.05, steps = 800)
+  expect_equal(account_epsilon(rep(list(one), 4), 1e-5),
+               account_epsilon(list(many), 1e-5), tolerance = 1e-12)
+  expect_equal(account_delta(rep(list(one), 4), 2),
+               account_delta(list(many), 2), tolerance = 1e-10)
+  expect_equal(account_epsilon(list(many), 1e-5), dp_epsilon(1.3, 0.05, 800, 1e-5))
+  # unsampled: exact Gaussian composition
+  g <- list(noise_multiplier = 4, sample_rate = 1, steps = 3)
+  expect_equal(account_epsilon(rep(list(g), 5), 1e-6), dp_epsilon(4, 1, 15, 1e-6),
+               tolerance = 1e-12)
+  # unnamed components are (noise_multiplier, sample_rate, steps)
+  expect_equal(account_epsilon(list(c(1.3, 0.05, 800)), 1e-5),
+               account_epsilon(list(many), 1e-5))
+})
+
+test_that("composition of different components", {
+  a <- dp_orders()
+  c1 <- list(noise_multiplier = 1.1, sample_rate = 0.02, steps = 500)
+  c2 <- list(noise_multiplier = 3, sample_rate = 0.3, steps = 40)
+  c3 <- list(noise_multiplier = 10, sample_rate = 1, steps = 2)
+  r12 <- 500 * rdp_subsampled_gaussian(0.02, 1.1, a) +
+    40 * rdp_subsampled_gaussian(0.3, 3, a)
+  expect_equal(account_epsilon(list(c1, c2), 1e-5), ref_conv_eps(r12, a, 1e-5),
+               tolerance = 1e-12)
+  # a q = 1 component among subsampled ones enters with RDP a / (2 z^2)
+  r123 <- r12 + 2 * a / (2 * 10^2)
+  expect_equal(account_epsilon(list(c1, c2, c3), 1e-5),
+               ref_conv_eps(r123, a, 1e-5), tolerance = 1e-12)
+  # all unsampled: mu_total = sqrt(sum T_i / z_i^2)
+  c4 <- list(noise_multiplier = 2, sample_rate = 1, steps = 5)
+  mu <- sqrt(2 / 10^2 + 5 / 2^2)
+  expect_equal(account_epsilon(list(c3, c4), 1e-5), ag_eps(mu, 1e-5),
+               tolerance = 1e-9)
+  expect_equal(account_delta(list(c3, c4), 1), ag_delta(mu, 1), tolerance = 1e-10)
+})
+
+test_that("calibrate_components meets the total with fixed components", {
+  pre <- list(list(noise_multiplier = 8, sample_rate = 1, steps = 1))
+  z <- calibrate_components(pre, sample_rate = 0.05, steps = 400,
+                            epsilon = 2, delta = 1e-5)
+  tot <- function(z) c(pre, list(list(noise_multiplier = z, sample_rate = 0.05,
+                                      steps = 400)))
+  expect_lte(account_epsilon(tot(z), 1e-5), 2)
+  expect_gt(account_epsilon(tot(0.99 * z), 1e-5), 2)
+  # the fixed part costs something: more noise than without it
+  expect_gt(z, dp_noise_multiplier(2, 1e-5, 0.05, 400))
+  # all unsampled: exact Gaussian total
+  z1 <- calibrate_components(pre, sample_rate = 1, steps = 10, epsilon = 1,
+                             delta = 1e-5)
+  expect_equal(ag_delta(sqrt(1 / 64 + 10 / z1^2), 1), 1e-5, tolerance = 1e-4)
+  # a fixed part that alone exceeds the budget
+  big <- list(list(noise_multiplier = 0.5, sample_rate = 1, steps = 10))
+  expect_identical(arg_of(calibrate_components(big, 1, 10, 1, 1e-5)), "epsilon")
+})
+
+test_that("bad inputs raise classed errors naming the argument", {
+  ok <- function(z = 1, q = 0.1, T = 10, d = 1e-5) dp_epsilon(z, q, T, d)
+  for (z in list(-1, 0, NA, NaN, "1", c(1, 2)))
+    expect_identical(arg_of(ok(z = z)), "noise_multiplier")
+  for (q in list(0, -0.1, 1.5, NA, Inf))
+    expect_identical(arg_of(ok(q = q)), "sample_rate")
+  for (T in list(0, 2.5, -1, NA, Inf))
+    expect_identical(arg_of(ok(T = T)), "steps")
+  for (d in list(0, 1, 1.5, -1e-5, NA))
+    expect_identical(arg_of(ok(d = d)), "delta")
+  for (e in list(0, -1, NA, Inf)) {
+    expect_identical(arg_of(dp_delta(1, 0.1, 10, e)), "epsilon")
+    expect_identical(arg_of(dp_noise_multiplier(e, 1e-5, 0.1, 10)), "epsilon")
+  }
+  expect_identical(arg_of(dp_noise_multiplier(1, 2, 0.1, 10)), "delta")
+  expect_identical(arg_of(dp_noise_multiplier(1, 1e-5, 0, 10)), "sample_rate")
+  expect_identical(arg_of(dp_noise_multiplier(1, 1e-5, 0.1, 0.5)), "steps")
+  for (o in list(c(1, 2), 0.5, c(2, NA), "a", numeric(0), c(2, Inf)))
+    expect_identical(arg_of(dp_epsilon(1, 0.1, 10, 1e-5, orders = o)), "orders")
+  expect_identical(arg_of(account_epsilon(list(), 1e-5)), "components")
+  expect_identical(arg_of(account_epsilon(list(c(1, 0.1, 10)), 2)), "delta")
+  expect_identical(arg_of(account_delta(list(c(1, 0.1, 10)), -1)), "epsilon")
+  expect_identical(arg_of(account_epsilon(list(c(1, 1.1, 10)), 1e-5)),
+                   "components")
+  expect_identical(arg_of(account_epsilon(list(c(1, 0.1, 2.5)), 1e-5)),
+                   "components")
+  expect_identical(arg_of(account_epsilon(list(list(noise_multiplier = -1,
+    sample_rate = 0.1, steps = 1)), 1e-5)), "components")
+})
