@@ -8,40 +8,7 @@
 # rnorm(1) per gradient coordinate, intercept first), so with the same seed
 # it must reproduce a fit to rounding error, noise included.
 
-psi_max <- 2 * sqrt(2) / 3
-
 `%||%` <- function(a, b) if (is.null(a)) b else a
-
-# E psi(a + bZ) for the Catoni-Giulini psi: exact normal tails beyond the
-# kinks +-sqrt(2), numerical quadrature of the cubic middle piece.
-catoni_ref <- function(a, b) {
-  lo <- (-sqrt(2) - a) / b
-  hi <- (sqrt(2) - a) / b
-  tails <- psi_max * (pnorm(hi, lower.tail = FALSE) - pnorm(lo))
-  mid <- if (b < 1) {
-    l <- max(lo, -15)
-    u <- min(hi, 15)
-    if (l < u) {
-      stats::integrate(function(z) {
-        x <- a + b * z
-        (x - x^3 / 6) * dnorm(z)
-      }, l, u, rel.tol = 1e-11, abs.tol = 1e-13, subdivisions = 1000L)$value
-    } else 0
-  } else {
-    stats::integrate(function(x) (x - x^3 / 6) * dnorm(x, a, b),
-                     -sqrt(2), sqrt(2), rel.tol = 1e-11, abs.tol = 1e-13,
-                     subdivisions = 1000L)$value
-  }
-  tails + mid
-}
-
-h_ref <- function(a, nu) {
-  vapply(a, function(ai) {
-    if (ai == 0) return(0)
-    v <- catoni_ref(ai, abs(ai) / sqrt(nu))
-    min(max(v, -psi_max), psi_max)
-  }, numeric(1))
-}
 
 # The oracles on the rows of G (per-record gradients), dividing by m.
 oracle_ref <- function(G, method, m, par, labels) {

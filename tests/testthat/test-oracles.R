@@ -8,48 +8,6 @@
 # The Catoni-Giulini expectation is computed by quadrature (integrate()),
 # never by the package's closed form.
 
-psi_max <- 2 * sqrt(2) / 3
-
-psi_ref <- function(x) {
-  ifelse(abs(x) <= sqrt(2), x - x^3 / 6, sign(x) * psi_max)
-}
-
-# E psi(a + bZ): psi is constant (+-psi_max) beyond the kinks x = +-sqrt(2),
-# so the two outer pieces are exact normal tail probabilities; the cubic
-# middle piece is integrated numerically, in z = (x - a) / b when the normal
-# is narrow (b < 1, limits cut at +-15 sd where dnorm is below 1e-49) and in
-# x itself otherwise (then a + bz would lose all precision for huge a).
-catoni_ref <- function(a, b) {
-  if (b == 0) return(psi_ref(a))
-  lo <- (-sqrt(2) - a) / b
-  hi <- (sqrt(2) - a) / b
-  tails <- psi_max * (pnorm(hi, lower.tail = FALSE) - pnorm(lo))
-  mid <- if (b < 1) {
-    l <- max(lo, -15)
-    u <- min(hi, 15)
-    if (l < u) {
-      stats::integrate(function(z) {
-        x <- a + b * z
-        (x - x^3 / 6) * dnorm(z)
-      }, l, u, rel.tol = 1e-11, abs.tol = 1e-13, subdivisions = 1000L)$value
-    } else 0
-  } else {
-    stats::integrate(function(x) (x - x^3 / 6) * dnorm(x, a, b),
-                     -sqrt(2), sqrt(2), rel.tol = 1e-11, abs.tol = 1e-13,
-                     subdivisions = 1000L)$value
-  }
-  tails + mid
-}
-
-# Holland's contribution h(a), clamped to +-psi_max; h(0) = 0.
-h_ref <- function(a, nu) {
-  vapply(a, function(ai) {
-    if (ai == 0) return(0)
-    v <- catoni_ref(ai, abs(ai) / sqrt(nu))
-    min(max(v, -psi_max), psi_max)
-  }, numeric(1))
-}
-
 clip_ref <- function(g, m, C) {
   big <- apply(abs(g), 1, max)
   nrm <- ifelse(big > 0, big * sqrt(rowSums((g / pmax(big, 1e-300))^2)), 0)
