@@ -120,4 +120,5 @@ catoni_mean <- function(a, b) {
   .Call(C_dpsco_catoni_mean, rep_len(as.double(a), n), rep_len(as.double(b), n))
 }
 
-holland_h <- function(a, nu) .Call(C_dpsco_holland_h, as.double(a), as.double(nu))
+holland_h <- function(a, nu, tabulated = FALSE)
+  .Call(C_dpsco_holland_h, as.double(a), as.double(nu), tabulated)

@@ -10,6 +10,7 @@
  *   oracle_kamath.c   Algorithm 3: clipped group means, coordinate median
  *   oracle_holland.c  Algorithm 4: Catoni-Giulini soft truncation
  *   catoni.c          E psi(a + bZ), the Holland contribution
+ *   holland_table.c   that contribution tabulated for one fit's nu
  *   prox.c            elastic-net proximal step
  *   spgd.c            the optimizer loop over steps and lambdas
  *   entry.c           .Call entry points (argument unpacking only)
@@ -41,6 +42,29 @@ double glm_residual(int family, double eta, double y);
 /* Every per-record gradient has the form g = r * (1, x) (intercept) or
  * g = r * x.  Oracles receive r, the record x and its precomputed norm
  * ||(1, x)|| so that nothing of size p is materialised per record. */
+/* ---- holland_table.c ------------------------------------------------ */
+typedef struct {
+    double sqrt_nu, cubic, a_poly;
+    int n_mid, n_tail;
+    double step, inv_step, tstep, inv_tstep;
+    double *mid, *tail;
+} holland_table;
+
+int holland_table_build(holland_table *tb, double nu);
+
+double holland_table_eval_far(const holland_table *tb, double a);
+
+/* The table look-up (holland_table.c explains the regions).  The common
+ * case, a small |a| where h is an exact cubic, is inline because it runs
+ * once per gradient coordinate of every sampled record. */
+static inline double holland_table_eval(const holland_table *tb, double a)
+{
+    double x = a < 0 ? -a : a;
+    if (x > tb->a_poly)
+        return holland_table_eval_far(tb, a);
+    return a * (1.0 - x * x * tb->cubic);
+}
+
 typedef struct {
     int kind;
     int dim;           /* gradient dimension = p + has_intercept */
@@ -50,12 +74,15 @@ typedef struct {
     double half_rho;   /* kamath: values clipped to [-rho/2, rho/2] */
     int k;             /* kamath: number of groups */
     double s, nu;      /* holland: scale and variance parameter */
+    int tabulated;     /* holland: use the table instead of exact values */
+    holland_table table;
     double *acc;       /* dim accumulators (k * dim for kamath) */
     double *work;      /* kamath: k values for one coordinate's median */
 } oracle_state;
 
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
-                  double clip, double rho, int k, double s, double nu);
+                  double clip, double rho, int k, double s, double nu,
+                  int exact);
 void oracle_reset(oracle_state *o);
 void oracle_add(oracle_state *o, double r, const double *x, double norm,
                 int label);

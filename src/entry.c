@@ -4,14 +4,21 @@
 #include <Rmath.h>
 #include "dpsco.h"
 
-static SEXP field(SEXP list, const char *name)
+static SEXP field_or_null(SEXP list, const char *name)
 {
     SEXP names = Rf_getAttrib(list, R_NamesSymbol);
     for (R_xlen_t i = 0; i < XLENGTH(list); i++)
         if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0)
             return VECTOR_ELT(list, i);
-    Rf_error("internal error: setting '%s' is missing", name);
-    return R_NilValue; /* not reached */
+    return R_NilValue;
+}
+
+static SEXP field(SEXP list, const char *name)
+{
+    SEXP v = field_or_null(list, name);
+    if (Rf_isNull(v))
+        Rf_error("internal error: setting '%s' is missing", name);
+    return v;
 }
 
 static double num(SEXP list, const char *name)
@@ -44,9 +51,10 @@ static double *transpose(SEXP x, int has_int, double **norm)
 
 static void setup_from(oracle_state *o, SEXP s, int p, int has_int)
 {
+    SEXP exact = field_or_null(s, "exact");
     oracle_setup(o, integer(s, "oracle"), p, has_int, num(s, "m"),
                  num(s, "clip"), num(s, "rho"), integer(s, "k"), num(s, "s"),
-                 num(s, "nu"));
+                 num(s, "nu"), Rf_isNull(exact) ? 0 : Rf_asInteger(exact));
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
@@ -145,13 +153,18 @@ SEXP dpsco_catoni_mean(SEXP a, SEXP b)
     return out;
 }
 
-SEXP dpsco_holland_h(SEXP a, SEXP nu)
+/* h(a) exactly, or from the table a fit with this nu would use. */
+SEXP dpsco_holland_h(SEXP a, SEXP nu, SEXP tabulated)
 {
     R_xlen_t n = XLENGTH(a);
     double sqrt_nu = sqrt(Rf_asReal(nu));
+    holland_table tb;
+    int use_table = Rf_asLogical(tabulated) == TRUE &&
+                    holland_table_build(&tb, Rf_asReal(nu));
     SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
     for (R_xlen_t i = 0; i < n; i++)
-        REAL(out)[i] = holland_h(REAL(a)[i], sqrt_nu);
+        REAL(out)[i] = use_table ? holland_table_eval(&tb, REAL(a)[i])
+                                 : holland_h(REAL(a)[i], sqrt_nu);
     UNPROTECT(1);
     return out;
 }

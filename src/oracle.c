@@ -6,7 +6,8 @@
 #include "dpsco.h"
 
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
-                  double clip, double rho, int k, double s, double nu)
+                  double clip, double rho, int k, double s, double nu,
+                  int exact)
 {
     o->kind = kind;
     o->has_int = has_int;
@@ -19,8 +20,8 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     o->nu = nu;
     o->acc = (double *) R_alloc((size_t) o->k * o->dim, sizeof(double));
     o->work = (double *) R_alloc((size_t) o->k, sizeof(double));
-    if (kind == ORACLE_HOLLAND)
-        catoni_init();
+    o->tabulated = kind == ORACLE_HOLLAND && !exact &&
+                   holland_table_build(&o->table, nu);
     oracle_reset(o);
 }
 

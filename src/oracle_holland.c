@@ -8,13 +8,24 @@
 
 void holland_add(oracle_state *o, double r, const double *x)
 {
-    double s = o->s, inv_s = 1.0 / o->s, sqrt_nu = sqrt(o->nu);
+    double s = o->s, r_s = r / o->s, sqrt_nu = sqrt(o->nu);
     double *acc = o->acc;
+    int p = o->dim - o->has_int;
     if (r == 0.0)
         return;
-    if (o->has_int)
-        *acc++ += s * holland_h(r * inv_s, sqrt_nu);
-    for (int j = 0; j < o->dim - o->has_int; j++)
-        if (x[j] != 0.0)
-            acc[j] += s * holland_h(r * x[j] * inv_s, sqrt_nu);
+    /* two copies of the loop keep the table test out of the inner loop */
+    if (o->tabulated) {
+        const holland_table *tb = &o->table;
+        if (o->has_int)
+            *acc++ += s * holland_table_eval(tb, r_s);
+        for (int j = 0; j < p; j++)
+            if (x[j] != 0.0)
+                acc[j] += s * holland_table_eval(tb, r_s * x[j]);
+    } else {
+        if (o->has_int)
+            *acc++ += s * holland_h(r_s, sqrt_nu);
+        for (int j = 0; j < p; j++)
+            if (x[j] != 0.0)
+                acc[j] += s * holland_h(r_s * x[j], sqrt_nu);
+    }
 }

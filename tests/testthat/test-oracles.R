@@ -345,3 +345,25 @@ test_that("holland: a record with tiny entries keeps the release finite and with
   expect_true(all(is.finite(ch)))
   expect_true(all(ch <= bound * (1 + 1e-12)))
 })
+
+test_that("the tabulated Holland contribution matches the exact one to 1e-10", {
+  set.seed(12)
+  a <- c(0, 1e-300, 1e-8, 0.01, 0.05, seq(0.003, 9.997, length.out = 4001),
+         10^stats::runif(2000, -4, 300), 1e300, Inf)
+  a <- c(a, -a)
+  for (nu in c(sqrt(log(10)), 0.01, 0.5, 3, 100, 1e6)) {
+    exact <- dpsco:::holland_h(a, nu)
+    table <- dpsco:::holland_h(a, nu, tabulated = TRUE)
+    ok <- is.finite(a)
+    expect_lte(max(abs(table - exact)[ok] / pmax(abs(exact[ok]), 1e-300)), 1e-10)
+    expect_equal(table[!ok], exact[!ok], tolerance = 1e-10)
+    # never outside the bound the sensitivity uses; odd
+    expect_lte(max(abs(table)), psi_max)
+    expect_identical(table[seq_len(length(a) / 2)], -table[-seq_len(length(a) / 2)])
+  }
+  # the limit a -> Inf: only the tails of psi remain
+  nu <- 2
+  expect_equal(dpsco:::holland_h(1e300, nu, tabulated = TRUE),
+               psi_max * (1 - 2 * stats::pnorm(sqrt(nu), lower.tail = FALSE)),
+               tolerance = 1e-12)
+})
