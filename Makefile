@@ -102,7 +102,9 @@ deps:
 	fi
 	@$(RSCRIPT) --vanilla -e '$(R_CHECK_LOAD)'
 
+# Objects are removed first: R CMD INSTALL does not track header changes.
 install: deps
+	rm -f src/*.o src/*.so
 	$(R) CMD INSTALL --no-multiarch .
 
 run: install

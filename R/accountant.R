@@ -342,6 +342,26 @@ account_delta <- function(components, epsilon, orders = dp_orders()) {
 # ---------------------------------------------------------------------------
 # Calibration
 
+# A starting point for the bracket: by the central limit theorem, `steps`
+# Poisson-subsampled Gaussian steps act roughly like one Gaussian mechanism
+# with mu = q sqrt(steps) / z (Dong, Roth and Su 2022), so take the z whose
+# mu meets the target exactly.  Only a guess: the bracket and the accountant
+# decide.
+clt_guess <- function(q, steps, epsilon, delta) {
+  if (q >= 1) return(sqrt(steps) / gaussian_mu(epsilon, delta))
+  mu <- gaussian_mu(epsilon, delta)
+  if (!is.finite(mu) || mu <= 0) return(1)
+  min(max(q * sqrt(steps) / mu, 2^-50), 2^50)
+}
+
+# The mu of a Gaussian mechanism that is exactly (epsilon, delta)-DP.
+gaussian_mu <- function(epsilon, delta) {
+  r <- tryCatch(stats::uniroot(function(mu) gaussian_epsilon(mu, delta) - epsilon,
+                               c(1e-3, 10), extendInt = "upX", tol = 1e-6),
+                error = function(e) NULL)
+  if (is.null(r)) NA_real_ else r$root
+}
+
 # Smallest noise multiplier z of a component (sample_rate, steps) such that,
 # composed with the `fixed` components, the accounted epsilon at `delta` does
 # not exceed `epsilon`.  Epsilon is non-increasing in z: bracket by doubling
@@ -383,11 +403,11 @@ calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
               if (!analytic) " with these Renyi orders (larger orders lower this limit)",
               ".")
   z_max <- 2^60
-  z <- 1
+  z <- clt_guess(sample_rate, steps, epsilon, delta)
   if (eps_at(z) > epsilon) {
     repeat {
       lo <- z
-      z <- 2 * z
+      z <- 1.5 * z
       if (z > z_max)
         arg_error("epsilon", "= ", format(epsilon), " cannot be met: noise ",
                   "multipliers up to 2^60 do not reach it.")
@@ -397,15 +417,41 @@ calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
   } else {
     repeat {
       hi <- z
-      z <- z / 2
+      z <- z / 1.5
       if (z < 2^-60) return(hi)   # essentially no noise needed
       if (eps_at(z) > epsilon) break
     }
     lo <- z
   }
+  # Illinois-type secant steps in log z on the bracket: each probe sits a
+  # little beyond the secant estimate of the root, on the side whose end is
+  # farther, so an accurate estimate closes the bracket in two probes.  The
+  # bracket only ever shrinks, so the answer keeps the guarantee of the
+  # bisection it replaces: eps(hi) <= epsilon < eps(lo), hi / lo - 1 <= rel_tol.
+  f_lo <- eps_at(lo) - epsilon
+  f_hi <- eps_at(hi) - epsilon
+  last <- 0L
   while (hi / lo - 1 > rel_tol) {
-    mid <- sqrt(lo * hi)
-    if (eps_at(mid) <= epsilon) hi <- mid else lo <- mid
+    l_lo <- log(lo)
+    l_hi <- log(hi)
+    est <- exp(l_lo + (l_hi - l_lo) * f_lo / (f_lo - f_hi))
+    probe <- if (hi / est > est / lo) est * (1 + rel_tol / 2.5)
+             else est * (1 - rel_tol / 2.5)
+    # keep the probe strictly inside the bracket (at worst a bisection)
+    if (!(probe > lo * (1 + rel_tol / 10) && probe < hi / (1 + rel_tol / 10)))
+      probe <- sqrt(lo * hi)
+    f <- eps_at(probe) - epsilon
+    if (f <= 0) {
+      hi <- probe
+      f_hi <- f
+      if (last == 1L) f_lo <- f_lo / 2  # Illinois: the same end moved twice
+      last <- 1L
+    } else {
+      lo <- probe
+      f_lo <- f
+      if (last == -1L) f_hi <- f_hi / 2
+      last <- -1L
+    }
   }
   if (!(account_epsilon(total(hi), delta, orders) <= epsilon))
     stop("calibration failed to meet epsilon = ", epsilon, call. = FALSE)
