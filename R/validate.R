@@ -64,9 +64,10 @@ check_x <- function(x, arg = "x", min_rows = 2L) {
   if (ncol(x) < 1L) arg_error(arg, "has no columns.")
   if (nrow(x) < min_rows)
     arg_error(arg, "needs at least ", min_rows, " row", if (min_rows > 1L) "s", ".")
-  if (!all(is.finite(x)))
+  # converted only when needed, so a double matrix is never copied here
+  if (!is.double(x)) storage.mode(x) <- "double"
+  if (!.Call(C_dpsco_all_finite, x))
     arg_error(arg, "contains NA, NaN or infinite values.")
-  storage.mode(x) <- "double"
   x
 }
 

@@ -143,6 +143,18 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
     return est;
 }
 
+/* TRUE when every entry of the double vector x is finite: the check of
+ * is.finite(x) without its n x p logical temporary. */
+SEXP dpsco_all_finite(SEXP x)
+{
+    const double *px = REAL(x);
+    R_xlen_t n = XLENGTH(x);
+    for (R_xlen_t i = 0; i < n; i++)
+        if (!R_FINITE(px[i]))
+            return Rf_ScalarLogical(FALSE);
+    return Rf_ScalarLogical(TRUE);
+}
+
 SEXP dpsco_catoni_mean(SEXP a, SEXP b)
 {
     R_xlen_t n = XLENGTH(a);

@@ -6,6 +6,7 @@ SEXP dpsco_fit(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
 SEXP dpsco_catoni_mean(SEXP, SEXP);
 SEXP dpsco_holland_h(SEXP, SEXP, SEXP);
+SEXP dpsco_all_finite(SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -16,6 +17,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_oracle_mean, 3),
     CALLDEF(dpsco_catoni_mean, 2),
     CALLDEF(dpsco_holland_h, 3),
+    CALLDEF(dpsco_all_finite, 1),
     {NULL, NULL, 0}
 };
 
