@@ -155,9 +155,14 @@ plot_utility <- function(data, x, y, group, panel = NULL, xlab = x, ylab = y,
       graphics::lines(r[[x]], r$mean, col = col[g], lwd = 2, type = "b", pch = 19)
       lo <- r$mean - r$sd
       if (grepl("y", log)) lo <- pmax(lo, yr[1L])
-      ok <- r$sd > 0
+      hi <- r$mean + r$sd
+      # bars shorter than the device can draw would only raise warnings
+      usr <- graphics::par("usr")[3:4]
+      span <- if (grepl("y", log)) log10(hi / lo) / diff(usr)
+              else (hi - lo) / diff(usr)
+      ok <- is.finite(span) & span > 1e-3
       if (any(ok))
-        graphics::arrows(r[[x]][ok], lo[ok], r[[x]][ok], (r$mean + r$sd)[ok],
+        graphics::arrows(r[[x]][ok], lo[ok], r[[x]][ok], hi[ok],
                          angle = 90, code = 3, length = 0.03, col = col[g])
     }
     if (!is.null(legend))
