@@ -9,6 +9,9 @@
 # It writes inst/extdata/simulation.rds (set the environment variable
 # DPSCO_SIM_OUT to write elsewhere), which vignettes/simulation.Rmd reads.
 # DPSCO_SIM_QUICK=1 runs a small smoke test (2 replicates, p = 20 and 150).
+# DPSCO_SIM_TIMING_ONLY=1 reruns stage c alone (Table 1, with the tuned
+# constants and batch sizes stored in the existing results file) and updates
+# the file: use it to time a new build of the package without the full run.
 # Measured wall time: 859 s (14.3 min) on a 2-core machine whose cores were
 # shared with other jobs (load average about 4 to 6 during the run).
 #
@@ -188,7 +191,24 @@ compact <- function(df) {
 stamp <- function(...) message(sprintf("[%6.0f s] ", proc.time()[["elapsed"]] -
                                          t_start), ...)
 
+# the constants and batch size of a method, from stages 0 and a
+consts <- function(model, method) {
+  r <- tuned[tuned$model == model & tuned$method == method, ]
+  c(c_lambda = r$c_lambda, c_trunc = r$c_trunc)
+}
+batch_of <- function(model, method)
+  batch_choice$m[batch_choice$model == model & batch_choice$method == method]
+
+timing_only <- nzchar(Sys.getenv("DPSCO_SIM_TIMING_ONLY"))
+if (timing_only) {
+  results <- readRDS(out_file)
+  tuned <- results$tuned
+  batch_choice <- results$batch_choice
+}
+
 # ---- Stage 0: tuning on one discarded replicate ------------------------------
+
+if (!timing_only) {
 
 lambda_grid <- c(0.125, 0.25, 0.5, 1, 2)
 # NA = the package defaults (clip = 1, the paper's rho and s with tau = 1),
@@ -226,11 +246,6 @@ tuned <- do.call(rbind, lapply(split(tuning, list(tuning$model, tuning$method)),
 rownames(tuned) <- NULL
 print(tuned)
 
-consts <- function(model, method) {
-  r <- tuned[tuned$model == model & tuned$method == method, ]
-  c(c_lambda = r$c_lambda, c_trunc = r$c_trunc)
-}
-
 # ---- Stage a: batch-size study -----------------------------------------------
 
 stamp("stage a: batch sizes")
@@ -263,9 +278,6 @@ batch_choice <- do.call(rbind, lapply(
   }))
 rownames(batch_choice) <- NULL
 print(batch_choice)
-batch_of <- function(model, method)
-  batch_choice$m[batch_choice$model == model & batch_choice$method == method]
-
 # ---- Stage b: Figures 1-2 -----------------------------------------------------
 
 stamp("stage b: figures 1-2")
@@ -294,6 +306,7 @@ figures <- par_tasks(fig_tasks, 303, function(tk) {
   do.call(rbind, rows)
 })
 figures <- compact(figures)
+}
 
 # ---- Stage c: Table 1 ---------------------------------------------------------
 
@@ -317,6 +330,14 @@ print(timing)
 # ---- Save ----------------------------------------------------------------------
 
 wall <- proc.time()[["elapsed"]] - t_start
+if (timing_only) {
+  results$timing <- timing
+  results$info$timing_date <- format(Sys.time(), "%Y-%m-%d")
+  results$info$timing_dpsco <- as.character(utils::packageVersion("dpsco"))
+  saveRDS(results, out_file, compress = "xz")
+  stamp("updated the timing of ", out_file)
+  quit(save = "no")
+}
 results <- list(
   design = list(n = n, delta = delta, zeta = zeta, p = p_grid,
                 epsilon = eps_grid, m = m_grid, reps_figures = reps_fig,
