@@ -32,10 +32,11 @@ void oracle_reset(oracle_state *o)
 
 static void plain_add(oracle_state *o, double r, const double *x)
 {
-    double *acc = o->acc;
+    double *restrict acc = o->acc;
+    int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += r;
-    for (int j = 0; j < o->dim - o->has_int; j++)
+    for (int j = 0; j < p; j++)
         acc[j] += r * x[j];
 }
 

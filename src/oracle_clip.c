@@ -12,9 +12,10 @@ void clip_add(oracle_state *o, double r, const double *x, double norm)
      * the clipped weight is then sign(r) C / norm. */
     double cap = o->clip / norm;
     double w = fabs(r) > cap ? copysign(cap, r) : r;
-    double *acc = o->acc;
+    double *restrict acc = o->acc;
+    int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += w;
-    for (int j = 0; j < o->dim - o->has_int; j++)
+    for (int j = 0; j < p; j++)
         acc[j] += w * x[j];
 }

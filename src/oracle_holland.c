@@ -9,7 +9,7 @@
 void holland_add(oracle_state *o, double r, const double *x)
 {
     double s = o->s, r_s = r / o->s, sqrt_nu = sqrt(o->nu);
-    double *acc = o->acc;
+    double *restrict acc = o->acc;
     int p = o->dim - o->has_int;
     if (r == 0.0)
         return;

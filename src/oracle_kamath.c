@@ -16,10 +16,11 @@ static double clamp(double v, double h)
 void kamath_add(oracle_state *o, double r, const double *x, int label)
 {
     double h = o->half_rho;
-    double *acc = o->acc + (size_t) label * o->dim;
+    double *restrict acc = o->acc + (size_t) label * o->dim;
+    int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += clamp(r, h);
-    for (int j = 0; j < o->dim - o->has_int; j++)
+    for (int j = 0; j < p; j++)
         acc[j] += clamp(r * x[j], h);
 }
 

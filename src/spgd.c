@@ -19,11 +19,19 @@
 static double linear_predictor(const double *beta, const double *x, int p,
                                int has_int)
 {
-    double eta = has_int ? beta[0] : 0.0;
+    /* four partial sums break the add-latency chain of one long sum */
     const double *b = beta + has_int;
-    for (int j = 0; j < p; j++)
-        eta += x[j] * b[j];
-    return eta;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int j = 0;
+    for (; j + 4 <= p; j += 4) {
+        s0 += x[j] * b[j];
+        s1 += x[j + 1] * b[j + 1];
+        s2 += x[j + 2] * b[j + 2];
+        s3 += x[j + 3] * b[j + 3];
+    }
+    for (; j < p; j++)
+        s0 += x[j] * b[j];
+    return (has_int ? beta[0] : 0.0) + ((s0 + s1) + (s2 + s3));
 }
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,

@@ -4,7 +4,9 @@
 # (estimation error against the dimension p, one panel per epsilon) and
 # Table 1 (running time per fit at p = 50).
 #
-# Run from the top of the source tree, with dpsco installed in LIB:
+# Run from the top of the source tree, with dpsco installed in LIB (compiled
+# from scratch, e.g. by bench/install.sh: objects left in src/ by a debug
+# build are -O0 and would slow every timing of stage c about threefold):
 #   R_LIBS=LIB Rscript inst/scripts/simulation.R
 # It writes inst/extdata/simulation.rds (set the environment variable
 # DPSCO_SIM_OUT to write elsewhere), which vignettes/simulation.Rmd reads.
