@@ -201,9 +201,12 @@ rdp_subsampled_gaussian <- function(q, z, orders) {
 
 rdp_to_epsilon <- function(rdp, orders, delta) {
   if (all(rdp == 0)) return(0)
-  e <- rdp + log1p(-1 / orders) - (log(delta) + log(orders)) / (orders - 1)
-  max(0, min(e))
+  max(0, min(rdp_epsilon_by_order(rdp, orders, delta)))
 }
+
+# the epsilon each order certifies on its own
+rdp_epsilon_by_order <- function(rdp, orders, delta)
+  rdp + log1p(-1 / orders) - (log(delta) + log(orders)) / (orders - 1)
 
 rdp_to_delta <- function(rdp, orders, epsilon) {
   if (all(rdp == 0)) return(0)
@@ -362,48 +365,11 @@ gaussian_mu <- function(epsilon, delta) {
   if (is.null(r)) NA_real_ else r$root
 }
 
-# Smallest noise multiplier z of a component (sample_rate, steps) such that,
-# composed with the `fixed` components, the accounted epsilon at `delta` does
-# not exceed `epsilon`.  Epsilon is non-increasing in z: bracket by doubling
-# or halving from z = 1, then bisect (geometrically) until the bracket is
-# within a relative 1e-6, and return its upper end, which meets the target.
-calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
-                                 delta, orders = dp_orders(), rel_tol = 1e-6) {
-  epsilon <- check_number(epsilon, "epsilon", 0, Inf)
-  delta <- acc_check_delta(delta)
-  sample_rate <- check_number(sample_rate, "sample_rate", 0, 1)
-  steps <- acc_check_steps(steps)
-  orders <- check_orders(orders)
-  fx <- if (length(fixed)) acc_components(fixed)
-        else acc_cm(numeric(0), numeric(0), numeric(0))
-  total <- function(z)
-    acc_cm(c(fx$z, z), c(fx$q, sample_rate), c(fx$steps, steps))
-  # the fixed part is computed once; eps_at(z) equals
-  # account_epsilon(total(z), delta, orders) (same operations, same order)
-  analytic <- sample_rate == 1 && acc_all_unsampled(fx)
-  if (analytic) {
-    mu2_fixed <- acc_mu(fx)^2
-    eps_at <- function(z) gaussian_epsilon(sqrt(mu2_fixed + steps / z^2), delta)
-    floor_eps <- gaussian_epsilon(sqrt(mu2_fixed), delta)
-  } else {
-    rdp_fixed <- acc_rdp_total(fx, orders)
-    eps_at <- function(z) rdp_to_epsilon(
-      rdp_fixed + steps * rdp_subsampled_gaussian(sample_rate, z, orders),
-      orders, delta)
-    # z -> Inf: the calibrated component contributes nothing, but a finite z
-    # still goes through the RDP conversion (no zero-RDP shortcut)
-    e <- rdp_fixed + log1p(-1 / orders) -
-      (log(delta) + log(orders)) / (orders - 1)
-    floor_eps <- max(0, min(e))
-  }
-  if (floor_eps >= epsilon)
-    arg_error("epsilon", "= ", format(epsilon), " cannot be met at delta = ",
-              format(delta), ": even infinite noise on the calibrated ",
-              "component leaves epsilon ", format(signif(floor_eps, 6)),
-              if (!analytic) " with these Renyi orders (larger orders lower this limit)",
-              ".")
+# Bracket the smallest z with eps_at(z) <= epsilon from the guess z (epsilon
+# is non-increasing in z), then close the bracket to a relative rel_tol.
+# Returns the bracket: eps_at(hi) <= epsilon < eps_at(lo).
+calibration_search <- function(eps_at, z, epsilon, rel_tol) {
   z_max <- 2^60
-  z <- clt_guess(sample_rate, steps, epsilon, delta)
   if (eps_at(z) > epsilon) {
     repeat {
       lo <- z
@@ -418,7 +384,7 @@ calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
     repeat {
       hi <- z
       z <- z / 1.5
-      if (z < 2^-60) return(hi)   # essentially no noise needed
+      if (z < 2^-60) return(list(lo = NA_real_, hi = hi))  # next to no noise
       if (eps_at(z) > epsilon) break
     }
     lo <- z
@@ -452,6 +418,69 @@ calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
       if (last == -1L) f_hi <- f_hi / 2
       last <- -1L
     }
+  }
+  list(lo = lo, hi = hi)
+}
+
+# Smallest noise multiplier z of a component (sample_rate, steps) such that,
+# composed with the `fixed` components, the accounted epsilon at `delta` does
+# not exceed `epsilon`.  Epsilon is non-increasing in z: bracket by doubling
+# or halving from z = 1, then bisect (geometrically) until the bracket is
+# within a relative 1e-6, and return its upper end, which meets the target.
+calibrate_components <- function(fixed = list(), sample_rate, steps, epsilon,
+                                 delta, orders = dp_orders(), rel_tol = 1e-6) {
+  epsilon <- check_number(epsilon, "epsilon", 0, Inf)
+  delta <- acc_check_delta(delta)
+  sample_rate <- check_number(sample_rate, "sample_rate", 0, 1)
+  steps <- acc_check_steps(steps)
+  orders <- check_orders(orders)
+  fx <- if (length(fixed)) acc_components(fixed)
+        else acc_cm(numeric(0), numeric(0), numeric(0))
+  total <- function(z)
+    acc_cm(c(fx$z, z), c(fx$q, sample_rate), c(fx$steps, steps))
+  # the fixed part is computed once; eps_at(z) equals
+  # account_epsilon(total(z), delta, orders) (same operations, same order)
+  analytic <- sample_rate == 1 && acc_all_unsampled(fx)
+  if (analytic) {
+    mu2_fixed <- acc_mu(fx)^2
+    eps_at <- function(z) gaussian_epsilon(sqrt(mu2_fixed + steps / z^2), delta)
+    floor_eps <- gaussian_epsilon(sqrt(mu2_fixed), delta)
+  } else {
+    rdp_fixed <- acc_rdp_total(fx, orders)
+    rdp_at <- function(z, k) rdp_fixed[k] +
+      steps * rdp_subsampled_gaussian(sample_rate, z, orders[k])
+    eps_at <- function(z) rdp_to_epsilon(rdp_at(z, seq_along(orders)), orders,
+                                         delta)
+    # z -> Inf: the calibrated component contributes nothing, but a finite z
+    # still goes through the RDP conversion (no zero-RDP shortcut)
+    floor_eps <- max(0, min(rdp_epsilon_by_order(rdp_fixed, orders, delta)))
+  }
+  if (floor_eps >= epsilon)
+    arg_error("epsilon", "= ", format(epsilon), " cannot be met at delta = ",
+              format(delta), ": even infinite noise on the calibrated ",
+              "component leaves epsilon ", format(signif(floor_eps, 6)),
+              if (!analytic) " with these Renyi orders (larger orders lower this limit)",
+              ".")
+  z <- clt_guess(sample_rate, steps, epsilon, delta)
+  if (analytic) {
+    hi <- calibration_search(eps_at, z, epsilon, rel_tol)$hi
+  } else {
+    # Search with the orders near the best one at the starting guess (a
+    # tenth of the work per evaluation).  Their epsilon is never below the
+    # full grid's, so the result meets the target; it is also the smallest
+    # multiplier on the full grid when the full grid still fails at the
+    # bracket's lower end.  Otherwise (or if those orders cannot reach the
+    # target at all) search again with every order.
+    best <- which.min(rdp_epsilon_by_order(rdp_at(z, seq_along(orders)),
+                                           orders, delta))
+    near <- max(1L, best - 8L):min(length(orders), best + 8L)
+    near_floor <- min(rdp_epsilon_by_order(rdp_fixed[near], orders[near], delta))
+    br <- if (near_floor < epsilon) calibration_search(
+      function(z) rdp_to_epsilon(rdp_at(z, near), orders[near], delta),
+      z, epsilon, rel_tol)
+    hi <- if (is.null(br)) z else br$hi
+    if (is.null(br) || (!is.na(br$lo) && !(eps_at(br$lo) > epsilon)))
+      hi <- calibration_search(eps_at, hi, epsilon, rel_tol)$hi
   }
   if (!(account_epsilon(total(hi), delta, orders) <= epsilon))
     stop("calibration failed to meet epsilon = ", epsilon, call. = FALSE)
