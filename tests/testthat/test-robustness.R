@@ -11,9 +11,10 @@
 # and glmnet for method "none".
 #
 # Reproducibility: the C engine has no OpenMP, no threads and no parallel
-# reduction (grep -rniE "omp|pthread|thread|parallel" src/ finds nothing), so
-# a fit is one sequential pass whose random draws all come from R's
-# generator in a fixed order; a seed reproduces it bit for bit.
+# reduction (no src/Makevars, and grep -rniE
+# "omp\.h|pragma|openmp|pthread|thread|parallel" src/ finds nothing), so a
+# fit is one sequential pass whose random draws all come from R's generator
+# in a fixed order; a seed reproduces it bit for bit.
 
 rob_data <- function(n = 40, p = 4, seed = 1) {
   set.seed(seed)
