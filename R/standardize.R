@@ -61,8 +61,10 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
 #  3. the trimmed mean of (x_j / B_j)^2 clamped to [0, 1].
 # Scaling by B_j before clamping makes each column's noise proportional to
 # its own scale.  centre = B_j * (2), scale = B_j sqrt((3) - (2)^2), or B_j
-# when the noisy variance is not positive.  Only public information (n, p,
-# the bin range) enters besides the three releases.
+# when the noisy variance is not positive; a column whose bound is the
+# lowest bin (2^-30: all zero at the histogram's resolution) keeps centre 0
+# and scale 1.  Only public information (n, p, the bin range) enters besides
+# the three releases.
 private_standardization <- function(x, intercept, epsilon, delta, share) {
   n <- nrow(x)
   p <- ncol(x)
@@ -84,7 +86,17 @@ private_standardization <- function(x, intercept, epsilon, delta, share) {
   m2 <- bound^2 * dp_mean_release(u^2, rbind(rep(0, p), rep(1, p)), z)$estimate
   ctr <- if (intercept) m1 else rep(0, p)
   v <- if (intercept) m2 - m1^2 else m2
-  list(center = unname(ctr), scale = unname(ifelse(v > 0, sqrt(pmax(v, 0)), bound)),
+  scl <- ifelse(v > 0, sqrt(pmax(v, 0)), bound)
+  # A column whose bound is the lowest bin (its bulk is 0 or below 2^-30 in
+  # absolute value, e.g. an all-zero column) has no scale to estimate: its
+  # noisy variance is pure noise times 2^-60, and dividing by its root would
+  # multiply the column's (noise-only) coefficient by ~1e9 or more on the
+  # original scale.  Such a column is left as it is (centre 0, scale 1).
+  # Post-processing of the histogram release: no privacy cost, same draws.
+  flat <- bin == 1L
+  ctr[flat] <- 0
+  scl[flat] <- 1
+  list(center = unname(ctr), scale = unname(scl),
        bound = bound,
        part = privacy_part("standardize", z, 1, 3, NA_real_, share))
 }
