@@ -53,14 +53,17 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     steps = vapply(parts, `[[`, 0, "steps"),
     sensitivity = vapply(parts, `[[`, 0, "sensitivity"),
     stringsAsFactors = FALSE)
+  eps_total <- if (private) account_parts(parts, delta) else Inf
+  # a single part with the whole budget is its own total: not accounted twice
   if (private)
     shares$epsilon_alone <- vapply(parts, function(p)
-      account_parts(list(p), p$share * delta), 0)
+      if (length(parts) == 1L && p$share == 1) eps_total
+      else account_parts(list(p), p$share * delta), 0)
   rec <- list(
     private = private,
     epsilon = epsilon,
     delta = if (private) delta else 0,
-    epsilon_accounted = if (private) account_parts(parts, delta) else Inf,
+    epsilon_accounted = eps_total,
     calibration = calibration,
     accountant = if (private) accountant_label(parts) else "not private",
     noise_multiplier = main$noise_multiplier,

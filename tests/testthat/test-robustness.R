@@ -501,13 +501,14 @@ test_that("method none: a zero column stays exactly 0 and changes nothing else",
                   iterations = 3000, step_size = step,
                   control = dpsco_control(output = "last"))
     expect_identical(unname(fit0$beta[3, ]), rep(0, 4))
-    # the same path as without the column, bit for bit (same lambda grid)
+    # the same path as without the column (same lambda grid), to rounding:
+    # the column shifts which partial sum of x'beta each term joins
     fit <- dpsco(d0$x, y, family = family, method = "none",
                  lambda = fit0$lambda, iterations = 3000, step_size = step,
                  control = dpsco_control(output = "last"))
     expect_equal(fit0$lambda, fit$lambda, tolerance = 1e-15)
-    expect_identical(unname(fit0$beta[-3, ]), unname(fit$beta))
-    expect_identical(fit0$a0, fit$a0)
+    expect_equal(unname(fit0$beta[-3, ]), unname(fit$beta), tolerance = 1e-12)
+    expect_equal(fit0$a0, fit$a0, tolerance = 1e-12)
     # and glmnet's solution, where the zero column is 0 too
     g <- glmnet::glmnet(x0, y, family = family, lambda = fit0$lambda[3],
                         standardize = FALSE, thresh = 1e-14, maxit = 1e6)
