@@ -3,7 +3,7 @@
  * functions.  h is odd, so only a >= 0 is stored:
  *   |a| <= a_poly : h(a) = a (1 - a^2 (1/6 + 1/(2 nu))) exactly: a + bZ stays
  *                   inside the cubic part of psi except with probability
- *                   below Q(38) < 1e-300;
+ *                   Q(10) < 1e-23, whose effect on h is far below 1e-12;
  *   |a| <= A_MID  : cubic (4-point Lagrange) interpolation on a uniform grid
  *                   in a, fine enough to resolve the smoothing width b near
  *                   the kinks of psi;
@@ -38,7 +38,7 @@ int holland_table_build(holland_table *tb, double nu)
         return 0;
     tb->sqrt_nu = sqrt_nu;
     tb->cubic = 1.0 / 6.0 + 1.0 / (2.0 * nu);
-    tb->a_poly = SQRT2 / (1.0 + 38.0 / sqrt_nu);
+    tb->a_poly = SQRT2 / (1.0 + 10.0 / sqrt_nu);
     tb->n_mid = (int) npts;
     tb->step = A_MID / tb->n_mid;
     tb->inv_step = 1.0 / tb->step;
