@@ -165,6 +165,13 @@
 #'   the output iterate (the running average, or the current iterate when
 #'   `control$output = "last"`) for every lambda; post-processing, free of
 #'   privacy cost.
+#' @param threads number of chunks each step's batch is split into; the
+#'   chunks run in parallel (OpenMP) on at most `threads` threads, fewer when
+#'   `OMP_THREAD_LIMIT` or the number of processors says so.  The fit depends
+#'   on `threads` only through the order in which per-record sums are added:
+#'   for a given seed and `threads` it is identical on every machine, with or
+#'   without OpenMP and whatever number of threads actually ran.  The default
+#'   is `getOption("dpsco.threads", 2)`.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -194,7 +201,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                   intercept = TRUE, standardize = FALSE, batch_size = NULL,
                   iterations = NULL, step_size = NULL,
                   calibration = c("accountant", "paper"),
-                  control = dpsco_control(), trace = FALSE) {
+                  control = dpsco_control(), trace = FALSE,
+                  threads = getOption("dpsco.threads", 2L)) {
   this_call <- match.call()
   family <- match.arg(family)
   method <- match.arg(method)
@@ -230,6 +238,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
   curvature <- if (family == "binomial") 1 / 4 else 1
   step_size <- check_number(step_size %||% (1 / (d * curvature)), "step_size", 0)
   trace_at <- check_trace(trace, steps)
+  threads <- check_count(threads, "threads", 1, 64)
 
   if (is.null(lambda)) {
     check_count(nlambda, "nlambda")
@@ -268,7 +277,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
     noise_sd = z * oracle$sensitivity, steps = steps, step_size = step_size,
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
     last_iterate = as.integer(control$output == "last"), alpha = alpha,
-    penalty_factor = pf))
+    penalty_factor = pf, threads = threads))
   res <- .Call(C_dpsco_fit, x, yy$y, settings, lambda, rep(0, d), trace_at)
 
   public <- c("n (sample size)", "p (dimension)", "lambda grid",
@@ -291,7 +300,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                             penalty.factor = pf, clip = oracle$clip,
                             rho = oracle$rho, k = oracle$k, s = oracle$s,
                             nu = oracle$nu, calibration = calibration,
-                            control = control),
+                            control = control, threads = threads),
             privacy = record, trace_at = trace_at, std = std)
 }
 

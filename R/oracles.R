@@ -105,7 +105,7 @@ oracle_setup <- function(method, control, m, d, eps, delta) {
 oracle_mean <- function(g, method, m = nrow(g), clip = 1, rho = 1, k = 1L,
                         s = 1, nu = 1, labels = NULL, noise_sd = 0) {
   g <- as.matrix(g)
-  storage.mode(g) <- "double"
+  if (!is.double(g)) storage.mode(g) <- "double"  # a double g is not copied
   settings <- list(oracle = oracle_codes[[method]], m = as.double(m),
                    clip = clip, rho = rho, k = as.integer(k), s = s, nu = nu,
                    noise_sd = noise_sd)

@@ -3,7 +3,9 @@
  * A private gradient step is a mean estimator ("oracle") with a known L2
  * sensitivity, plus Gaussian noise scaled to it, plus a proximal step.  The
  * files of src/ each do one of those jobs:
+ *   records.c         the row-major copy of x and per-record norms, maxima
  *   sample.c          Poisson batch sampling by geometric gaps
+ *   pass.c            one step's pass over its batch, in fixed chunks
  *   family.c          per-record loss derivative (gaussian, binomial)
  *   oracle.c          accumulate/finish dispatch shared by all oracles
  *   oracle_clip.c     Algorithm 1: per-record L2 clipping
@@ -22,6 +24,16 @@
 #include <R.h>
 #include <Rinternals.h>
 
+/* Inner loops over the features of one record are marked for SIMD when the
+ * compiler has OpenMP: "omp simd" lifts the cost model that keeps -O2 from
+ * vectorising loops of unknown length.  Each element is still computed by
+ * the same operations, so the results do not change. */
+#ifdef _OPENMP
+#define DPSCO_SIMD _Pragma("omp simd")
+#else
+#define DPSCO_SIMD
+#endif
+
 enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1 };
 enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
 
@@ -34,14 +46,28 @@ typedef struct {
 
 void sampler_init(poisson_sampler *s, int n, double q);
 int sampler_next(const poisson_sampler *s, int cur);
+int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
+
+/* ---- records.c ------------------------------------------------------ */
+typedef struct {
+    double *xt;    /* p x n: record i at xt + i * p */
+    double *norm;  /* ||(1, x_i)|| or ||x_i|| */
+    double *xmax;  /* max_j |x_ij| over the features only */
+} records;
+
+void records_fill(records *rec, const double *x, int n, int p, int has_int,
+                  int from, int to);
+void records_alloc(records *rec, int n, int p);
 
 /* ---- family.c ------------------------------------------------------- */
 double glm_residual(int family, double eta, double y);
 
 /* ---- oracles -------------------------------------------------------- */
 /* Every per-record gradient has the form g = r * (1, x) (intercept) or
- * g = r * x.  Oracles receive r, the record x and its precomputed norm
- * ||(1, x)|| so that nothing of size p is materialised per record. */
+ * g = r * x.  Oracles receive r, the record x, its precomputed norm
+ * ||(1, x)|| and its largest |x_j|, so that nothing of size p is
+ * materialised per record and a whole record can be found to need no
+ * clamping before its loop starts. */
 /* ---- holland_table.c ------------------------------------------------ */
 typedef struct {
     double sqrt_nu, cubic, a_poly;
@@ -76,22 +102,27 @@ typedef struct {
     double s, nu;      /* holland: scale and variance parameter */
     int tabulated;     /* holland: use the table instead of exact values */
     holland_table table;
-    double *acc;       /* dim accumulators (k * dim for kamath) */
+    int nchunks;       /* accumulator sets, one per chunk of a batch */
+    size_t stride;     /* doubles between two chunks' sets */
+    double *acc;       /* nchunks sets of dim (k * dim for kamath) sums */
     double *work;      /* kamath: k values for one coordinate's median */
 } oracle_state;
 
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
                   double clip, double rho, int k, double s, double nu,
-                  int exact);
+                  int exact, int nchunks);
 void oracle_reset(oracle_state *o);
-void oracle_add(oracle_state *o, double r, const double *x, double norm,
-                int label);
+void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
+                double norm, double xmax, int label);
 void oracle_finish(oracle_state *o, double *est);
 
-void clip_add(oracle_state *o, double r, const double *x, double norm);
-void kamath_add(oracle_state *o, double r, const double *x, int label);
+void clip_add(const oracle_state *o, double *acc, double r, const double *x,
+              double norm);
+void kamath_add(const oracle_state *o, double *acc, double r, const double *x,
+                double xmax);
 void kamath_finish(oracle_state *o, double *est);
-void holland_add(oracle_state *o, double r, const double *x);
+void holland_add(const oracle_state *o, double *acc, double r,
+                 const double *x, double xmax);
 
 /* ---- catoni.c ------------------------------------------------------- */
 double catoni_mean(double a, double b);
@@ -104,9 +135,8 @@ void prox_step(double *beta, const double *grad, int p, int has_int,
 
 /* ---- spgd.c --------------------------------------------------------- */
 typedef struct {
-    const double *xt;   /* p x n: record i at xt + i * p */
+    records rec;
     const double *y;
-    const double *norm; /* ||(1, x_i)|| or ||x_i|| */
     int n, p, has_int, family;
     double q;           /* Poisson sampling rate m / n */
     double noise_sd;    /* z * sensitivity; ignored by ORACLE_NONE */
@@ -118,12 +148,15 @@ typedef struct {
     const double *pf;
     const int *trace_at; /* sorted steps (1-based) to record */
     int ntrace;
+    int max_threads;    /* threads the chunks may run on */
 } spgd_problem;
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace);
 
-/* ---- helpers -------------------------------------------------------- */
-double scaled_norm(const double *x, int p, int has_int);
+/* ---- pass.c --------------------------------------------------------- */
+void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
+                const int *idx, const int *label, int count);
+int dpsco_thread_limit(void);
 
 #endif

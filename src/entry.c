@@ -31,30 +31,14 @@ static int integer(SEXP list, const char *name)
     return Rf_asInteger(field(list, name));
 }
 
-/* Copy the n x p column-major matrix x into p x n so each record is one
- * contiguous run of memory; also return each record's norm. */
-static double *transpose(SEXP x, int has_int, double **norm)
-{
-    int n = Rf_nrows(x), p = Rf_ncols(x);
-    const double *px = REAL(x);
-    double *xt = (double *) R_alloc((size_t) n * p, sizeof(double));
-    for (int j = 0; j < p; j++) {
-        const double *col = px + (size_t) j * n;
-        for (int i = 0; i < n; i++)
-            xt[(size_t) i * p + j] = col[i];
-    }
-    *norm = (double *) R_alloc((size_t) n, sizeof(double));
-    for (int i = 0; i < n; i++)
-        (*norm)[i] = scaled_norm(xt + (size_t) i * p, p, has_int);
-    return xt;
-}
-
-static void setup_from(oracle_state *o, SEXP s, int p, int has_int)
+static void setup_from(oracle_state *o, SEXP s, int p, int has_int,
+                       int nchunks)
 {
     SEXP exact = field_or_null(s, "exact");
     oracle_setup(o, integer(s, "oracle"), p, has_int, num(s, "m"),
                  num(s, "clip"), num(s, "rho"), integer(s, "k"), num(s, "s"),
-                 num(s, "nu"), Rf_isNull(exact) ? 0 : Rf_asInteger(exact));
+                 num(s, "nu"), Rf_isNull(exact) ? 0 : Rf_asInteger(exact),
+                 nchunks);
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
@@ -64,10 +48,9 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     int has_int = integer(settings, "intercept");
     int dim = p + has_int, nlambda = Rf_length(lambda);
     spgd_problem pr;
-    double *norm;
-    pr.xt = transpose(x, has_int, &norm);
+    records_alloc(&pr.rec, n, p);
+    records_fill(&pr.rec, REAL(x), n, p, has_int, 0, n);
     pr.y = REAL(y);
-    pr.norm = norm;
     pr.n = n;
     pr.p = p;
     pr.has_int = has_int;
@@ -82,9 +65,12 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     pr.pf = REAL(field(settings, "penalty_factor"));
     pr.trace_at = INTEGER(trace_at);
     pr.ntrace = Rf_length(trace_at);
+    int threads = integer(settings, "threads");
+    int limit = dpsco_thread_limit();
+    pr.max_threads = threads < limit ? threads : limit;
 
     oracle_state o;
-    setup_from(&o, settings, p, has_int);
+    setup_from(&o, settings, p, has_int, threads);
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
     SEXP tr = R_NilValue;
@@ -107,16 +93,21 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     return res;
 }
 
+/* Rows of g copied (and normed) per block: small enough to stay in cache,
+ * so a release makes no copy of g. */
+#define RELEASE_BLOCK_VALUES 4096
+
 /* One release of an oracle on the rows of g (every row in the batch), with
  * optional Gaussian noise.  'labels' gives kamath's group of each row
  * (0-based); NULL draws them from R's generator. */
 SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
 {
     int n = Rf_nrows(g), dim = Rf_ncols(g);
-    double *norm;
-    double *xt = transpose(g, 0, &norm);
+    int block = dim < RELEASE_BLOCK_VALUES ? RELEASE_BLOCK_VALUES / dim : 1;
+    records rec;
+    records_alloc(&rec, block, dim);
     oracle_state o;
-    setup_from(&o, settings, dim, 0);
+    setup_from(&o, settings, dim, 0, 1);
     double sd = num(settings, "noise_sd");
     int draw = Rf_isNull(labels) && o.kind == ORACLE_KAMATH;
     int noisy = o.kind != ORACLE_NONE && sd > 0;
@@ -124,14 +115,19 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
     SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
     if (draw || noisy)
         GetRNGstate();
-    for (int i = 0; i < n; i++) {
-        int label = 0;
-        if (o.kind == ORACLE_KAMATH) {
-            label = draw ? (int) (unif_rand() * o.k) : INTEGER(labels)[i];
-            if (label >= o.k)
-                label = o.k - 1;
+    for (int b = 0; b < n; b += block) {
+        int e = n - b < block ? n : b + block;
+        records_fill(&rec, REAL(g), n, dim, 0, b, e);
+        for (int i = b; i < e; i++) {
+            int label = 0;
+            if (o.kind == ORACLE_KAMATH) {
+                label = draw ? (int) (unif_rand() * o.k) : INTEGER(labels)[i];
+                if (label >= o.k)
+                    label = o.k - 1;
+            }
+            oracle_add(&o, o.acc, 1.0, rec.xt + (size_t) (i - b) * dim,
+                       rec.norm[i - b], rec.xmax[i - b], label);
         }
-        oracle_add(&o, 1.0, xt + (size_t) i * dim, norm[i], label);
     }
     oracle_finish(&o, REAL(est));
     if (noisy)
@@ -141,6 +137,11 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
         PutRNGstate();
     UNPROTECT(1);
     return est;
+}
+
+SEXP dpsco_max_threads(void)
+{
+    return Rf_ScalarInteger(dpsco_thread_limit());
 }
 
 /* TRUE when every entry of the double vector x is finite: the check of

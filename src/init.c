@@ -7,6 +7,7 @@ SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
 SEXP dpsco_catoni_mean(SEXP, SEXP);
 SEXP dpsco_holland_h(SEXP, SEXP, SEXP);
 SEXP dpsco_all_finite(SEXP);
+SEXP dpsco_max_threads(void);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -18,6 +19,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_catoni_mean, 2),
     CALLDEF(dpsco_holland_h, 3),
     CALLDEF(dpsco_all_finite, 1),
+    CALLDEF(dpsco_max_threads, 0),
     {NULL, NULL, 0}
 };
 

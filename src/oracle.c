@@ -1,13 +1,22 @@
 /* Dispatch shared by the four mean estimators.  Each oracle accumulates
  * bounded per-record contributions and divides by the expected batch size m
- * (never the realised one, which is data-dependent). */
+ * (never the realised one, which is data-dependent).
+ *
+ * A batch may be streamed in several chunks at once (pass.c): each chunk
+ * sums into its own set of accumulators and the sets are added in chunk
+ * order at the end, so the result depends on the number of chunks but not
+ * on which thread ran which chunk or when. */
 #include <math.h>
 #include <string.h>
 #include "dpsco.h"
 
+/* Accumulator sets start on separate 64-byte cache lines: chunks run by
+ * different threads then never write to the same line. */
+#define LINE_DOUBLES 8
+
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
                   double clip, double rho, int k, double s, double nu,
-                  int exact)
+                  int exact, int nchunks)
 {
     o->kind = kind;
     o->has_int = has_int;
@@ -18,7 +27,10 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     o->k = kind == ORACLE_KAMATH ? k : 1;
     o->s = s;
     o->nu = nu;
-    o->acc = (double *) R_alloc((size_t) o->k * o->dim, sizeof(double));
+    o->nchunks = nchunks < 1 ? 1 : nchunks;
+    size_t set = (size_t) o->k * o->dim;
+    o->stride = (set + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;
+    o->acc = (double *) R_alloc(o->stride * o->nchunks, sizeof(double));
     o->work = (double *) R_alloc((size_t) o->k, sizeof(double));
     o->tabulated = kind == ORACLE_HOLLAND && !exact &&
                    holland_table_build(&o->table, nu);
@@ -27,60 +39,50 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
 
 void oracle_reset(oracle_state *o)
 {
-    memset(o->acc, 0, (size_t) o->k * o->dim * sizeof(double));
+    memset(o->acc, 0, o->stride * o->nchunks * sizeof(double));
 }
 
-static void plain_add(oracle_state *o, double r, const double *x)
+static void plain_add(const oracle_state *o, double *restrict acc, double r,
+                      const double *restrict x)
 {
-    double *restrict acc = o->acc;
     int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += r;
+    DPSCO_SIMD
     for (int j = 0; j < p; j++)
         acc[j] += r * x[j];
 }
 
-void oracle_add(oracle_state *o, double r, const double *x, double norm,
-                int label)
+void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
+                double norm, double xmax, int label)
 {
     switch (o->kind) {
     case ORACLE_CLIP:
-        clip_add(o, r, x, norm);
+        clip_add(o, acc, r, x, norm);
         break;
     case ORACLE_KAMATH:
-        kamath_add(o, r, x, label);
+        kamath_add(o, acc + (size_t) label * o->dim, r, x, xmax);
         break;
     case ORACLE_HOLLAND:
-        holland_add(o, r, x);
+        holland_add(o, acc, r, x, xmax);
         break;
     default:
-        plain_add(o, r, x);
+        plain_add(o, acc, r, x);
     }
 }
 
 void oracle_finish(oracle_state *o, double *est)
 {
+    size_t set = (size_t) o->k * o->dim;
+    for (int c = 1; c < o->nchunks; c++) {
+        const double *from = o->acc + (size_t) c * o->stride;
+        for (size_t j = 0; j < set; j++)
+            o->acc[j] += from[j];
+    }
     if (o->kind == ORACLE_KAMATH) {
         kamath_finish(o, est);
         return;
     }
     for (int j = 0; j < o->dim; j++)
         est[j] = o->acc[j] / o->m;
-}
-
-/* ||(1, x)|| (or ||x||) without overflow for entries up to DBL_MAX. */
-double scaled_norm(const double *x, int p, int has_int)
-{
-    double big = has_int ? 1.0 : 0.0;
-    for (int j = 0; j < p; j++)
-        if (fabs(x[j]) > big)
-            big = fabs(x[j]);
-    if (big == 0.0)
-        return 0.0;
-    double ss = has_int ? (1.0 / big) * (1.0 / big) : 0.0;
-    for (int j = 0; j < p; j++) {
-        double v = x[j] / big;
-        ss += v * v;
-    }
-    return big * sqrt(ss);
 }

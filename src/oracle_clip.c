@@ -4,7 +4,8 @@
 #include <math.h>
 #include "dpsco.h"
 
-void clip_add(oracle_state *o, double r, const double *x, double norm)
+void clip_add(const oracle_state *o, double *restrict acc, double r,
+              const double *restrict x, double norm)
 {
     if (r == 0.0 || norm == 0.0)
         return;
@@ -12,10 +13,10 @@ void clip_add(oracle_state *o, double r, const double *x, double norm)
      * the clipped weight is then sign(r) C / norm. */
     double cap = o->clip / norm;
     double w = fabs(r) > cap ? copysign(cap, r) : r;
-    double *restrict acc = o->acc;
     int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += w;
+    DPSCO_SIMD
     for (int j = 0; j < p; j++)
         acc[j] += w * x[j];
 }

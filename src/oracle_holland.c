@@ -6,26 +6,51 @@
 #include <math.h>
 #include "dpsco.h"
 
-void holland_add(oracle_state *o, double r, const double *x)
+/* With the table: values in its exact cubic region (zeros included) are
+ * added by one branch-free loop, the few beyond it by a second pass; adding
+ * 0 for them in the first loop leaves the sums exactly as a look-up per
+ * value would.  Both loops test a^2 <= a_poly^2, the form GCC turns into a
+ * vector select (a value beyond a_poly by rounding only is still inside the
+ * region where the cubic is exact).  When |r / s| max_j |x_j| <= a_poly no
+ * value can fail the test (rounding is monotone) and the second pass is
+ * skipped. */
+static void tabulated_add(const holland_table *tb, double *restrict acc,
+                          double r_s, double s, const double *restrict x,
+                          double xmax, int p)
 {
-    double s = o->s, r_s = r / o->s, sqrt_nu = sqrt(o->nu);
-    double *restrict acc = o->acc;
+    double c = tb->cubic, a2 = tb->a_poly * tb->a_poly;
+    DPSCO_SIMD
+    for (int j = 0; j < p; j++) {
+        double a = r_s * x[j];
+        double b = a * a <= a2 ? a : 0.0;
+        acc[j] += s * (b * (1.0 - b * b * c));
+    }
+    if (fabs(r_s) * xmax <= tb->a_poly)
+        return;
+    for (int j = 0; j < p; j++) {
+        double a = r_s * x[j];
+        if (a * a > a2)
+            acc[j] += s * holland_table_eval_far(tb, a);
+    }
+}
+
+void holland_add(const oracle_state *o, double *restrict acc, double r,
+                 const double *restrict x, double xmax)
+{
+    double s = o->s, r_s = r / o->s;
     int p = o->dim - o->has_int;
     if (r == 0.0)
         return;
-    /* two copies of the loop keep the table test out of the inner loop */
     if (o->tabulated) {
-        const holland_table *tb = &o->table;
         if (o->has_int)
-            *acc++ += s * holland_table_eval(tb, r_s);
-        for (int j = 0; j < p; j++)
-            if (x[j] != 0.0)
-                acc[j] += s * holland_table_eval(tb, r_s * x[j]);
-    } else {
-        if (o->has_int)
-            *acc++ += s * holland_h(r_s, sqrt_nu);
-        for (int j = 0; j < p; j++)
-            if (x[j] != 0.0)
-                acc[j] += s * holland_h(r_s * x[j], sqrt_nu);
+            *acc++ += s * holland_table_eval(&o->table, r_s);
+        tabulated_add(&o->table, acc, r_s, s, x, xmax, p);
+        return;
     }
+    double sqrt_nu = sqrt(o->nu);
+    if (o->has_int)
+        *acc++ += s * holland_h(r_s, sqrt_nu);
+    for (int j = 0; j < p; j++)
+        if (x[j] != 0.0)
+            acc[j] += s * holland_h(r_s * x[j], sqrt_nu);
 }

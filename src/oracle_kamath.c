@@ -13,15 +13,26 @@ static double clamp(double v, double h)
     return v > h ? h : (v < -h ? -h : v);
 }
 
-void kamath_add(oracle_state *o, double r, const double *x, int label)
+/* acc is the record's group's row of sums.  When |r| max_j |x_j| <= rho/2
+ * no value of the record reaches the clamp (rounding is monotone, so
+ * fl(|r x_j|) <= fl(|r| max |x|)) and the clamp-free loop adds exactly the
+ * same numbers. */
+void kamath_add(const oracle_state *o, double *restrict acc, double r,
+                const double *restrict x, double xmax)
 {
     double h = o->half_rho;
-    double *restrict acc = o->acc + (size_t) label * o->dim;
     int p = o->dim - o->has_int;
     if (o->has_int)
         *acc++ += clamp(r, h);
-    for (int j = 0; j < p; j++)
-        acc[j] += clamp(r * x[j], h);
+    if (fabs(r) * xmax <= h) {
+        DPSCO_SIMD
+        for (int j = 0; j < p; j++)
+            acc[j] += r * x[j];
+    } else {
+        DPSCO_SIMD
+        for (int j = 0; j < p; j++)
+            acc[j] += clamp(r * x[j], h);
+    }
 }
 
 /* k-th smallest of v[0..n-1] (0-based) by Hoare selection; v is permuted. */

@@ -23,3 +23,22 @@ int sampler_next(const poisson_sampler *s, int cur)
     double next = (double) cur + 1.0 + gap;
     return next >= (double) s->n ? s->n : (int) next;
 }
+
+/* Draw one step's batch: the sampled records in increasing order and, when
+ * k > 0, each one's Kamath group, uniform on 0 .. k - 1.  The draws alternate
+ * (gap, label, gap, label, ...), all from R's generator and before any
+ * record is visited, so the batch does not depend on how the pass over it
+ * is split.  Returns the batch size. */
+int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
+{
+    int count = 0;
+    for (int i = sampler_next(s, -1); i < s->n; i = sampler_next(s, i)) {
+        idx[count] = i;
+        if (k > 0) {
+            int g = (int) (unif_rand() * k);
+            label[count] = g < k ? g : k - 1;  /* unif_rand() < 1, but be safe */
+        }
+        count++;
+    }
+    return count;
+}

@@ -10,11 +10,11 @@
 # exactly zero, the analytic Gaussian composition for the noise multipliers,
 # and glmnet for method "none".
 #
-# Reproducibility: the C engine has no OpenMP, no threads and no parallel
-# reduction (no src/Makevars, and grep -rniE
-# "omp\.h|pragma|openmp|pthread|thread|parallel" src/ finds nothing), so a
-# fit is one sequential pass whose random draws all come from R's generator
-# in a fixed order; a seed reproduces it bit for bit.
+# Reproducibility: all random draws come from R's generator in a fixed
+# order, before the pass over a batch; the pass is cut into `threads`
+# chunks whose sums are added in chunk order.  A seed and `threads`
+# therefore fix a fit bit for bit, whatever number of OpenMP threads runs
+# the chunks.
 
 rob_data <- function(n = 40, p = 4, seed = 1) {
   set.seed(seed)
@@ -626,4 +626,56 @@ test_that("a warm-started path's first lambda is the one-lambda fit, bit for bit
       expect_false(identical(unname(path$beta[, 3]), unname(cold$beta[, 1])))
     }
   }
+})
+
+test_that("threads: a seed and a chunk count fix the fit, whatever threads run it", {
+  # full batches of n (p + 1) = 123,000 values per step: above the size at
+  # which the engine starts threads
+  set.seed(91)
+  n <- 3000
+  p <- 40
+  x <- matrix(stats::runif(n * p, -1, 1), n, p)
+  y <- drop(x[, 1:3] %*% c(2, -1, 1)) + stats::rt(n, df = 2)
+  fit_with <- function(method, threads) {
+    set.seed(5)
+    f <- dpsco(x, y, method = method, epsilon = 2, lambda = c(0.05, 0.01),
+               batch_size = n, iterations = 3, step_size = 0.5,
+               calibration = "paper", threads = threads)
+    rbind(f$a0, f$beta)
+  }
+  methods <- c("clip", "kamath", "holland", "none")
+  fits <- lapply(methods, function(m) lapply(1:3, function(k) fit_with(m, k)))
+  names(fits) <- methods
+  for (m in methods) {
+    for (k in 1:3)
+      expect_identical(fit_with(m, k), fits[[m]][[k]], label = paste(m, k))
+    # other chunk counts only reorder the sums: equal up to rounding
+    expect_equal(fits[[m]][[2]], fits[[m]][[1]], tolerance = 1e-12,
+                 label = paste(m, "2 vs 1 chunks"))
+    expect_equal(fits[[m]][[3]], fits[[m]][[1]], tolerance = 1e-12,
+                 label = paste(m, "3 vs 1 chunks"))
+  }
+  # the chunking is real: some method's last bits move with it
+  expect_false(all(vapply(methods, function(m)
+    identical(fits[[m]][[2]], fits[[m]][[1]]), NA)))
+
+  # a separate R limited to one thread (OMP_THREAD_LIMIT = 1) runs the two
+  # chunks one after the other and must give the same bits
+  skip_on_os("windows")
+  dat <- tempfile(fileext = ".rds")
+  out <- tempfile(fileext = ".rds")
+  on.exit(unlink(c(dat, out)), add = TRUE)
+  saveRDS(list(x = x, y = y), dat)
+  script <- sprintf(paste0(
+    "d <- readRDS('%s'); set.seed(5); ",
+    "f <- dpsco::dpsco(d$x, d$y, method = 'holland', epsilon = 2, ",
+    "lambda = c(0.05, 0.01), batch_size = nrow(d$x), iterations = 3, ",
+    "step_size = 0.5, calibration = 'paper', threads = 2); ",
+    "saveRDS(rbind(f$a0, f$beta), '%s')"), dat, out)
+  status <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(script)),
+                    env = c(paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)),
+                            "OMP_THREAD_LIMIT=1"),
+                    stdout = FALSE, stderr = FALSE)
+  expect_identical(status, 0L)
+  expect_identical(readRDS(out), fits$holland[[2]])
 })

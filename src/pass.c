@@ -1,0 +1,82 @@
+/* One step's pass over its batch: for each sampled record, the forward
+ * product x_i'beta, the loss derivative and the oracle's accumulation, all
+ * while the record is in cache.
+ *
+ * The batch is cut into nchunks contiguous chunks, each summed into its own
+ * accumulators (oracle.c adds them in chunk order).  With OpenMP the chunks
+ * run on up to nchunks threads; without it they run one after the other.
+ * Either way the result depends only on the seed and nchunks. */
+#include "dpsco.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Below this many values per step, starting threads costs more than it
+ * saves; the chunking, and so the result, stays the same. */
+#define PARALLEL_MIN_WORK 100000.0
+
+static double linear_predictor(const double *restrict beta,
+                               const double *restrict x, int p, int has_int)
+{
+    /* four partial sums break the add-latency chain of one long sum */
+    const double *b = beta + has_int;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int j = 0;
+    for (; j + 4 <= p; j += 4) {
+        s0 += x[j] * b[j];
+        s1 += x[j + 1] * b[j + 1];
+        s2 += x[j + 2] * b[j + 2];
+        s3 += x[j + 3] * b[j + 3];
+    }
+    for (; j < p; j++)
+        s0 += x[j] * b[j];
+    return (has_int ? beta[0] : 0.0) + ((s0 + s1) + (s2 + s3));
+}
+
+static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
+                       double *acc, const double *beta, const int *idx,
+                       const int *label, int from, int to)
+{
+    const records *rec = &pr->rec;
+    for (int c = from; c < to; c++) {
+        int i = idx[c];
+        const double *x = rec->xt + (size_t) i * pr->p;
+        double r = glm_residual(pr->family,
+                                linear_predictor(beta, x, pr->p, pr->has_int),
+                                pr->y[i]);
+        oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
+                   label ? label[c] : 0);
+    }
+}
+
+void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
+                const int *idx, const int *label, int count)
+{
+    int nchunks = o->nchunks;
+    /* the expected work, not the realised count, decides on threads */
+    int nthreads = nchunks < pr->max_threads ? nchunks : pr->max_threads;
+    int threaded = nthreads > 1 &&
+                   pr->q * pr->n * (pr->p + 1.0) >= PARALLEL_MIN_WORK;
+    (void) threaded;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (threaded)
+#endif
+    for (int c = 0; c < nchunks; c++) {
+        int from = (int) ((long long) count * c / nchunks);
+        int to = (int) ((long long) count * (c + 1) / nchunks);
+        chunk_pass(pr, o, o->acc + (size_t) c * o->stride, beta, idx, label,
+                   from, to);
+    }
+}
+
+/* The most threads a fit may use: OMP_THREAD_LIMIT when set (CRAN's checks
+ * set it to 2), otherwise the number of processors; 1 without OpenMP. */
+int dpsco_thread_limit(void)
+{
+#ifdef _OPENMP
+    int lim = omp_get_thread_limit(), procs = omp_get_num_procs();
+    return lim < procs ? lim : procs;
+#else
+    return 1;
+#endif
+}
