@@ -50,8 +50,8 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                     epsilon = 1, delta = NULL, range = NULL,
                     calibration = c("accountant", "paper"),
                     control = dpsco_control()) {
-  method <- match.arg(method)
-  calibration <- match.arg(calibration)
+  method <- match_choice(method, "method")
+  calibration <- match_choice(calibration, "calibration")
   vec <- is.null(dim(x))
   xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x)
   n <- nrow(xm)

@@ -196,9 +196,9 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                   calibration = c("accountant", "paper"),
                   control = dpsco_control(), trace = FALSE) {
   this_call <- match.call()
-  family <- match.arg(family)
-  method <- match.arg(method)
-  calibration <- match.arg(calibration)
+  family <- match_choice(family, "family")
+  method <- match_choice(method, "method")
+  calibration <- match_choice(calibration, "calibration")
   x <- check_x(x)
   n <- nrow(x)
   p <- ncol(x)
@@ -225,19 +225,20 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
 
   m <- if (is.null(batch_size)) n else check_number(batch_size, "batch_size", 1, n,
                                                     lower_open = FALSE)
-  steps <- check_count(iterations %||% ceiling(5 * (n / m)^2), "iterations")
-  d <- p + intercept
-  curvature <- if (family == "binomial") 1 / 4 else 1
-  step_size <- check_number(step_size %||% (1 / (d * curvature)), "step_size", 0)
-  trace_at <- check_trace(trace, steps)
-
+  steps <- if (is.null(iterations)) ceiling(5 * (n / m)^2)
+           else check_count(iterations, "iterations", upper = Inf)
   if (is.null(lambda)) {
-    check_count(nlambda, "nlambda")
-    nlam <- as.integer(nlambda)
+    nlam <- check_count(nlambda, "nlambda")
   } else {
     lambda <- check_lambda(lambda)
     nlam <- length(lambda)
   }
+  check_sizes(p, intercept, nlam, steps, trace, is.null(iterations))
+  steps <- as.integer(steps)
+  d <- p + intercept
+  curvature <- if (family == "binomial") 1 / 4 else 1
+  step_size <- check_number(step_size %||% (1 / (d * curvature)), "step_size", 0)
+  trace_at <- check_trace(trace, steps)
   # after every check: the private standardisation draws noise
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
                        control)
@@ -253,7 +254,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
            else list(list(std$part$noise_multiplier, 1, std$part$steps))
   z <- if (!private) 0
        else if (calibration == "paper") paper_multiplier(method, eps_run, delta_run)
-       else calibrate_components(fixed, q, nlam * steps, epsilon, delta)
+       else calibrate_components(fixed, q, as.double(nlam) * steps, epsilon, delta)
 
   if (is.null(lambda)) {
     lmr <- lambda.min.ratio %||% if (n < p) 0.01 else 1e-4
@@ -276,7 +277,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
               std$public,
               "any preprocessing applied to x and y before the call")
   parts <- c(if (!is.null(std$part)) list(std$part),
-             list(privacy_part("optimizer", z, q, nlam * steps,
+             list(privacy_part("optimizer", z, q, as.double(nlam) * steps,
                                oracle$sensitivity, opt_share)))
   record <- new_privacy_record(
     epsilon, delta, parts,

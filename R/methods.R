@@ -103,7 +103,7 @@ check_s <- function(s) {
 predict.dpsco <- function(object, newx, s = NULL,
                           type = c("link", "response", "class", "coefficients",
                                    "nonzero"), ...) {
-  type <- match.arg(type)
+  type <- match_choice(type, "type")
   b <- coef.dpsco(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")
