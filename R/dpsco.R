@@ -119,8 +119,25 @@
 #'     against 0.66, 0.81 and 0.27 at `p = 10` (true norm 1.5).}
 #' }
 #'
+#' @section Input checks:
+#' Bad input raises a [`dpsco_arg_error`][dpsco_errors] naming the argument
+#' before any data are touched.  Coercions: a numeric or logical data frame,
+#' a logical or integer matrix and a sparse `Matrix` (e.g. a `dgCMatrix`) are
+#' converted with `as.matrix()` and give exactly the fit of the dense double
+#' matrix; a data frame with factor or character columns is an error (code
+#' them first, e.g. with [stats::model.matrix()]).  `x` needs at least two
+#' rows: `n = 1` is an error (a "path" through one record has no sampling
+#' and no meaningful penalty grid).  A user
+#' `lambda` must be strictly decreasing (an unsorted or repeated grid is an
+#' error rather than silently re-sorted, as every lambda spends budget and
+#' warm-starts the next).  A factor `y` keeps its declared levels, so a
+#' binomial fit with one level absent from the data runs instead of
+#' revealing the absence in an error; a character `y` takes its levels from
+#' the data.  `family`, `method` and `calibration` may be abbreviated.
+#' Size limits are listed in [dpsco_errors].
+#'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
-#'   frame is converted).
+#'   frame or a sparse `Matrix` is converted, see Input checks).
 #' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for
 #'   `"binomial"` (the second level is the event).
 #' @param family `"gaussian"` (lasso) or `"binomial"` (l1-logistic).

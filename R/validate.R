@@ -16,8 +16,17 @@
 #' the family (`binomial` needs 0/1 values or a two-level factor), `epsilon`
 #' not positive (or infinite with a private method), `delta` outside (0, 1),
 #' `batch_size` outside \[1, n\], non-positive `iterations`, `step_size`,
-#' clipping level, `rho`, `s`, `nu` or `tau`, and `lambda` values that are
-#' negative, missing, repeated or not decreasing.
+#' clipping level, `rho`, `s`, `nu` or `tau`, `lambda` values that are
+#' negative, missing, repeated or not decreasing, and choices (`family`,
+#' `method`, `calibration`, `type`, `schedule`, `output`) outside their
+#' lists.
+#'
+#' Size limits: a path has at most 10,000 penalties and at most
+#' `2^31 - 1` steps in all (`iterations` times the number of penalties; the
+#' default `iterations` counts too), a trace holds at most `2^31 - 1`
+#' numbers, and the accountant's Renyi orders are at most `1e4`.  These are
+#' checked before anything is allocated or run, so a request that would
+#' overflow the engine's integer counters or run for days fails at once.
 #'
 #' @name dpsco_errors
 #' @keywords internal
