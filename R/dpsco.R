@@ -121,7 +121,7 @@
 #'
 #' @section Input checks:
 #' Bad input raises a [`dpsco_arg_error`][dpsco_errors] naming the argument
-#' before any data are touched.  Coercions: a numeric or logical data frame,
+#' before anything is fitted.  Coercions: a numeric or logical data frame,
 #' a logical or integer matrix and a sparse `Matrix` (e.g. a `dgCMatrix`) are
 #' converted with `as.matrix()` and give exactly the fit of the dense double
 #' matrix; a data frame with factor or character columns is an error (code
