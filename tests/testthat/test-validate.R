@@ -695,25 +695,29 @@ test_that("dpsco at epsilon 1e-300 and 1e300 runs and accounts correctly", {
   expect_identical(mp$privacy$epsilon_accounted, Inf)
 })
 
+# The fits of two argument lists after the same seed: an input and its
+# documented coercion must give identical results.
+fits_same_seed <- function(seed, args1, args2, fun = dpsco) {
+  lapply(list(args1, args2), function(a) {
+    set.seed(seed)
+    do.call(fun, a)
+  })
+}
+
 test_that("a sparse Matrix x or newx is densified: the same fit and predictions", {
   skip_if_not_installed("Matrix")
   d <- val_data()
   xs <- Matrix::Matrix(d$x * (abs(d$x) > 0.5), sparse = TRUE)
   expect_s4_class(xs, "dgCMatrix")
   xd <- as.matrix(xs)
-  set.seed(4)
-  fs <- dpsco(xs, d$y, method = "holland", epsilon = 3, iterations = 3,
-              nlambda = 3)
-  set.seed(4)
-  fd <- dpsco(xd, d$y, method = "holland", epsilon = 3, iterations = 3,
-              nlambda = 3)
-  expect_identical(fs$beta, fd$beta)
-  expect_identical(fs$a0, fd$a0)
-  expect_identical(predict(fd, xs), predict(fd, xd))
-  set.seed(5)
-  ms <- dp_mean(xs, method = "clip", epsilon = 2)
-  set.seed(5)
-  expect_identical(ms$estimate, dp_mean(xd, method = "clip", epsilon = 2)$estimate)
+  common <- list(y = d$y, method = "holland", epsilon = 3, iterations = 3,
+                 nlambda = 3)
+  f <- fits_same_seed(4, c(list(xs), common), c(list(xd), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$a0, f[[2]]$a0)
+  expect_identical(predict(f[[2]], xs), predict(f[[2]], xd))
+  m <- fits_same_seed(5, list(xs, "clip", 2), list(xd, "clip", 2), dp_mean)
+  expect_identical(m[[1]]$estimate, m[[2]]$estimate)
 })
 
 test_that("documented coercions in predict() and coef()", {
@@ -735,18 +739,14 @@ test_that("a factor y keeps its declared levels; a method name may be abbreviate
   # all records in the first class: the fit is that of y = 0, and no error
   # reveals from the data that a class is absent
   yf <- factor(rep("a", d$n), levels = c("a", "b"))
-  set.seed(8)
-  ff <- dpsco(d$x, yf, family = "binomial", method = "clip", iterations = 3,
-              nlambda = 2)
-  set.seed(8)
-  f0 <- dpsco(d$x, rep(0, d$n), family = "binomial", method = "clip",
-              iterations = 3, nlambda = 2)
-  expect_identical(ff$beta, f0$beta)
-  expect_identical(ff$classnames, c("a", "b"))
-  set.seed(9)
-  fa <- dpsco(d$x, d$y, method = "cl", iterations = 3, nlambda = 2)
-  set.seed(9)
-  fc <- dpsco(d$x, d$y, method = "clip", iterations = 3, nlambda = 2)
-  expect_identical(fa$beta, fc$beta)
-  expect_identical(fa$method, "clip")
+  common <- list(x = d$x, family = "binomial", method = "clip", iterations = 3,
+                 nlambda = 2)
+  f <- fits_same_seed(8, c(list(y = yf), common), c(list(y = rep(0, d$n)), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$classnames, c("a", "b"))
+  common <- list(x = d$x, y = d$y, iterations = 3, nlambda = 2)
+  f <- fits_same_seed(9, c(list(method = "cl"), common),
+                      c(list(method = "clip"), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$method, "clip")
 })
