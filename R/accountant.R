@@ -180,13 +180,20 @@ acc_log_a_frac <- function(q, z, a, K = 16L, max_terms = 2^22) {
 # gives 0.
 rdp_subsampled_gaussian <- function(q, z, orders) {
   if (q == 0 || is.infinite(z)) return(rep(0, length(orders)))
-  if (q == 1) return(orders / (2 * z * z))
+  gauss <- orders / (2 * z * z)  # Inf once z^2 underflows
+  if (q == 1 || all(is.infinite(gauss))) return(gauss)
   ra <- round(orders)
-  is_int <- abs(orders - ra) <= 1e-12 * orders
+  # order 1 + 1e-13 is not the integer order 1 (whose series is empty)
+  is_int <- abs(orders - ra) <= 1e-12 * orders & ra >= 2
   la <- numeric(length(orders))
   la[is_int] <- vapply(ra[is_int], function(a) acc_log_a_int(q, z, a), 0)
   if (any(!is_int)) la[!is_int] <- acc_log_a_frac(q, z, orders[!is_int])
-  pmax(la, 0) / (orders - 1)
+  rdp <- pmax(la, 0) / (orders - 1)
+  # where the series overflows (tiny z), subsampling's RDP is bounded by the
+  # unsampled Gaussian's: conservative, never smaller than the truth
+  bad <- !is.finite(rdp)
+  rdp[bad] <- gauss[bad]
+  rdp
 }
 
 # ---------------------------------------------------------------------------
@@ -224,6 +231,8 @@ rdp_to_delta <- function(rdp, orders, epsilon) {
 gaussian_log_delta <- function(mu, epsilon) {
   la <- stats::pnorm(mu / 2 - epsilon / mu, log.p = TRUE)
   lb <- epsilon + stats::pnorm(-mu / 2 - epsilon / mu, log.p = TRUE)
+  # la = -Inf: delta <= Phi(mu/2 - eps/mu) = 0 (huge epsilon)
+  if (la == -Inf) return(-Inf)
   d <- lb - la                                   # < 0
   if (d >= 0) return(-Inf)
   la + log(-expm1(d))
@@ -239,6 +248,9 @@ gaussian_epsilon <- function(mu, delta) {
   if (gaussian_delta(mu, 0) <= delta) return(0)
   # delta(eps) < Phi(mu/2 - eps/mu), which equals delta at `hi`
   hi <- mu * (mu / 2 - stats::qnorm(delta))
+  # mu beyond ~1e154 (noise multiplier near 0): epsilon exceeds the largest
+  # double, and Inf is the only safe report
+  if (!is.finite(hi)) return(Inf)
   ld <- log(delta)
   f <- function(e) {
     v <- gaussian_log_delta(mu, e)
@@ -314,10 +326,16 @@ acc_rdp_total <- function(cm, orders) {
   out
 }
 
+# The series of an order a has about 2a terms, so orders are capped to keep
+# a call fast and small; 1e4 certifies epsilon down to about
+# -log(delta) / 1e4 already.
+max_order <- 1e4
+
 check_orders <- function(orders) {
   if (!is.numeric(orders) || length(orders) < 1L || anyNA(orders) ||
-      any(!is.finite(orders)) || any(orders <= 1))
-    arg_error("orders", "must be finite numbers greater than 1.")
+      any(!is.finite(orders)) || any(orders <= 1) || any(orders > max_order))
+    arg_error("orders", "must be numbers greater than 1 and at most ",
+              format(max_order), ".")
   as.double(orders)
 }
 
@@ -537,7 +555,8 @@ acc_check_delta <- function(delta) {
 #' @param steps number of steps, a whole number `>= 1`.
 #' @param delta target delta, in `(0, 1)`.
 #' @param epsilon target epsilon, positive.
-#' @param orders Renyi orders (all `> 1`) to optimise over; see [dp_orders()].
+#' @param orders Renyi orders (all `> 1` and at most `1e4`) to optimise over;
+#'   see [dp_orders()].
 #' @return `dp_epsilon()`: the epsilon (a number `>= 0`); `dp_delta()`: the
 #'   delta (in `[0, 1]`).
 #' @references

@@ -22,7 +22,9 @@
 #' data, which the guarantee does not cover: a `dpsco_privacy_warning` says
 #' so and the record lists it.
 #'
-#' @param x numeric vector or matrix (one column per variable).
+#' @param x numeric vector or matrix (one column per variable; a numeric data
+#'   frame or sparse `Matrix` is converted with `as.matrix()`), at least two
+#'   values or rows.
 #' @param method estimator, see Details.
 #' @param epsilon,delta privacy target; `delta` defaults to `0.1 / n`.
 #' @param range public bounds for `"trimmed"`: `c(lo, hi)` for every column
@@ -50,8 +52,8 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                     epsilon = 1, delta = NULL, range = NULL,
                     calibration = c("accountant", "paper"),
                     control = dpsco_control()) {
-  method <- match.arg(method)
-  calibration <- match.arg(calibration)
+  method <- match_choice(method, "method")
+  calibration <- match_choice(calibration, "calibration")
   vec <- is.null(dim(x))
   xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x)
   n <- nrow(xm)

@@ -119,8 +119,25 @@
 #'     against 0.66, 0.81 and 0.27 at `p = 10` (true norm 1.5).}
 #' }
 #'
+#' @section Input checks:
+#' Bad input raises a [`dpsco_arg_error`][dpsco_errors] naming the argument
+#' before anything is fitted.  Coercions: a numeric or logical data frame,
+#' a logical or integer matrix and a sparse `Matrix` (e.g. a `dgCMatrix`) are
+#' converted with `as.matrix()` and give exactly the fit of the dense double
+#' matrix; a data frame with factor or character columns is an error (code
+#' them first, e.g. with [stats::model.matrix()]).  `x` needs at least two
+#' rows: `n = 1` is an error (a "path" through one record has no sampling
+#' and no meaningful penalty grid).  A user
+#' `lambda` must be strictly decreasing (an unsorted or repeated grid is an
+#' error rather than silently re-sorted, as every lambda spends budget and
+#' warm-starts the next).  A factor `y` keeps its declared levels, so a
+#' binomial fit with one level absent from the data runs instead of
+#' revealing the absence in an error; a character `y` takes its levels from
+#' the data.  `family`, `method` and `calibration` may be abbreviated.
+#' Size limits are listed in [dpsco_errors].
+#'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
-#'   frame is converted).
+#'   frame or a sparse `Matrix` is converted, see Input checks).
 #' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for
 #'   `"binomial"` (the second level is the event).
 #' @param family `"gaussian"` (lasso) or `"binomial"` (l1-logistic).
@@ -204,9 +221,9 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L)) {
   this_call <- match.call()
-  family <- match.arg(family)
-  method <- match.arg(method)
-  calibration <- match.arg(calibration)
+  family <- match_choice(family, "family")
+  method <- match_choice(method, "method")
+  calibration <- match_choice(calibration, "calibration")
   x <- check_x(x)
   n <- nrow(x)
   p <- ncol(x)
@@ -233,20 +250,21 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
 
   m <- if (is.null(batch_size)) n else check_number(batch_size, "batch_size", 1, n,
                                                     lower_open = FALSE)
-  steps <- check_count(iterations %||% ceiling(5 * (n / m)^2), "iterations")
+  steps <- if (is.null(iterations)) ceiling(5 * (n / m)^2)
+           else check_count(iterations, "iterations", upper = Inf)
+  if (is.null(lambda)) {
+    nlam <- check_count(nlambda, "nlambda")
+  } else {
+    lambda <- check_lambda(lambda)
+    nlam <- length(lambda)
+  }
+  check_sizes(p, intercept, nlam, steps, trace, is.null(iterations))
+  steps <- as.integer(steps)
   d <- p + intercept
   curvature <- if (family == "binomial") 1 / 4 else 1
   step_size <- check_number(step_size %||% (1 / (d * curvature)), "step_size", 0)
   trace_at <- check_trace(trace, steps)
   threads <- check_count(threads, "threads", 1, 64)
-
-  if (is.null(lambda)) {
-    check_count(nlambda, "nlambda")
-    nlam <- as.integer(nlambda)
-  } else {
-    lambda <- check_lambda(lambda)
-    nlam <- length(lambda)
-  }
   # after every check: the private standardisation draws noise
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
                        control)
@@ -262,7 +280,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
            else list(list(std$part$noise_multiplier, 1, std$part$steps))
   z <- if (!private) 0
        else if (calibration == "paper") paper_multiplier(method, eps_run, delta_run)
-       else calibrate_components(fixed, q, nlam * steps, epsilon, delta)
+       else calibrate_components(fixed, q, as.double(nlam) * steps, epsilon, delta)
 
   if (is.null(lambda)) {
     lmr <- lambda.min.ratio %||% if (n < p) 0.01 else 1e-4
@@ -285,7 +303,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
               std$public,
               "any preprocessing applied to x and y before the call")
   parts <- c(if (!is.null(std$part)) list(std$part),
-             list(privacy_part("optimizer", z, q, nlam * steps,
+             list(privacy_part("optimizer", z, q, as.double(nlam) * steps,
                                oracle$sensitivity, opt_share)))
   record <- new_privacy_record(
     epsilon, delta, parts,

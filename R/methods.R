@@ -63,7 +63,11 @@ interpolate_coef <- function(object, s) {
 #' Coefficients and predictions of a dpsco fit
 #'
 #' @param object a `dpsco` fit.
-#' @param newx matrix of new predictors with the columns of the training `x`.
+#' @param newx matrix of new predictors with the columns of the training `x`
+#'   (a numeric data frame or sparse `Matrix` is converted with
+#'   `as.matrix()`; one record needs `drop = FALSE`).
+#' @details `s` outside the fitted range, `Inf` included, takes the nearest
+#'   end of the path; negative or missing `s` is an error.
 #' @param s penalties at which to evaluate; default the fitted `lambda`.
 #'   Values between fitted penalties are interpolated linearly in lambda, as
 #'   in glmnet.
@@ -103,7 +107,7 @@ check_s <- function(s) {
 predict.dpsco <- function(object, newx, s = NULL,
                           type = c("link", "response", "class", "coefficients",
                                    "nonzero"), ...) {
-  type <- match.arg(type)
+  type <- match_choice(type, "type")
   b <- coef.dpsco(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")

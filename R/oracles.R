@@ -54,8 +54,8 @@ dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
   check_number(std_share, "std_share", 0, 1)
   if (std_share >= 1) arg_error("std_share", "must be below 1.")
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
-                 nu = nu, tau = tau, schedule = match.arg(schedule),
-                 output = match.arg(output), std_share = std_share),
+                 nu = nu, tau = tau, schedule = match_choice(schedule, "schedule"),
+                 output = match_choice(output, "output"), std_share = std_share),
             class = "dpsco_control")
 }
 

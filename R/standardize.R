@@ -73,8 +73,8 @@ private_standardization <- function(x, intercept, epsilon, delta, share) {
   e <- pmin(pmax(ceiling(log2(abs(x))), -30), 31) + 31  # bins 1..62
   counts <- vapply(seq_len(p), function(j) tabulate(e[, j], nbin), numeric(nbin))
   sd_count <- z * sqrt(p)
-  noisy <- counts + sd_count * matrix(stats::rnorm(nbin * p), nbin, p)
-  threshold <- sd_count * stats::qnorm(0.05 / (nbin * p), lower.tail = FALSE)
+  noisy <- counts + sd_count * matrix(stats::rnorm(as.double(nbin) * p), nbin, p)
+  threshold <- sd_count * stats::qnorm(0.05 / (as.double(nbin) * p), lower.tail = FALSE)
   # no bin above the noise (too little data for this budget): B_j = 1
   bin <- apply(noisy, 2L, function(cnt) {
     hit <- which(cnt >= threshold)

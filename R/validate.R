@@ -16,8 +16,17 @@
 #' the family (`binomial` needs 0/1 values or a two-level factor), `epsilon`
 #' not positive (or infinite with a private method), `delta` outside (0, 1),
 #' `batch_size` outside \[1, n\], non-positive `iterations`, `step_size`,
-#' clipping level, `rho`, `s`, `nu` or `tau`, and `lambda` values that are
-#' negative, missing, repeated or not decreasing.
+#' clipping level, `rho`, `s`, `nu` or `tau`, `lambda` values that are
+#' negative, missing, repeated or not decreasing, and choices (`family`,
+#' `method`, `calibration`, `type`, `schedule`, `output`) outside their
+#' lists.
+#'
+#' Size limits: a path has at most 10,000 penalties and at most
+#' `2^31 - 1` steps in all (`iterations` times the number of penalties; the
+#' default `iterations` counts too), a trace holds at most `2^31 - 1`
+#' numbers, and the accountant's Renyi orders are at most `1e4`.  These are
+#' checked before anything is allocated or run, so a request that would
+#' overflow the engine's integer counters or run for days fails at once.
 #'
 #' @name dpsco_errors
 #' @keywords internal
@@ -46,21 +55,39 @@ check_number <- function(v, arg, lower = -Inf, upper = Inf,
   invisible(as.double(v))
 }
 
+# match.arg() with a dpsco_arg_error: `value` is the caller's argument of
+# that name, whose default lists the choices (the first is the default).
+match_choice <- function(value, arg) {
+  choices <- eval(formals(sys.function(sys.parent()))[[arg]])
+  if (identical(value, choices)) return(choices[1L])
+  i <- if (is.character(value) && length(value) == 1L && !is.na(value))
+         pmatch(value, choices) else NA
+  if (is.na(i))
+    arg_error(arg, "must be one of ",
+              paste0("\"", choices, "\"", collapse = ", "), ".")
+  choices[i]
+}
+
 check_count <- function(v, arg, lower = 1, upper = .Machine$integer.max) {
   check_number(v, arg, lower, upper, lower_open = FALSE)
   if (v != round(v)) arg_error(arg, "must be a whole number; got ", v, ".")
-  invisible(as.integer(v))
+  # beyond the int range (allowed only with a larger `upper`) stays double
+  invisible(if (v <= .Machine$integer.max) as.integer(v) else as.double(v))
 }
 
 check_x <- function(x, arg = "x", min_rows = 2L) {
   if (inherits(x, "Matrix") || is.data.frame(x)) {
     if (is.data.frame(x) &&
         !all(vapply(x, function(v) is.numeric(v) || is.logical(v), NA)))
-      arg_error(arg, "must be numeric; a data frame needs all columns numeric.")
+      arg_error(arg, "must be numeric; a data frame needs all columns ",
+                "numeric (code factor or character columns first, e.g. ",
+                "with model.matrix()).")
+    # a sparse Matrix is densified: the engine streams dense records
     x <- as.matrix(x)
   }
   if (!is.matrix(x) || !(is.numeric(x) || is.logical(x)))
-    arg_error(arg, "must be a numeric matrix.")
+    arg_error(arg, "must be a numeric matrix (one row per record; use ",
+              "x[i, , drop = FALSE] for a single row).")
   if (ncol(x) < 1L) arg_error(arg, "has no columns.")
   if (nrow(x) < min_rows)
     arg_error(arg, "needs at least ", min_rows, " row", if (min_rows > 1L) "s", ".")
@@ -74,12 +101,17 @@ check_x <- function(x, arg = "x", min_rows = 2L) {
 # Returns list(y = numeric 0/1 or real, classnames = NULL or the two levels).
 check_y <- function(y, n, family) {
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (!is.atomic(y) || is.complex(y))
+    arg_error("y", "must be a numeric vector (or, for the binomial family, ",
+              "0/1, logical or a two-level factor).")
   if (length(y) != n)
     arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
   classnames <- NULL
   if (family == "binomial") {
     if (is.factor(y) || is.character(y)) {
-      y <- factor(y)
+      # a factor keeps its declared levels (public), so an absent class is
+      # not reported from the data
+      if (!is.factor(y)) y <- factor(y)
       if (anyNA(y)) arg_error("y", "contains missing values.")
       if (nlevels(y) != 2L)
         arg_error("y", "must have exactly two classes for the binomial ",
@@ -96,7 +128,9 @@ check_y <- function(y, n, family) {
     }
   } else {
     if (!(is.numeric(y) || is.logical(y)))
-      arg_error("y", "must be numeric for the gaussian family.")
+      arg_error("y", "must be numeric for the gaussian family",
+                if (is.factor(y)) "; a factor response needs family = \"binomial\"",
+                ".")
     if (!all(is.finite(y)))
       arg_error("y", "contains NA, NaN or infinite values.")
     y <- as.double(y)
@@ -107,6 +141,9 @@ check_y <- function(y, n, family) {
 check_lambda <- function(lambda) {
   if (!is.numeric(lambda) || length(lambda) < 1L || anyNA(lambda))
     arg_error("lambda", "must be a numeric vector without missing values.")
+  if (length(lambda) > max_nlambda)
+    arg_error("lambda", "has ", length(lambda), " values; at most ",
+              max_nlambda, " are allowed (each penalty spends budget).")
   if (any(!is.finite(lambda)) || any(lambda < 0))
     arg_error("lambda", "must be finite and non-negative.")
   if (anyDuplicated(lambda))
@@ -135,4 +172,36 @@ check_trace <- function(trace, steps) {
     arg_error("trace", "must be TRUE, FALSE or whole step numbers in [1, ",
               steps, "].")
   sort(unique(as.integer(trace)))
+}
+
+# Size limits.  The engine indexes records, columns and steps with C ints and
+# the outputs are R arrays, so every size is checked here in double
+# arithmetic before anything is allocated or run.  A path has at most
+# `max_nlambda` penalties and at most 2^31 - 1 steps in all; the trace holds
+# at most 2^31 - 1 numbers.
+max_nlambda <- 10000L
+
+check_sizes <- function(p, intercept, nlambda, steps, trace, default_steps) {
+  int_max <- .Machine$integer.max
+  # an upper bound on the traced steps, before check_trace() expands TRUE
+  ntrace <- if (isTRUE(trace)) steps else if (is.numeric(trace)) length(trace) else 0
+  if (as.double(p) + intercept > int_max)
+    arg_error("x", "has ", p, " columns; at most ", int_max - 1,
+              " are supported.")
+  if (nlambda > max_nlambda)
+    arg_error("nlambda", "must be at most ", max_nlambda,
+              " (each penalty spends budget); got ", nlambda, ".")
+  total <- as.double(nlambda) * steps
+  if (total > int_max)
+    arg_error(if (default_steps) "batch_size" else "iterations",
+              "gives ", format(total), " steps in all (", steps,
+              " per lambda x ", nlambda, " lambdas); at most ", int_max,
+              " are supported: use fewer iterations",
+              if (default_steps) " (the default is 5 (n / batch_size)^2) or a larger batch_size",
+              " or fewer lambdas.")
+  if ((as.double(p) + intercept) * ntrace * nlambda > int_max)
+    arg_error("trace", "would keep ", format((as.double(p) + intercept) *
+              ntrace * nlambda), " numbers; at most ", int_max,
+              " are supported: trace fewer steps.")
+  invisible(total)
 }

@@ -267,3 +267,42 @@ test_that("the SHA-256 of a file is computed when a tool is available", {
     h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
   expect_false(is.null(h) && nzchar(Sys.which("sha256sum")))
 })
+
+test_that("read_crop() hardening table: bad n, seed, task, drop and damaged files", {
+  fx <- crop_fixture()
+  lines <- readLines(fx$path)
+  cut <- tempfile(fileext = ".txt")
+  bin <- tempfile(fileext = ".txt")
+  blank <- tempfile(fileext = ".txt")
+  on.exit(unlink(c(fx$path, cut, bin, blank)))
+  # a copy cut off in the middle of its last record, with no final newline
+  cat(lines[1:5], substr(lines[6], 1, 60), file = cut, sep = "\n")
+  writeBin(as.raw(c(0:255, 0:255)), bin)
+  writeLines(c("", "", ""), blank)
+  f <- fx$path
+  table <- list(
+    list(quote(read_crop(f, n = -1)), "n", "\\[1, Inf\\]"),
+    list(quote(read_crop(f, n = 0.5)), "n", "\\[1, Inf\\]"),
+    list(quote(read_crop(f, n = NA)), "n", "single number"),
+    list(quote(read_crop(f, n = NaN)), "n", "single number"),
+    list(quote(read_crop(f, n = c(5, 6))), "n", "single number"),
+    list(quote(read_crop(f, seed = NA)), "seed", "single number"),
+    list(quote(read_crop(f, task = NA)), "task", "one of"),
+    list(quote(read_crop(f, drop = NA)), "drop", "feature name"),
+    list(quote(read_crop(cut, n = Inf)), "file", "line 6 .* fields"),
+    list(quote(read_crop(bin, n = Inf)), "file", "175"),
+    list(quote(read_crop(blank, n = Inf)), "file", "header of 0 fields"),
+    list(quote(read_crop(1, n = 5)), "file", "path")
+  )
+  for (case in table) {
+    cnd <- tryCatch(eval(case[[1]]), dpsco_arg_error = function(e) e)
+    lab <- deparse(case[[1]])
+    expect_s3_class(cnd, "dpsco_arg_error")
+    expect_identical(cnd$arg, case[[2]], label = lab)
+    expect_match(conditionMessage(cnd), paste0("`", case[[2]], "`"), fixed = TRUE)
+    expect_match(conditionMessage(cnd), case[[3]], label = lab)
+  }
+  # n far above the number of records: a warning and every record
+  expect_warning(d <- read_crop(f, n = 1e300), "larger than the 21 records")
+  expect_identical(d$rows, 1:21)
+})

@@ -164,6 +164,14 @@ test_that("bad privacy targets raise dpsco_arg_error naming the argument", {
 test_that("bad optimiser settings raise dpsco_arg_error naming the argument", {
   env <- make_env()
   cases <- list(
+    list(label = "threads 0", arg = "threads",
+         call = quote(dpsco(x, y, method = "clip", threads = 0, iterations = 2, nlambda = 2))),
+    list(label = "threads 1.5", arg = "threads",
+         call = quote(dpsco(x, y, method = "clip", threads = 1.5, iterations = 2, nlambda = 2))),
+    list(label = "threads 65", arg = "threads",
+         call = quote(dpsco(x, y, method = "clip", threads = 65, iterations = 2, nlambda = 2))),
+    list(label = "threads NA", arg = "threads",
+         call = quote(dpsco(x, y, method = "clip", threads = NA, iterations = 2, nlambda = 2))),
     list(label = "batch_size 0", arg = "batch_size",
          call = quote(dpsco(x, y, method = "clip", batch_size = 0, iterations = 2, nlambda = 2))),
     list(label = "batch_size n + 1", arg = "batch_size",
@@ -400,4 +408,353 @@ test_that("a bad newx in predict() is reported as `newx`", {
   cnd <- tryCatch(predict(env$gfit, newx), dpsco_arg_error = function(e) e)
   expect_s3_class(cnd, "dpsco_arg_error")
   expect_identical(cnd$arg, "newx")
+})
+
+# ---------------------------------------------------------------------------
+# Hardening table: bad inputs across every exported entry point.  Each row is
+# a call and the argument its dpsco_arg_error must name.  Every call runs
+# under an elapsed-time limit, so a calibration loop or a run that never
+# ends shows up as a failure (a time-limit error is not a dpsco_arg_error)
+# instead of a hung check; all rows take milliseconds when correct.
+
+guarded <- function(call, env, limit = 20) {
+  setTimeLimit(elapsed = limit, transient = TRUE)
+  on.exit(setTimeLimit(elapsed = Inf))
+  tryCatch(eval(call, env), dpsco_arg_error = function(e) e,
+           error = function(e) e)
+}
+
+check_hard_case <- function(row, env) {
+  lab <- paste0(row$label, ": ", deparse(row$call, width.cutoff = 500L)[1])
+  cnd <- guarded(row$call, env)
+  expect_s3_class(cnd, "dpsco_arg_error")
+  if (!inherits(cnd, "dpsco_arg_error")) {
+    fail(paste0(lab, " gave ", class(cnd)[1L], ": ",
+                if (inherits(cnd, "condition")) conditionMessage(cnd)))
+    return(invisible())
+  }
+  expect_identical(cnd$arg, row$arg, label = paste0("arg of ", lab))
+  msg <- conditionMessage(cnd)
+  expect_true(grepl(paste0("`", row$arg, "`"), msg, fixed = TRUE),
+              label = paste0("message of ", lab, " names `", row$arg, "`"))
+  # actionable: the message says what is valid or what to change
+  expect_match(msg, row$says, label = paste0("message of ", lab))
+}
+
+hard_env <- function() {
+  env <- make_env()
+  with(env, {
+    v <- rt(50, df = 3)
+    x_big_n <- matrix(runif(20730), 20730, 1)   # default T = 5 n^2 > 2^31
+    y_big_n <- runif(20730)
+    y_f_unused <- factor(rep("a", n), levels = c("a", "b"))
+    f1 <- function(z) z
+  })
+  env
+}
+
+row <- function(label, arg, says, call) list(label = label, arg = arg,
+                                              says = says, call = call)
+
+# shorthand for the common arguments of a quick private fit
+q2 <- function(call) {
+  call$iterations <- call$iterations %||% 2
+  call$nlambda <- call$nlambda %||% 2
+  call
+}
+
+hard_table <- list(
+  # dpsco(): types and shapes of x and y
+  row("list x", "x", "numeric matrix", quote(dpsco(list(1, 2), y))),
+  row("function x", "x", "numeric matrix", quote(dpsco(f1, y))),
+  row("complex x", "x", "numeric matrix", quote(dpsco(x + 0i, y))),
+  row("3-d array x", "x", "numeric matrix", quote(dpsco(array(1, c(n, 2, 2)), y))),
+  row("0-row x", "x", "at least 2 rows", quote(dpsco(x[0, , drop = FALSE], y[0]))),
+  row("0 x 0 x", "x", "no columns", quote(dpsco(matrix(0, 0, 0), numeric(0)))),
+  row("empty data frame", "x", "no columns", quote(dpsco(data.frame(), numeric(0)))),
+  row("one record (n = 1)", "x", "at least 2 rows",
+      quote(dpsco(x[1, , drop = FALSE], y[1], method = "none"))),
+  row("character column in data frame", "x", "model.matrix",
+      quote(dpsco(x_df_chr, y))),
+  row("list y", "y", "numeric vector", quote(dpsco(x, as.list(y)))),
+  row("function y", "y", "numeric vector", quote(dpsco(x, f1))),
+  row("complex y", "y", "numeric vector", quote(dpsco(x, y + 0i))),
+  row("length-0 y", "y", "has length 0", quote(dpsco(x, numeric(0)))),
+  row("two-column y", "y", "has length", quote(dpsco(x, cbind(y, y)))),
+  row("factor y for gaussian", "y", "binomial", quote(dpsco(x, factor(y > 0)))),
+  row("one-value character y for binomial", "y", "two classes",
+      quote(dpsco(x, rep("a", n), family = "binomial"))),
+  # choices
+  row("unknown family", "family", "one of", quote(dpsco(x, y, family = "poisson"))),
+  row("unknown method", "method", "one of", quote(dpsco(x, y, method = "foo"))),
+  row("NA method", "method", "one of", quote(dpsco(x, y, method = NA))),
+  row("two methods", "method", "one of", quote(dpsco(x, y, method = c("clip", "none")))),
+  row("unknown calibration", "calibration", "one of",
+      quote(dpsco(x, y, calibration = "exact"))),
+  # privacy targets at the extremes
+  row("epsilon 1e-300 with subsampling", "epsilon", "cannot be met",
+      q2(quote(dpsco(x, y, method = "clip", epsilon = 1e-300, batch_size = 10)))),
+  row("delta 1e-300 with subsampling", "epsilon", "cannot be met",
+      q2(quote(dpsco(x, y, method = "clip", delta = 1e-300, batch_size = 10)))),
+  row("epsilon NaN", "epsilon", "single number",
+      q2(quote(dpsco(x, y, method = "clip", epsilon = NaN)))),
+  row("epsilon a list", "epsilon", "single number",
+      q2(quote(dpsco(x, y, method = "clip", epsilon = list(1))))),
+  row("delta NaN", "delta", "single number",
+      q2(quote(dpsco(x, y, method = "clip", delta = NaN)))),
+  row("delta rounding to 1", "delta", "below 1",
+      q2(quote(dpsco(x, y, method = "clip", delta = 1 - 1e-17)))),
+  # batch sizes, iterations and path length
+  row("batch_size 1e300", "batch_size", "\\[1, 30\\]",
+      q2(quote(dpsco(x, y, method = "clip", batch_size = 1e300)))),
+  row("batch_size Inf", "batch_size", "finite",
+      q2(quote(dpsco(x, y, method = "clip", batch_size = Inf)))),
+  row("batch_size NA", "batch_size", "single number",
+      q2(quote(dpsco(x, y, method = "clip", batch_size = NA_real_)))),
+  row("batch_size 0.5", "batch_size", "\\[1, 30\\]",
+      q2(quote(dpsco(x, y, method = "clip", batch_size = 0.5)))),
+  row("iterations 1e12", "iterations", "at most 2147483647",
+      q2(quote(dpsco(x, y, method = "clip", iterations = 1e12)))),
+  row("iterations beyond the int range", "iterations", "fewer iterations",
+      q2(quote(dpsco(x, y, method = "clip", iterations = 3e9)))),
+  row("iterations Inf", "iterations", "finite",
+      q2(quote(dpsco(x, y, method = "clip", iterations = Inf)))),
+  row("iterations x nlambda overflows int", "iterations", "fewer iterations",
+      quote(dpsco(x, y, method = "clip", iterations = 1e7, nlambda = 1000))),
+  row("default iterations 5 (n/m)^2 beyond the int range", "batch_size",
+      "larger batch_size",
+      quote(dpsco(x_big_n, y_big_n, method = "clip", batch_size = 1, nlambda = 2))),
+  row("nlambda 1e12", "nlambda", "\\[1, 2147483647\\]",
+      q2(quote(dpsco(x, y, method = "clip", nlambda = 1e12)))),
+  row("nlambda 1e8 (used to run for minutes)", "nlambda", "at most 10000",
+      q2(quote(dpsco(x, y, method = "clip", nlambda = 1e8)))),
+  row("nlambda NA", "nlambda", "single number",
+      q2(quote(dpsco(x, y, method = "clip", nlambda = NA)))),
+  row("lambda of 10001 values", "lambda", "at most 10000",
+      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = 10001:1 / 1e4))),
+  row("lambda empty", "lambda", "numeric vector",
+      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = numeric(0)))),
+  row("lambda NaN", "lambda", "without missing",
+      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = c(1, NaN)))),
+  row("trace of every step on a long path", "trace", "trace fewer steps",
+      quote(dpsco(x, y, method = "clip", iterations = 1e6, nlambda = 1000,
+                  trace = TRUE))),
+  row("step_size NaN", "step_size", "single number",
+      q2(quote(dpsco(x, y, method = "clip", step_size = NaN)))),
+  row("alpha character", "alpha", "single number",
+      q2(quote(dpsco(x, y, method = "clip", alpha = "1")))),
+  row("penalty.factor Inf", "penalty.factor", "finite non-negative",
+      q2(quote(dpsco(x, y, method = "clip", penalty.factor = c(Inf, 1))))),
+  row("declared scale NA", "standardize", "finite positive",
+      q2(quote(dpsco(x, y, method = "clip", standardize = list(scale = c(NA, 1)))))),
+  row("lambda.min.ratio NaN", "lambda.min.ratio", "single number",
+      q2(quote(dpsco(x, y, method = "clip", lambda.min.ratio = NaN)))),
+  row("lambda.min.ratio negative", "lambda.min.ratio", "\\(0, 1\\]",
+      q2(quote(dpsco(x, y, method = "clip", lambda.min.ratio = -1)))),
+  # predict() and coef()
+  row("predict type unknown", "type", "one of", quote(predict(gfit, x, type = "probability"))),
+  row("predict type NA", "type", "one of", quote(predict(gfit, x, type = NA))),
+  row("predict newx a vector", "newx", "drop = FALSE", quote(predict(gfit, x[1, ]))),
+  row("predict newx 0 rows", "newx", "at least 1 row",
+      quote(predict(gfit, x[0, , drop = FALSE]))),
+  row("predict newx with Inf", "newx", "NA, NaN or infinite", quote(predict(gfit, x_inf))),
+  row("predict newx with NaN", "newx", "NA, NaN or infinite", quote(predict(gfit, x_nan))),
+  row("predict newx data frame with character", "newx", "model.matrix",
+      quote(predict(gfit, x_df_chr))),
+  row("predict s NA", "s", "non-negative", quote(predict(gfit, x, s = NA))),
+  row("predict s NaN", "s", "non-negative", quote(predict(gfit, x, s = NaN))),
+  row("coef s TRUE", "s", "non-negative", quote(coef(gfit, s = TRUE))),
+  row("coef s a list", "s", "non-negative", quote(coef(gfit, s = list(0.1)))),
+  row("coef s empty", "s", "non-negative", quote(coef(gfit, s = numeric(0)))),
+  row("coef s NaN", "s", "non-negative", quote(coef(gfit, s = NaN))),
+  # dp_mean()
+  row("dp_mean of nothing", "x", "at least 2 rows", quote(dp_mean(numeric(0)))),
+  row("dp_mean of one value", "x", "at least 2 rows", quote(dp_mean(3))),
+  row("dp_mean with NA", "x", "NA, NaN or infinite", quote(dp_mean(c(v, NA)))),
+  row("dp_mean with Inf", "x", "NA, NaN or infinite", quote(dp_mean(c(v, Inf)))),
+  row("dp_mean of characters", "x", "numeric matrix", quote(dp_mean(c("1", "2")))),
+  row("dp_mean of a factor", "x", "numeric matrix", quote(dp_mean(factor(1:3)))),
+  row("dp_mean unknown method", "method", "one of", quote(dp_mean(v, method = "median"))),
+  row("dp_mean epsilon Inf", "epsilon", "finite", quote(dp_mean(v, epsilon = Inf))),
+  row("dp_mean epsilon 0", "epsilon", "\\(0, Inf\\]", quote(dp_mean(v, epsilon = 0))),
+  row("dp_mean delta 0", "delta", "\\(0, 1\\]", quote(dp_mean(v, delta = 0))),
+  row("dp_mean delta 1", "delta", "below 1", quote(dp_mean(v, delta = 1))),
+  row("dp_mean delta NaN", "delta", "single number", quote(dp_mean(v, delta = NaN))),
+  # accountant
+  row("orders 1e300 (used to fail allocating)", "orders", "at most 10000",
+      quote(dp_epsilon(1, 0.01, 10, 1e-5, orders = 1e300))),
+  row("orders 1", "orders", "greater than 1",
+      quote(dp_epsilon(1, 0.01, 10, 1e-5, orders = c(1, 2)))),
+  row("steps 1e300", "steps", "\\[1, 9007199254740992\\]",
+      quote(dp_epsilon(1, 0.01, 1e300, 1e-5))),
+  row("dp_epsilon delta 1e300", "delta", "\\(0, 1\\]",
+      quote(dp_epsilon(1, 0.01, 10, 1e300))),
+  row("dp_epsilon delta 0", "delta", "\\(0, 1\\]", quote(dp_epsilon(1, 0.01, 10, 0))),
+  row("dp_delta epsilon NaN", "epsilon", "single number",
+      quote(dp_delta(1, 0.01, 10, NaN))),
+  row("dp_delta epsilon Inf", "epsilon", "finite", quote(dp_delta(1, 0.01, 10, Inf))),
+  row("noise multiplier for epsilon 1e-300, subsampled", "epsilon", "cannot be met",
+      quote(dp_noise_multiplier(1e-300, 1e-5, 0.01, 100))),
+  row("noise multiplier for delta 1e-300, subsampled", "epsilon", "cannot be met",
+      quote(dp_noise_multiplier(1, 1e-300, 0.01, 100))),
+  row("noise multiplier steps 0.5", "steps", "\\[1, ", quote(dp_noise_multiplier(1, 1e-5, 1, 0.5))),
+  row("noise multiplier sample_rate 0", "sample_rate", "\\(0, 1\\]",
+      quote(dp_noise_multiplier(1, 1e-5, 0, 10))),
+  row("noise multiplier sample_rate above 1", "sample_rate", "\\(0, 1\\]",
+      quote(dp_noise_multiplier(1, 1e-5, 1 + 1e-10, 10))),
+  # dpsco_control()
+  row("schedule unknown", "schedule", "one of", quote(dpsco_control(schedule = "log"))),
+  row("output not a string", "output", "one of", quote(dpsco_control(output = 1))),
+  row("std_share 1", "std_share", "below 1", quote(dpsco_control(std_share = 1))),
+  row("kmom Inf", "kmom", "finite", quote(dpsco_control(kmom = Inf))),
+  row("clip Inf", "clip", "finite", quote(dpsco_control(clip = Inf)))
+)
+
+test_that("the hardening table: every bad input gives a quick, named, actionable error", {
+  env <- hard_env()
+  expect_gte(length(hard_table), 50L)
+  for (r in hard_table) check_hard_case(r, env)
+})
+
+test_that("size guards work on dimensions too large to allocate in a test", {
+  # A matrix with 2^31 - 1 columns cannot be built here, so the guard that
+  # dpsco() runs before the engine is called directly with fake sizes.
+  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
+  int_max <- .Machine$integer.max
+  # p + intercept would overflow the engine's int dimension
+  expect_identical(arg_of(check_sizes(int_max, 1L, 1L, 1, FALSE, FALSE)), "x")
+  expect_identical(check_sizes(int_max - 1, 1L, 1L, 1, FALSE, FALSE), 1)
+  # total steps in double: 10000 x 214749 overflows int, x 214748 does not
+  expect_identical(arg_of(check_sizes(5, 1L, 10000L, 214749, FALSE, FALSE)),
+                   "iterations")
+  expect_identical(check_sizes(5, 1L, 10000L, 214748, FALSE, FALSE), 2147480000)
+  expect_identical(arg_of(check_sizes(5, 1L, 10L, int_max, FALSE, TRUE)),
+                   "batch_size")
+  # trace array: d x traced steps x nlambda numbers
+  expect_identical(arg_of(check_sizes(1e7, 0L, 100L, 1e4, c(1, 5e3, 1e4), FALSE)),
+                   "trace")
+  expect_identical(arg_of(check_sizes(3e4, 0L, 10000L, 2e4, TRUE, FALSE)),
+                   "trace")
+  expect_identical(check_sizes(2e4, 1L, 10L, 1e4, TRUE, FALSE), 1e5)
+  expect_identical(arg_of(check_sizes(2, 1L, 10001L, 1, FALSE, FALSE)), "nlambda")
+})
+
+test_that("extreme privacy targets give finite answers that match closed forms", {
+  guard <- function(expr) {
+    setTimeLimit(elapsed = 20, transient = TRUE)
+    on.exit(setTimeLimit(elapsed = Inf))
+    expr
+  }
+  # no noise to speak of: no finite epsilon can be certified, delta is 1
+  expect_identical(guard(dp_epsilon(1e-300, 0.01, 100, 1e-5)), Inf)
+  expect_identical(guard(dp_epsilon(1e-300, 1, 100, 1e-5)), Inf)
+  expect_identical(guard(dp_epsilon(1e-160, 0.5, 3, 1e-5, orders = 2.5)), Inf)
+  expect_identical(guard(dp_delta(1e-300, 0.01, 100, 1)), 1)
+  # epsilon 1e300 (Gaussian): delta <= pnorm(mu/2 - eps/mu), which is 0
+  expect_identical(guard(dp_delta(1, 1, 100, 1e300)), 0)
+  expect_identical(guard(dp_delta(1, 0.01, 100, 1e300)), 0)
+  # calibration at the extremes of epsilon, exact Gaussian: for huge epsilon
+  # eps ~ mu^2 / 2, for tiny epsilon delta ~ mu dnorm(0), mu = sqrt(T) / z
+  expect_equal(guard(dp_noise_multiplier(1e300, 1e-5, 1, 100)),
+               10 / sqrt(2e300), tolerance = 1e-6)
+  expect_equal(guard(dp_noise_multiplier(1e-300, 1e-5, 1, 100)),
+               10 / (1e-5 * sqrt(2 * pi)), tolerance = 1e-5)
+  z <- guard(dp_noise_multiplier(1e300, 1e-5, 0.01, 100))
+  expect_true(is.finite(z) && z > 0)
+  expect_lte(dp_epsilon(z, 0.01, 100, 1e-5), 1e300)
+  # delta next to 1 still calibrates
+  z <- guard(dp_noise_multiplier(1, 1 - 1e-16, 0.01, 100))
+  expect_lte(dp_epsilon(z, 0.01, 100, 1 - 1e-16), 1)
+})
+
+test_that("a Renyi order just above 1 is not taken for the integer order 1", {
+  # It used to be rounded to order 1, whose series is empty, certifying
+  # epsilon 0 for any mechanism whose grid included it.
+  a <- 1 + 1e-10
+  eps <- dp_epsilon(1, 0.01, 10, 1e-5, orders = a)
+  # any RDP between 0 and the unsampled Gaussian's 10 a / 2 brackets it
+  conv <- function(rdp) rdp + log1p(-1 / a) - (log(1e-5) + log(a)) / (a - 1)
+  expect_gte(eps, conv(0))
+  expect_lte(eps, conv(10 * a / 2))
+  expect_identical(dp_epsilon(1, 0.01, 10, 1e-5, orders = c(1 + 1e-15, 2, 32.5)),
+                   dp_epsilon(1, 0.01, 10, 1e-5, orders = c(2, 32.5)))
+})
+
+test_that("dpsco at epsilon 1e-300 and 1e300 runs and accounts correctly", {
+  d <- val_data()
+  T <- 2
+  K <- 2
+  for (eps in c(1e-300, 1e300)) {
+    set.seed(1)
+    f <- dpsco(d$x, d$y, method = "clip", epsilon = eps, iterations = T,
+               nlambda = K)
+    pr <- privacy(f)
+    expect_true(all(is.finite(f$beta)) && all(is.finite(f$a0)))
+    expect_identical(pr$noise_multiplier,
+                     dp_noise_multiplier(eps, 0.1 / d$n, 1, K * T))
+    expect_lte(pr$epsilon_accounted, eps)
+  }
+  # the paper's noise for epsilon 1e300 is ~1e-300: nothing can be certified
+  fp <- dpsco(d$x, d$y, method = "clip", epsilon = 1e300, calibration = "paper",
+              iterations = T, nlambda = K)
+  expect_identical(privacy(fp)$epsilon_accounted, Inf)
+  mp <- dp_mean(rt(50, 3), epsilon = 1e300, calibration = "paper")
+  expect_true(is.finite(mp$estimate))
+  expect_identical(mp$privacy$epsilon_accounted, Inf)
+})
+
+# The fits of two argument lists after the same seed: an input and its
+# documented coercion must give identical results.
+fits_same_seed <- function(seed, args1, args2, fun = dpsco) {
+  lapply(list(args1, args2), function(a) {
+    set.seed(seed)
+    do.call(fun, a)
+  })
+}
+
+test_that("a sparse Matrix x or newx is densified: the same fit and predictions", {
+  skip_if_not_installed("Matrix")
+  d <- val_data()
+  xs <- Matrix::Matrix(d$x * (abs(d$x) > 0.5), sparse = TRUE)
+  expect_s4_class(xs, "dgCMatrix")
+  xd <- as.matrix(xs)
+  common <- list(y = d$y, method = "holland", epsilon = 3, iterations = 3,
+                 nlambda = 3)
+  f <- fits_same_seed(4, c(list(xs), common), c(list(xd), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$a0, f[[2]]$a0)
+  expect_identical(predict(f[[2]], xs), predict(f[[2]], xd))
+  m <- fits_same_seed(5, list(xs, "clip", 2), list(xd, "clip", 2), dp_mean)
+  expect_identical(m[[1]]$estimate, m[[2]]$estimate)
+})
+
+test_that("documented coercions in predict() and coef()", {
+  env <- make_env()
+  fit <- env$gfit
+  x <- env$x
+  # a numeric data frame newx predicts as the matrix
+  expect_identical(predict(fit, as.data.frame(x)), predict(fit, x))
+  # s beyond the fitted range takes the nearest end, Inf included
+  cf <- coef(fit)
+  expect_equal(unname(coef(fit, s = Inf)), unname(cf[, 1, drop = FALSE]))
+  expect_equal(unname(coef(fit, s = 0)), unname(cf[, ncol(cf), drop = FALSE]))
+  # type is matched partially, like match.arg()
+  expect_identical(predict(fit, x, type = "resp"), predict(fit, x, type = "response"))
+})
+
+test_that("a factor y keeps its declared levels; a method name may be abbreviated", {
+  d <- val_data()
+  # all records in the first class: the fit is that of y = 0, and no error
+  # reveals from the data that a class is absent
+  yf <- factor(rep("a", d$n), levels = c("a", "b"))
+  common <- list(x = d$x, family = "binomial", method = "clip", iterations = 3,
+                 nlambda = 2)
+  f <- fits_same_seed(8, c(list(y = yf), common), c(list(y = rep(0, d$n)), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$classnames, c("a", "b"))
+  common <- list(x = d$x, y = d$y, iterations = 3, nlambda = 2)
+  f <- fits_same_seed(9, c(list(method = "cl"), common),
+                      c(list(method = "clip"), common))
+  expect_identical(f[[1]]$beta, f[[2]]$beta)
+  expect_identical(f[[1]]$method, "clip")
 })
