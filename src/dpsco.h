@@ -34,6 +34,20 @@
 #define DPSCO_SIMD
 #endif
 
+/* With GCC on x86-64 Linux the oracle loops are also compiled for AVX2 and
+ * the copy to run is picked once, when the library loads.  FMA is not
+ * enabled, so both copies perform the same IEEE operations per element and
+ * a fit has the same bits on every x86-64 processor. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define DPSCO_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef DPSCO_CLONES
+#define DPSCO_CLONES
+#endif
+
 enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1 };
 enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
 

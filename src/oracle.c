@@ -42,6 +42,7 @@ void oracle_reset(oracle_state *o)
     memset(o->acc, 0, o->stride * o->nchunks * sizeof(double));
 }
 
+DPSCO_CLONES
 static void plain_add(const oracle_state *o, double *restrict acc, double r,
                       const double *restrict x)
 {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include "dpsco.h"
 
+DPSCO_CLONES
 void clip_add(const oracle_state *o, double *restrict acc, double r,
               const double *restrict x, double norm)
 {

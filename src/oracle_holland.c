@@ -14,6 +14,7 @@
  * region where the cubic is exact).  When |r / s| max_j |x_j| <= a_poly no
  * value can fail the test (rounding is monotone) and the second pass is
  * skipped. */
+DPSCO_CLONES
 static void tabulated_add(const holland_table *tb, double *restrict acc,
                           double r_s, double s, const double *restrict x,
                           double xmax, int p)

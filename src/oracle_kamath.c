@@ -17,6 +17,7 @@ static double clamp(double v, double h)
  * no value of the record reaches the clamp (rounding is monotone, so
  * fl(|r x_j|) <= fl(|r| max |x|)) and the clamp-free loop adds exactly the
  * same numbers. */
+DPSCO_CLONES
 void kamath_add(const oracle_state *o, double *restrict acc, double r,
                 const double *restrict x, double xmax)
 {
