@@ -318,9 +318,14 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
                             penalty.factor = pf, clip = oracle$clip,
                             rho = oracle$rho, k = oracle$k, s = oracle$s,
                             nu = oracle$nu, calibration = calibration,
-                            control = control, threads = threads),
+                            control = control, threads = threads,
+                            threads_used = min(threads, max_threads())),
             privacy = record, trace_at = trace_at, std = std)
 }
+
+# Threads the engine may run: OMP_THREAD_LIMIT or the processor count, 1
+# without OpenMP.
+max_threads <- function() .Call(C_dpsco_max_threads)
 
 # Assemble the S3 object from the engine's output.
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,

@@ -671,11 +671,14 @@ test_that("threads: a seed and a chunk count fix the fit, whatever threads run i
     "f <- dpsco::dpsco(d$x, d$y, method = 'holland', epsilon = 2, ",
     "lambda = c(0.05, 0.01), batch_size = nrow(d$x), iterations = 3, ",
     "step_size = 0.5, calibration = 'paper', threads = 2); ",
-    "saveRDS(rbind(f$a0, f$beta), '%s')"), dat, out)
+    "saveRDS(list(beta = rbind(f$a0, f$beta), used = f$settings$threads_used), '%s')"),
+    dat, out)
   status <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(script)),
                     env = c(paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)),
                             "OMP_THREAD_LIMIT=1"),
                     stdout = FALSE, stderr = FALSE)
   expect_identical(status, 0L)
-  expect_identical(readRDS(out), fits$holland[[2]])
+  res <- readRDS(out)
+  expect_identical(res$beta, fits$holland[[2]])
+  expect_identical(res$used, 1L)
 })
