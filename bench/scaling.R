@@ -81,7 +81,7 @@ engine_fun <- function(x, y, method, m, T) {
     settings <- c(oracle, list(
       family = 0L, intercept = 0L, noise_sd = z * oracle$sensitivity,
       steps = as.integer(T), step_size = 1 / p, sqrt_schedule = 0L,
-      last_iterate = 0L, alpha = 1, penalty_factor = rep(1, p)))
+      last_iterate = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
     beta0 <- rep(0, p)
     function() .Call(dpsco:::C_dpsco_fit, x, y, settings, lambda, beta0,
                      integer(0))
