@@ -60,7 +60,7 @@ int holland_table_build(holland_table *tb, double nu)
 }
 
 /* Cubic through (-1, v0), (0, v1), (1, v2), (2, v3), evaluated at f. */
-static double lagrange4(const double *v, double f)
+static inline double lagrange4(const double *v, double f)
 {
     double fm1 = f - 1.0, fm2 = f - 2.0, fp1 = f + 1.0, ffm1 = f * fm1;
     return (v[3] * fp1 * ffm1 - v[0] * ffm1 * fm2) * (1.0 / 6.0)
@@ -70,19 +70,22 @@ static double lagrange4(const double *v, double f)
 /* |a| above the exact cubic region: interpolation, then the clamp. */
 double holland_table_eval_far(const holland_table *tb, double a)
 {
-    double x = fabs(a), v;
+    double x = fabs(a), u, f;
+    const double *v;
     if (x <= A_MID) {
-        double u = x * tb->inv_step;
+        u = x * tb->inv_step;
         int i = (int) u;
-        v = lagrange4(tb->mid + i, u - i);  /* grid points i-1 .. i+2 */
+        v = tb->mid + i;            /* grid points i-1 .. i+2 */
+        f = u - i;
     } else {
-        double u = A_MID / x * tb->inv_tstep;
+        u = A_MID / x * tb->inv_tstep;
         int i = (int) u;
         /* next to t = 0 the stencil is points 0..3 (f - 1 in [-1, 0)) */
-        v = i == 0 ? lagrange4(tb->tail, u - 1.0)
-                   : lagrange4(tb->tail + i - 1, u - i);
+        v = i == 0 ? tb->tail : tb->tail + i - 1;
+        f = i == 0 ? u - 1.0 : u - i;
     }
-    if (v > PSI_MAX)
-        v = PSI_MAX;
-    return a < 0 ? -v : v;
+    double h = lagrange4(v, f);
+    if (h > PSI_MAX)
+        h = PSI_MAX;
+    return a < 0 ? -h : h;
 }

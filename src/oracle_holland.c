@@ -6,6 +6,9 @@
 #include <math.h>
 #include "dpsco.h"
 
+/* Values the second pass scans before evaluating the ones it found. */
+#define FAR_BLOCK 64
+
 /* With the table: values in its exact cubic region (zeros included) are
  * added by one branch-free loop, the few beyond it by a second pass; adding
  * 0 for them in the first loop leaves the sums exactly as a look-up per
@@ -13,7 +16,9 @@
  * vector select (a value beyond a_poly by rounding only is still inside the
  * region where the cubic is exact).  When |r / s| max_j |x_j| <= a_poly no
  * value can fail the test (rounding is monotone) and the second pass is
- * skipped. */
+ * skipped.  The second pass lists the values beyond the region without a
+ * branch (store the index, advance by the test's 0 or 1), then evaluates
+ * the list: no call inside the scan. */
 DPSCO_CLONES
 static void tabulated_add(const holland_table *tb, double *restrict acc,
                           double r_s, double s, const double *restrict x,
@@ -28,10 +33,18 @@ static void tabulated_add(const holland_table *tb, double *restrict acc,
     }
     if (fabs(r_s) * xmax <= tb->a_poly)
         return;
-    for (int j = 0; j < p; j++) {
-        double a = r_s * x[j];
-        if (a * a > a2)
-            acc[j] += s * holland_table_eval_far(tb, a);
+    int far[FAR_BLOCK];
+    for (int b = 0; b < p; b += FAR_BLOCK) {
+        int e = b + FAR_BLOCK < p ? b + FAR_BLOCK : p, nfar = 0;
+        for (int j = b; j < e; j++) {
+            double a = r_s * x[j];
+            far[nfar] = j;
+            nfar += a * a > a2;
+        }
+        for (int k = 0; k < nfar; k++) {
+            int j = far[k];
+            acc[j] += s * holland_table_eval_far(tb, r_s * x[j]);
+        }
     }
 }
 
