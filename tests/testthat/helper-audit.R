@@ -1,0 +1,71 @@
+# Empirical privacy audit: plain-R statistics shared by test-audit.R.
+#
+# A mechanism M is (eps, delta)-DP only if every test telling M(D) from M(D')
+# has FNR >= 1 - delta - e^eps FPR.  Observed error rates of one test, with
+# Clopper-Pearson upper bounds, therefore give a lower bound on eps that holds
+# with the stated confidence; the tests assert it never exceeds what the
+# package accounts.
+
+# One-sided Clopper-Pearson bounds for x successes out of n, level 1 - alpha.
+cp_upper <- function(x, n, alpha) {
+  ifelse(x >= n, 1, stats::qbeta(1 - alpha, x + 1, n - x))
+}
+cp_lower <- function(x, n, alpha) {
+  ifelse(x <= 0, 0, stats::qbeta(alpha, x, n - x + 1))
+}
+
+# Analytic Gaussian mechanism (Balle and Wang 2018) in closed form: the delta
+# at eps of a Gaussian release whose sensitivity / sd is mu, and its inverse.
+gauss_delta_ref <- function(eps, mu) {
+  stats::pnorm(-eps / mu + mu / 2) - exp(eps) * stats::pnorm(-eps / mu - mu / 2)
+}
+gauss_eps_ref <- function(mu, delta) {
+  stats::uniroot(function(e) gauss_delta_ref(e, mu) - delta, c(0, 50),
+                 tol = 1e-13)$root
+}
+
+# log((1 - delta - FNR_upper) / FPR_upper) of the test "say D' when the
+# statistic exceeds th", from samples t0 under D and t1 under D'.  Both
+# bounds are one-sided at level alpha / 2 (Bonferroni): jointly 1 - alpha.
+threshold_eps <- function(th, t0, t1, delta, alpha) {
+  fp <- length(t0) - findInterval(th, sort(t0))
+  fn <- findInterval(th, sort(t1))
+  fpr <- cp_upper(fp, length(t0), alpha / 2)
+  fnr <- cp_upper(fn, length(t1), alpha / 2)
+  log(pmax(1 - delta - fnr, 0) / fpr)
+}
+
+# The threshold is chosen on the first half of each sample (every value of
+# the upper half of t0 is a candidate) and evaluated once on the second
+# half, so the selection costs no multiple-testing correction.
+audit_eps <- function(t0, t1, delta, alpha = 0.01) {
+  sel0 <- seq_along(t0) <= length(t0) %/% 2
+  sel1 <- seq_along(t1) <= length(t1) %/% 2
+  cand <- sort(t0[sel0])
+  cand <- cand[cand >= stats::median(cand)]
+  score <- threshold_eps(cand, t0[sel0], t1[sel1], delta, alpha)
+  threshold_eps(cand[which.max(score)], t0[!sel0], t1[!sel1], delta, alpha)
+}
+
+# `trials` releases of each of two mechanisms (functions of no argument
+# returning the released vector), projected on the direction u of the
+# noise-free difference: the Neyman-Pearson statistic for a Gaussian shift.
+audit_releases <- function(release0, release1, u, trials, delta) {
+  project <- function(release)
+    vapply(seq_len(trials), function(i) sum(release() * u), 0)
+  t0 <- project(release0)
+  t1 <- project(release1)
+  audit_eps(t0, t1, delta)
+}
+
+unit <- function(v) v / sqrt(sum(v^2))
+
+# Candidate neighbours: huge values with a sign pattern (the worst case of
+# every estimator here: each coordinate is pushed to its clamp, and the
+# clip-norm computation must not overflow), the largest finite double,
+# values whose squares overflow, and tiny ones.
+adversarial_records <- function(d) {
+  signs <- rep_len(c(1, -1), d)
+  list(huge = 1e12 * signs, max = .Machine$double.xmax * signs,
+       square_overflow = 1e200 * signs, tiny = 1e-300 * signs)
+}
