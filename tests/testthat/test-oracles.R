@@ -129,6 +129,26 @@ test_that("holland oracle matches s h(g / s) summed and divided by m", {
   }
 })
 
+test_that("records at the edge of the clamp-free loops get exactly the clamped values", {
+  # the engine skips Kamath's clamp when |r| max_j |g_j| <= rho / 2 and
+  # Holland's interpolation when |r / s| max_j |g_j| <= a_poly; rows just
+  # inside and just outside those limits (r = 1 in a release) must agree
+  # with the references, which clamp and evaluate every value
+  h <- 1.5
+  edge <- h * c(1 - 2^-52, 1, 1 + 2^-52, 1 + 1e-9, 1.5, 40)
+  g <- rbind(cbind(edge, 0.5), cbind(-edge, -h / 3), cbind(0.1, edge))
+  expect_close(dpsco:::oracle_mean(g, "kamath", m = 10, rho = 2 * h, k = 1L),
+               kamath_ref(g, 10, 2 * h, 1, rep(0, nrow(g))), tol = 1e-14)
+  for (nu in c(sqrt(log(10)), 4, 400)) {
+    a_poly <- sqrt(2) / (1 + 10 / sqrt(nu))
+    s <- 2
+    edge <- s * a_poly * c(1 - 2^-52, 1, 1 + 2^-52, 1 + 1e-9, 1.5, 3, 40)
+    g <- rbind(cbind(edge, 0.2), cbind(-edge, 0), cbind(-0.3, edge))
+    expect_close(dpsco:::oracle_mean(g, "holland", m = 7, s = s, nu = nu),
+                 holland_ref(g, 7, s, nu))
+  }
+})
+
 test_that("none oracle is the plain sum divided by m, and ignores noise", {
   set.seed(505)
   for (sh in shapes) {
