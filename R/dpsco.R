@@ -119,6 +119,15 @@
 #'     against 0.66, 0.81 and 0.27 at `p = 10` (true norm 1.5).}
 #' }
 #'
+#' @section Interrupting a fit:
+#' A long fit can be stopped with an interrupt (Ctrl-C, Esc) or a time limit
+#' ([setTimeLimit()]): the engine checks for one after each lambda and at
+#' least every million streamed records.  Nothing is returned and the
+#' session is unaffected: the engine's working memory is released, and the
+#' random numbers it drew are not written back, so `.Random.seed` stays
+#' where it was when the engine started (after any draws of a private
+#' standardisation).
+#'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
 #'   frame is converted).
 #' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for
