@@ -217,6 +217,30 @@ sanitize: deps
 	grep -E '^sanitize: [0-9]+ passed' $(SAN_DIR)/tests.log || echo "sanitize: 0 passed, 1 failed, 0 skipped"; \
 	exit $$status
 
+# Valgrind's memcheck over the testthat suite and the man-page examples, on
+# a -O1 -g build (tools/run-tests.R under `R -d valgrind`; VG_FILTER=regex
+# limits the test files).  Fails on any memory error in the process and on
+# any definite leak allocated by dpsco's code (tools/valgrind-verdict.awk);
+# R's own still-reachable and possibly-lost blocks are not errors.  Leaks
+# are not counted in valgrind's exit status (--errors-for-leak-kinds=none)
+# so that the verdict can tell dpsco's from R's.
+VG_DIR    := dpsco.valgrind
+VG_FILTER ?=
+VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
+             --errors-for-leak-kinds=none --fullpath-after= --num-callers=30
+
+valgrind: deps deps-debug
+	$(call private_install,$(VG_DIR),)
+	@start=$$(date +%s); status=0; \
+	R_LIBS=$(VG_DIR)/lib $(R) --vanilla --quiet -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
+	  -f tools/run-tests.R --args --label=valgrind $(if $(VG_FILTER),--filter='$(VG_FILTER)') \
+	  > $(VG_DIR)/tests.log 2>&1 || status=$$?; \
+	grep -E '^(example |[a-z-]+: [.SWEF0-9]*$$)|FAILED|Error' $(VG_DIR)/tests.log || true; \
+	echo "valgrind: took $$(( $$(date +%s) - start )) s"; \
+	awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $(VG_DIR)/valgrind.log || status=1; \
+	grep -E '^valgrind: [0-9]+ passed' $(VG_DIR)/tests.log || echo "valgrind: 0 passed, 1 failed, 0 skipped"; \
+	exit $$status
+
 # The C sources must compile silently under -Wall -Wextra -pedantic.
 cwarn:
 	@inc=$$($(R) RHOME)/include; [ -d "$$inc" ] || inc=$$($(RSCRIPT) -e 'cat(R.home("include"))'); \
