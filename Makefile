@@ -223,7 +223,8 @@ sanitize: deps
 # any definite leak allocated by dpsco's code (tools/valgrind-verdict.awk);
 # R's own still-reachable and possibly-lost blocks are not errors.  Leaks
 # are not counted in valgrind's exit status (--errors-for-leak-kinds=none)
-# so that the verdict can tell dpsco's from R's.
+# so that the verdict can tell dpsco's from R's.  The closing line counts
+# the tests and examples plus the memcheck verdict as one more test.
 VG_DIR    := dpsco.valgrind
 VG_FILTER ?=
 VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
@@ -232,13 +233,15 @@ VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
 valgrind: deps deps-debug
 	$(call private_install,$(VG_DIR),)
 	@start=$$(date +%s); status=0; \
-	R_LIBS=$(VG_DIR)/lib $(R) --vanilla --quiet -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
+	R_LIBS=$(VG_DIR)/lib $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
 	  -f tools/run-tests.R --args --label=valgrind $(if $(VG_FILTER),--filter='$(VG_FILTER)') \
-	  > $(VG_DIR)/tests.log 2>&1 || status=$$?; \
-	grep -E '^(example |[a-z-]+: [.SWEF0-9]*$$)|FAILED|Error' $(VG_DIR)/tests.log || true; \
+	  2>&1 | tee $(VG_DIR)/tests.log || status=$$?; \
 	echo "valgrind: took $$(( $$(date +%s) - start )) s"; \
-	awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $(VG_DIR)/valgrind.log || status=1; \
-	grep -E '^valgrind: [0-9]+ passed' $(VG_DIR)/tests.log || echo "valgrind: 0 passed, 1 failed, 0 skipped"; \
+	mem=1; awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $(VG_DIR)/valgrind.log || mem=0; \
+	counts=$$(sed -nE 's/^valgrind: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$$/\1 \2 \3/p' $(VG_DIR)/tests.log); \
+	read -r pass fail skip <<<"$${counts:-0 1 0}"; \
+	if [ $$mem -eq 1 ]; then pass=$$((pass + 1)); else fail=$$((fail + 1)); status=1; fi; \
+	echo "valgrind: $$pass passed, $$fail failed, $$skip skipped"; \
 	exit $$status
 
 # The C sources must compile silently under -Wall -Wextra -pedantic.
