@@ -198,8 +198,12 @@ endef
 # (-fno-sanitize-recover, halt_on_error) and so fails the target, as does a
 # failed test.  allocator_may_return_null=1 keeps R's own handling of a
 # failed huge allocation (an R error) instead of an ASan abort.
+# float-cast-overflow (a double turned into an int that cannot hold it, e.g.
+# an index) is undefined behaviour outside gcc's "undefined" group.  Blind
+# spot: R_alloc rounds each buffer up and keeps small ones in R's own pages,
+# so a write just past an R_alloc'd buffer may go unseen (valgrind too).
 SAN_DIR   := dpsco.sanitize
-SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 sanitize: deps
 	$(call private_install,$(SAN_DIR),$(SAN_FLAGS))
