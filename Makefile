@@ -7,6 +7,7 @@
 #   make report   the verdict alone, read from an existing dpsco.Rcheck/
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
+#   make deps-debug  the extra Debian packages `make valgrind` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
 # so the R packages are taken as r-cran-* builds that match it.
