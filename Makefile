@@ -5,6 +5,10 @@
 #   make run      install + the BlogFeedback example (inst/scripts/blog_lasso.R)
 #   make check    deps + R CMD build + R CMD check --as-cran, then a verdict
 #   make report   the verdict alone, read from an existing dpsco.Rcheck/
+#   make sanitize tests and examples on a build with ASan and UBSan
+#   make valgrind tests and examples under valgrind's memcheck
+#   make audit    the long empirical privacy audit (tests/testthat/test-audit.R)
+#   make deps-debug  the extra Debian packages `make valgrind` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
 # so the R packages are taken as r-cran-* builds that match it.
@@ -29,6 +33,8 @@ DEB_PKGS := r-base-dev r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdow
             r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
 R_PKGS   := glmnet knitr mlbench rmarkdown roxygen2 testthat withr
+# Also needed by `make valgrind` (ASan and UBSan come with gcc).
+DEB_PKGS_DEBUG := valgrind
 R_CHECK_LOAD := pk <- strsplit("$(R_PKGS)", " ")[[1]]; ok <- vapply(pk, requireNamespace, NA, quietly = TRUE); if (!all(ok)) stop("R packages missing after deps: ", paste(pk[!ok], collapse = ", ")); cat("deps: R packages load:", paste(pk, collapse = ", "), "\n")
 
 # Reads 00check.log; prints each ERROR, WARNING or NOTE block that is not
@@ -81,25 +87,30 @@ END { flush() }
 endef
 export CHECK_VERDICT_AWK
 
-.PHONY: all deps install run check report clean cwarn
+.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit
 
 all: check
 
+# Installs whichever of the Debian packages in $(1) are missing.
+define apt_install
+@missing=""; \
+for p in $(1); do \
+  if ! dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed'; then \
+    missing="$$missing $$p"; \
+  fi; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "deps: installing$$missing"; \
+  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q; \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+else \
+  echo "deps: all Debian packages present ($(words $(1)))"; \
+fi
+endef
+
 deps:
-	@missing=""; \
-	for p in $(DEB_PKGS); do \
-	  if ! dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed'; then \
-	    missing="$$missing $$p"; \
-	  fi; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "deps: installing$$missing"; \
-	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q; \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	else \
-	  echo "deps: all Debian packages present"; \
-	fi
+	$(call apt_install,$(DEB_PKGS))
 	@$(RSCRIPT) --vanilla -e '$(R_CHECK_LOAD)'
 
 # Objects are removed first: R CMD INSTALL does not track header changes.
@@ -163,15 +174,108 @@ report:
 	fi; \
 	exit $$status
 
-# The C sources must compile silently under -Wall -Wextra -pedantic.
+deps-debug:
+	$(call apt_install,$(DEB_PKGS_DEBUG))
+
+# Installs the package into the private library $(1)/lib, compiled with the
+# extra C flags $(2) through a generated Makevars file (R_MAKEVARS_USER), so
+# neither ~/.R/Makevars nor the default library are touched.  The build is
+# not test-loaded: an ASan build loads only into a process with the ASan
+# runtime preloaded, which the test run below provides.
+define private_install
+rm -rf $(1) && mkdir -p $(1)/lib
+cc=$$($(R) CMD config CC); \
+printf 'CC = %s %s\nCFLAGS = -O1 -g -Wall -pedantic\n' "$$cc" "$(2)" > $(1)/Makevars
+rm -f src/*.o src/*.so
+R_MAKEVARS_USER=$(CURDIR)/$(1)/Makevars $(R) CMD INSTALL --no-multiarch --no-test-load -l $(1)/lib . > $(1)/install.log 2>&1 || { cat $(1)/install.log; exit 1; }
+rm -f src/*.o src/*.so
+endef
+
+# AddressSanitizer and UndefinedBehaviorSanitizer on dpsco's C code, over
+# the whole testthat suite and every man-page example (tools/run-tests.R).
+# Debian's R is not built with ASan, so the runtimes are preloaded into R
+# (ASan must come first in the process's library list).  detect_leaks=0:
+# R keeps much of its heap until exit by design, so LeakSanitizer would
+# report R itself; leaks are checked by `make valgrind`.  Any report aborts R
+# (-fno-sanitize-recover, halt_on_error) and so fails the target, as does a
+# failed test.  allocator_may_return_null=1 keeps R's own handling of a
+# failed huge allocation (an R error) instead of an ASan abort.
+# float-cast-overflow (a double turned into an int that cannot hold it, e.g.
+# an index) is undefined behaviour outside gcc's "undefined" group.  Blind
+# spot: R_alloc rounds each buffer up and keeps small ones in R's own pages,
+# so a write just past an R_alloc'd buffer may go unseen (valgrind too).
+SAN_DIR   := dpsco.sanitize
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+sanitize: deps
+	$(call private_install,$(SAN_DIR),$(SAN_FLAGS))
+	@cc=$$($(R) CMD config CC); \
+	start=$$(date +%s); status=0; \
+	LD_PRELOAD="$$($$cc -print-file-name=libasan.so) $$($$cc -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	R_LIBS=$(SAN_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R --label=sanitize \
+	  2>&1 | tee $(SAN_DIR)/tests.log || status=$$?; \
+	echo "sanitize: took $$(( $$(date +%s) - start )) s"; \
+	if grep -qE '^==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]+Sanitizer|runtime error:' $(SAN_DIR)/tests.log; then \
+	  echo "sanitize: FAILED: sanitizer report above"; status=1; fi; \
+	if [ $$status -ne 0 ]; then echo "sanitize: FAILED (exit status $$status)"; fi; \
+	grep -E '^sanitize: [0-9]+ passed' $(SAN_DIR)/tests.log || echo "sanitize: 0 passed, 1 failed, 0 skipped"; \
+	exit $$status
+
+# Valgrind's memcheck over the testthat suite and the man-page examples, on
+# a -O1 -g build (tools/run-tests.R under `R -d valgrind`; VG_FILTER=regex
+# limits the test files).  Fails on any memory error in the process and on
+# any definite leak allocated by dpsco's code (tools/valgrind-verdict.awk);
+# R's own still-reachable and possibly-lost blocks are not errors.  Leaks
+# are not counted in valgrind's exit status (--errors-for-leak-kinds=none)
+# so that the verdict can tell dpsco's from R's.  The closing line counts
+# the tests and examples plus the memcheck verdict as one more test.
+VG_DIR    := dpsco.valgrind
+VG_FILTER ?=
+VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
+             --errors-for-leak-kinds=none --fullpath-after= --num-callers=30
+
+valgrind: deps deps-debug
+	$(call private_install,$(VG_DIR),)
+	@start=$$(date +%s); status=0; \
+	R_LIBS=$(VG_DIR)/lib $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
+	  -f tools/run-tests.R --args --label=valgrind $(if $(VG_FILTER),--filter='$(VG_FILTER)') \
+	  2>&1 | tee $(VG_DIR)/tests.log || status=$$?; \
+	echo "valgrind: took $$(( $$(date +%s) - start )) s"; \
+	mem=1; awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $(VG_DIR)/valgrind.log || mem=0; \
+	counts=$$(sed -nE 's/^valgrind: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$$/\1 \2 \3/p' $(VG_DIR)/tests.log); \
+	read -r pass fail skip <<<"$${counts:-0 1 0}"; \
+	if [ $$mem -eq 1 ]; then pass=$$((pass + 1)); else fail=$$((fail + 1)); status=1; fi; \
+	echo "valgrind: $$pass passed, $$fail failed, $$skip skipped"; \
+	exit $$status
+
+# The long version of the empirical privacy audit: every oracle, every
+# dp_mean() method and a one-step fit released 10^5 times or more on
+# neighbouring data sets; fails if an epsilon lower bound exceeds the
+# accounted epsilon or a deliberately broken variant goes undetected.
+# Takes about 5 minutes on 2 cores; `make check` runs only the quick one.
+AUDIT_DIR := dpsco.audit
+
+audit: deps
+	$(call private_install,$(AUDIT_DIR),)
+	@start=$$(date +%s); \
+	DPSCO_AUDIT_LONG=true R_LIBS=$(AUDIT_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
+	  --filter='^audit$$' --no-examples --label=audit; \
+	echo "audit: took $$(( $$(date +%s) - start )) s"
+
+# The C sources must compile silently under -Wall -Wextra -pedantic, with
+# and without OpenMP.
 cwarn:
 	@inc=$$($(R) RHOME)/include; [ -d "$$inc" ] || inc=$$($(RSCRIPT) -e 'cat(R.home("include"))'); \
 	cc=$$($(R) CMD config CC); \
 	for f in src/*.c; do \
-	  $$cc -I"$$inc" -Wall -Wextra -pedantic -Werror -fsyntax-only "$$f" || exit 1; \
+	  for omp in "" -fopenmp; do \
+	    $$cc -I"$$inc" $$omp -Wall -Wextra -pedantic -Werror -fsyntax-only "$$f" || exit 1; \
+	  done; \
 	done; \
-	echo "cwarn: src/*.c compile silently with -Wall -Wextra -pedantic"
+	echo "cwarn: src/*.c compile silently with -Wall -Wextra -pedantic, with and without -fopenmp"
 
 clean:
-	rm -rf $(CHECKDIR) $(PKG)_*.tar.gz blog_path.png
+	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(PKG)_*.tar.gz blog_path.png
 	rm -f src/*.o src/*.so src/*.dll

@@ -136,6 +136,16 @@
 #' the data.  `family`, `method` and `calibration` may be abbreviated.
 #' Size limits are listed in [dpsco_errors].
 #'
+#' @section Interrupting a fit:
+#' A long fit can be stopped with an interrupt (Ctrl-C, Esc) or a time limit
+#' ([setTimeLimit()]): the engine checks for one after each lambda and
+#' after every step that brings the records streamed since the last check
+#' to a million.  Nothing is returned and the
+#' session is unaffected: the engine's working memory is released, and the
+#' random numbers it drew are not written back, so `.Random.seed` stays
+#' where it was when the engine started (after any draws of a private
+#' standardisation).
+#'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
 #'   frame or a sparse `Matrix` is converted, see Input checks).
 #' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for

@@ -308,6 +308,46 @@ test_that("a seed reproduces a fit exactly; another seed does not", {
   }
 })
 
+test_that("an interrupted fit leaves the session, the generator and memory as before", {
+  # A fit of minutes stopped by an elapsed-time limit after 0.5 s: the R side
+  # takes some 30 ms here, so the limit fires in the engine's interrupt check
+  # (R_CheckUserInterrupt, every 1e6 streamed records), the same path as a
+  # user's Ctrl-C (under valgrind it may fire in R code first; the checks
+  # hold either way).  The transposed copy of x (8 MB) is R_alloc memory,
+  # which R releases when the error unwinds; the engine's draws are never
+  # written back to .Random.seed, since PutRNGstate() is not reached.
+  set.seed(3)
+  n <- 1e5
+  x <- matrix(runif(n * 10, -1, 1), n, 10)
+  y <- rnorm(n)
+  fit <- function(iterations) {
+    set.seed(11)
+    f <- dpsco(x, y, method = "clip", calibration = "paper",
+               lambda = c(0.1, 0.05), batch_size = 200, iterations = iterations)
+    f$call <- NULL
+    f
+  }
+  seed <- function() get(".Random.seed", envir = globalenv())
+  fresh <- fit(20)
+  after_fit <- seed()
+  used <- function() gc()["Vcells", "used"]
+  before <- used()
+  err <- tryCatch({
+    setTimeLimit(elapsed = 0.5, transient = TRUE)
+    fit(1e6)
+  }, error = identity, finally = setTimeLimit())
+  expect_s3_class(err, "error")
+  expect_match(conditionMessage(err), "time limit")
+  # nothing draws before the engine here, so the state is the seed's own;
+  # a completed fit does write its draws back
+  interrupted <- seed()
+  set.seed(11)
+  expect_identical(interrupted, seed())
+  expect_false(identical(after_fit, seed()))
+  expect_lt(used() - before, 1e5)
+  expect_identical(fit(20), fresh)
+})
+
 test_that("the trace at the last step is the reported output", {
   dat <- make_data(120, 4, "binomial", 88)
   for (method in c("clip", "kamath", "holland", "none")) {
