@@ -109,7 +109,12 @@ oracle_mean <- function(g, method, m = nrow(g), clip = 1, rho = 1, k = 1L,
   settings <- list(oracle = oracle_codes[[method]], m = as.double(m),
                    clip = clip, rho = rho, k = as.integer(k), s = s, nu = nu,
                    noise_sd = noise_sd)
-  if (!is.null(labels)) labels <- as.integer(labels)
+  if (!is.null(labels)) {
+    labels <- as.integer(labels)
+    # the engine indexes group sums with them
+    if (length(labels) != nrow(g) || anyNA(labels) || any(labels < 0L | labels >= k))
+      stop("labels must give a group in 0 .. k - 1 for every row of g")
+  }
   .Call(C_dpsco_oracle_mean, g, settings, labels)
 }
 

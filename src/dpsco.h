@@ -61,6 +61,7 @@ typedef struct {
 void sampler_init(poisson_sampler *s, int n, double q);
 int sampler_next(const poisson_sampler *s, int cur);
 int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
+int sample_label(int k);
 
 /* ---- records.c ------------------------------------------------------ */
 typedef struct {

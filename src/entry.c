@@ -120,11 +120,8 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
         records_fill(&rec, REAL(g), n, dim, 0, b, e);
         for (int i = b; i < e; i++) {
             int label = 0;
-            if (o.kind == ORACLE_KAMATH) {
-                label = draw ? (int) (unif_rand() * o.k) : INTEGER(labels)[i];
-                if (label >= o.k)
-                    label = o.k - 1;
-            }
+            if (o.kind == ORACLE_KAMATH)
+                label = draw ? sample_label(o.k) : INTEGER(labels)[i];
             oracle_add(&o, o.acc, 1.0, rec.xt + (size_t) (i - b) * dim,
                        rec.norm[i - b], rec.xmax[i - b], label);
         }

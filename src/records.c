@@ -4,15 +4,38 @@
  * largest |x_ij|, which lets an oracle see before its loop that no value of
  * the record can reach a clamp. */
 #include <math.h>
+#include <stdint.h>
 #include "dpsco.h"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* Rows are copied in blocks so that the block being written stays in cache
  * while every column is read in order. */
 #define ROW_BLOCK 64
 
+/* Asks Linux to back a large buffer with transparent huge pages before it
+ * is first written: filling the copy of x then costs one page fault per
+ * 2 MB instead of per 4 KB, which on some machines is most of the cost of a
+ * short fit.  Only a hint: where it is not available nothing changes. */
+static void advise_huge_pages(void *buf, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t) 1 << 21;
+    uintptr_t from = ((uintptr_t) buf + huge - 1) & ~(huge - 1);
+    uintptr_t to = ((uintptr_t) buf + bytes) & ~(huge - 1);
+    if (to > from)
+        (void) madvise((void *) from, to - from, MADV_HUGEPAGE);
+#else
+    (void) buf;
+    (void) bytes;
+#endif
+}
+
 void records_alloc(records *rec, int n, int p)
 {
     rec->xt = (double *) R_alloc((size_t) n * p, sizeof(double));
+    advise_huge_pages(rec->xt, (size_t) n * p * sizeof(double));
     rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
     rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
 }

@@ -24,6 +24,14 @@ int sampler_next(const poisson_sampler *s, int cur)
     return next >= (double) s->n ? s->n : (int) next;
 }
 
+/* A Kamath group, uniform on 0 .. k - 1 (unif_rand() < 1, but a rounding
+ * to k is mapped to k - 1 all the same). */
+int sample_label(int k)
+{
+    int g = (int) (unif_rand() * k);
+    return g < k ? g : k - 1;
+}
+
 /* Draw one step's batch: the sampled records in increasing order and, when
  * k > 0, each one's Kamath group, uniform on 0 .. k - 1.  The draws alternate
  * (gap, label, gap, label, ...), all from R's generator and before any
@@ -34,10 +42,8 @@ int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
     int count = 0;
     for (int i = sampler_next(s, -1); i < s->n; i = sampler_next(s, i)) {
         idx[count] = i;
-        if (k > 0) {
-            int g = (int) (unif_rand() * k);
-            label[count] = g < k ? g : k - 1;  /* unif_rand() < 1, but be safe */
-        }
+        if (k > 0)
+            label[count] = sample_label(k);
         count++;
     }
     return count;
