@@ -69,8 +69,9 @@ void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
     }
 }
 
-/* The most threads a fit may use: OMP_THREAD_LIMIT when set (CRAN's checks
- * set it to 2), otherwise the number of processors; 1 without OpenMP. */
+/* The most threads a fit may use: the smaller of OpenMP's thread limit
+ * (OMP_THREAD_LIMIT, which check machines may set) and the number of
+ * processors; 1 without OpenMP. */
 int dpsco_thread_limit(void)
 {
 #ifdef _OPENMP
