@@ -90,7 +90,8 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
       switch(method, clip = "clip", kamath = c("rho", "k"), holland = c("s", "nu"))]
     public <- c(public, "estimator parameters")
   }
-  z <- if (calibration == "paper") paper_multiplier(method, epsilon, delta)
+  z <- if (calibration == "paper")
+         paper_multiplier(method, epsilon, delta, if (method == "kamath") oracle$k else 1L)
        else calibrate_components(list(), 1, 1, epsilon, delta)
   noise_sd <- z * sensitivity
 

@@ -33,24 +33,71 @@
 #' never by the realised batch size.  The intercept is an unpenalised
 #' coordinate of the gradient and counts in the sensitivity.
 #'
-#' **Privacy.** The budget `(epsilon, delta)` covers everything that touches
-#' the data: every step of every lambda and any private standardisation.
-#' By default (`calibration = "accountant"`) the noise multiplier is the
-#' smallest one whose accounted epsilon (Renyi DP of the Poisson-subsampled
-#' Gaussian, or the exact Gaussian composition at sampling rate 1; see
-#' [dp_epsilon()]) over all `K x T` steps meets the target.  With
-#' `calibration = "paper"` the noise scales printed in the paper are used for
-#' `(epsilon/K, delta/K)` per lambda, and the record reports the epsilon they
-#' actually deliver.  See [privacy()] for the record attached to each fit.
-#' The sample size `n`, the dimension, the lambda grid, all tuning parameters
-#' and any preprocessing the user applied are treated as public: choose them
-#' without looking at the data.  No data statistic is computed silently: the
-#' default grid comes from the oracle's public bound, and `standardize`
-#' defaults to `FALSE`, so put `x` on a public, bounded scale first (known
-#' ranges or a fixed transformation), declare public centres and scales, or
-#' spend part of the budget on `standardize = "private"`.
+#' **Two ways to choose the settings.**  With `tuning = "private"` (the
+#' default) every setting that depends on the data is estimated privately,
+#' inside the budget, and listed in the privacy record (see
+#' [privacy()]):
+#' \describe{
+#'   \item{bounds on `x`}{per column `B_j = 2^(m_j + kappa s_j)` from the
+#'     private mean `m_j` and sd `s_j` of `log2 |x_ij|` over the non-zero
+#'     entries (two Gaussian releases); the fit sees
+#'     `clamp(x_j / B_j, -1, 1)`, so raw heavy-tailed features need no
+#'     public bounds.  [predict.dpsco()] clamps new data to the same
+#'     `[-B_j, B_j]` (`fit$x_range`) and `coef()` gives the slopes that hold
+#'     inside it;}
+#'   \item{the starting intercept}{the private mean of `y` clamped to a
+#'     private bound on `|y|` (gaussian), or the private event rate;}
+#'   \item{the oracle's truncation}{clipping's `C` is the private 0.99
+#'     quantile (noisy histogram of `log2` values) of the gradient norms at
+#'     the start; Holland's `s` and Kamath's `rho` are set so that their
+#'     sensitivity equals clipping's at that `C`;}
+#'   \item{the curvature}{the second-moment matrix of the rows
+#'     `(1, x_i / B)`, each clipped to a private 0.9 quantile of the row
+#'     norms, released with Gaussian noise and made positive definite with
+#'     a ridge of the size of that noise (for binomial, times the private
+#'     `p (1 - p)`);}
+#'   \item{the lambda grid}{from the largest coordinate of the first noisy
+#'     gradient, which the path reuses as its first step.}
+#' }
+#' The default optimiser is then `"newton"`: each step moves to the
+#' minimiser of the penalised quadratic model made of the noisy gradient
+#' and the released curvature (a noisy proximal Newton step, solved exactly
+#' by coordinate descent as post-processing), which converges in a few
+#' noisy steps on ill-conditioned designs where plain gradient steps
+#' crawl.  `optimizer = "spgd"` keeps the paper's loop, with the step size
+#' `1 / lambda_max` of the released curvature.  Budget shares, quantile
+#' levels and any value the user can declare public are set in
+#' [dpsco_control()]; a declared value costs nothing.
 #'
-#' **Defaults**, all data-independent:
+#' With `tuning = "public"` the fit is the paper's: every setting is
+#' public (given, or the paper's data-independent default) and
+#' `optimizer = "spgd"`.  `calibration = "paper"` implies it.
+#'
+#' **Privacy.** The budget `(epsilon, delta)` covers everything that touches
+#' the data: every private setting, every step of every lambda and any
+#' private standardisation.  By default (`calibration = "accountant"`) the
+#' noise multiplier of the gradient steps is the smallest one whose
+#' accounted epsilon (Renyi DP of the Poisson-subsampled Gaussian, or the
+#' exact Gaussian composition at sampling rate 1; see [dp_epsilon()]),
+#' composed with the private settings, meets the target.  With
+#' `calibration = "paper"` the noise scales printed in the paper are used
+#' for `(epsilon/K, delta/K)` per lambda, and the record reports the epsilon
+#' they actually deliver.  See [privacy()] for the record attached to each
+#' fit.  The sample size `n`, the dimension, the budget shares and the
+#' declared values are treated as public; under `tuning = "public"` so are
+#' the lambda grid, all tuning parameters and any preprocessing the user
+#' applied: choose them without looking at the data.
+#' `standardize = TRUE` uses the data's own column means and standard
+#' deviations and warns that the guarantee does not cover them.
+#'
+#' **Defaults** with `tuning = "private"`: full batches, `nlambda = 10`,
+#' `lambda.min.ratio = 1e-3`, `iterations = 2` per lambda for `"newton"`
+#' (100 for `"spgd"`), the tail average of the iterates as output, and a
+#' model step `step_size = 1` (gaussian) or `1.5` (binomial, whose
+#' curvature only falls away from the start).  To choose lambda privately
+#' as well, use [cv.dpsco()].
+#'
+#' **Defaults** with `tuning = "public"`, all data-independent:
 #' \describe{
 #'   \item{`batch_size = n`}{full batches (sampling rate 1), the paper's
 #'     choice for DP-SPGD(K) and DP-SPGD(H) on real data.}
@@ -62,9 +109,10 @@
 #'     such data whatever its values.}
 #'   \item{`nlambda = 20`}{every lambda spends budget, so the default path is
 #'     shorter than glmnet's 100.}
-#'   \item{`delta = 0.1 / n`}{below `1 / n`: a mechanism that publishes one
-#'     random record in full is `(0, 1/n)`-DP, so `delta` must be smaller.}
 #' }
+#' In both modes `delta` defaults to `0.1 / n`, below `1 / n`: a mechanism
+#' that publishes one random record in full is `(0, 1/n)`-DP, so `delta`
+#' must be smaller.
 #'
 #' @section Numerical robustness:
 #' With a private method every step is bounded (the oracle's bound plus the
@@ -151,14 +199,18 @@
 #' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for
 #'   `"binomial"` (the second level is the event).
 #' @param family `"gaussian"` (lasso) or `"binomial"` (l1-logistic).
-#' @param method private gradient oracle: `"holland"`, `"kamath"`, `"clip"`
-#'   or `"none"`.
+#' @param method private gradient oracle: `"clip"`, `"holland"`,
+#'   `"kamath"` or `"none"`.  Default `"clip"` with private tuning (at its
+#'   private level, clipping gave the lowest held-out error of the three on
+#'   the raw data of `bench/utility.R`) and `"holland"` with public tuning.
 #' @param epsilon,delta privacy target for the whole path; `epsilon > 0`
 #'   (`Inf` only with `method = "none"`), `0 < delta < 1`.
 #' @param lambda optional decreasing sequence of penalties (public).
-#' @param nlambda number of penalties of the default grid.
+#' @param nlambda number of penalties of the default grid; default 10
+#'   (private tuning) or 20 (public).
 #' @param lambda.min.ratio smallest penalty as a fraction of the largest;
-#'   default `1e-4` if `n >= p`, otherwise `0.01` (glmnet's rule).
+#'   default `1e-3` with private tuning, otherwise `1e-4` if `n >= p` and
+#'   `0.01` if not (glmnet's rule).
 #' @param alpha elastic-net mixing in \[0, 1\]; 1 is the lasso.
 #' @param penalty.factor per-column penalty multipliers (0 leaves a column
 #'   unpenalised).
@@ -180,9 +232,17 @@
 #'   `dpsco_privacy_warning` is raised for private methods).  Without an
 #'   intercept, columns are scaled but not centred (declared centres are
 #'   ignored), as in glmnet.
+#' @param tuning `"private"` (default): the data-dependent settings are
+#'   estimated privately inside the budget; `"public"`: the paper's public
+#'   settings (see Details).
+#' @param optimizer `"newton"` (default with private tuning) or `"spgd"`
+#'   (the paper's stochastic proximal gradient loop; the only one with
+#'   public tuning).
 #' @param batch_size expected batch size `m` in \[1, n\].
 #' @param iterations steps per lambda `T`.
-#' @param step_size base step size (see `control$schedule`).
+#' @param step_size base step size of `"spgd"` (see `control$schedule`),
+#'   or the model step `eta` of `"newton"` (the model's curvature is the
+#'   released one divided by `eta`).
 #' @param calibration `"accountant"` (default) calibrates the noise so the
 #'   accounted epsilon meets the target; `"paper"` uses the paper's printed
 #'   noise scales and reports the epsilon they deliver.
@@ -216,24 +276,42 @@
 #' n <- 2000; p <- 10
 #' x <- matrix(runif(n * p, -1, 1), n, p)
 #' y <- drop(x %*% c(2, -2, 1, rep(0, p - 3))) + rt(n, df = 2)
-#' fit <- dpsco(x, y, method = "holland", epsilon = 2, iterations = 20,
-#'              step_size = 0.5, nlambda = 10)
+#' fit <- dpsco(x, y, method = "clip", epsilon = 1)   # private settings
 #' fit
 #' coef(fit, s = fit$lambda[5])
+#' privacy(fit)                  # every data-dependent choice, accounted
+#' # the paper's public settings, for replication
+#' fitp <- dpsco(x, y, method = "holland", epsilon = 2, tuning = "public",
+#'               iterations = 20, step_size = 0.5, nlambda = 10)
 #' @export
-dpsco <- function(x, y, family = c("gaussian", "binomial"),
-                  method = c("holland", "kamath", "clip", "none"),
-                  epsilon = 1, delta = NULL, lambda = NULL, nlambda = 20,
+dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
+                  epsilon = 1, delta = NULL, lambda = NULL, nlambda = NULL,
                   lambda.min.ratio = NULL, alpha = 1, penalty.factor = NULL,
-                  intercept = TRUE, standardize = FALSE, batch_size = NULL,
-                  iterations = NULL, step_size = NULL,
+                  intercept = TRUE, standardize = FALSE,
+                  tuning = c("private", "public"), optimizer = NULL,
+                  batch_size = NULL, iterations = NULL, step_size = NULL,
                   calibration = c("accountant", "paper"),
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L)) {
   this_call <- match.call()
+  tuning_given <- !missing(tuning)
   family <- match_choice(family, "family")
-  method <- match_choice(method, "method")
   calibration <- match_choice(calibration, "calibration")
+  tuning <- match_choice(tuning, "tuning")
+  if (calibration == "paper") {
+    if (tuning_given && tuning == "private")
+      arg_error("calibration", "\"paper\" uses the paper's public settings: ",
+                "it needs tuning = \"public\".")
+    tuning <- "public"
+  }
+  tuned <- tuning == "private"
+  method <- if (is.null(method)) (if (tuned) "clip" else "holland")
+            else match_choice(method, "method", method_choices)
+  optimizer <- if (is.null(optimizer)) (if (tuned) "newton" else "spgd")
+               else match_choice(optimizer, "optimizer", c("newton", "spgd"))
+  if (optimizer == "newton" && !tuned)
+    arg_error("optimizer", "\"newton\" needs the private curvature of ",
+              "tuning = \"private\".")
   x <- check_x(x)
   n <- nrow(x)
   p <- ncol(x)
@@ -260,77 +338,136 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"),
 
   m <- if (is.null(batch_size)) n else check_number(batch_size, "batch_size", 1, n,
                                                     lower_open = FALSE)
-  steps <- if (is.null(iterations)) ceiling(5 * (n / m)^2)
-           else check_count(iterations, "iterations", upper = Inf)
+  steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
+           else if (!tuned) ceiling(5 * (n / m)^2)
+           else if (optimizer == "newton") 2 else 100
   if (is.null(lambda)) {
-    nlam <- check_count(nlambda, "nlambda")
+    nlam <- check_count(nlambda %||% if (tuned) 10L else 20L, "nlambda")
   } else {
     lambda <- check_lambda(lambda)
     nlam <- length(lambda)
   }
-  check_sizes(p, intercept, nlam, steps, trace, is.null(iterations))
+  check_sizes(p, intercept, nlam, steps, trace, is.null(iterations) && !tuned)
   steps <- as.integer(steps)
   d <- p + intercept
-  curvature <- if (family == "binomial") 1 / 4 else 1
-  step_size <- check_number(step_size %||% (1 / (d * curvature)), "step_size", 0)
+  if (optimizer == "newton" && d > 4000L)
+    arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
+              "d = ", d, " is above its limit of 4000 (use \"spgd\").")
+  if (!is.null(step_size)) check_number(step_size, "step_size", 0)
   trace_at <- check_trace(trace, steps)
   threads <- check_count(threads, "threads", 1, 64)
+  output <- control$output %||% if (tuned) "tail" else "average"
   # after every check: the private standardisation draws noise
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
                        control)
   x <- std$x
+  q <- min(1, m / n)
+  fixed <- if (is.null(std$part)) list() else list(std$part)
+  if (tuned) {
+    z1 <- if (private) calibrate_components(list(), 1, 1, epsilon, delta) else 0
+    tn <- tune_private(x, yy$y, family, method, optimizer, intercept, z1,
+                       step_size, control)
+    x <- tn$x
+    std <- add_bounds(std, tn$bound)
+    control <- equal_noise_oracle(method, control, tn$clip, d, m)
+    step_size <- tn$step_size
+    fixed <- c(fixed, tn$parts)
+  } else {
+    step_size <- step_size %||%
+      (1 / (d * if (family == "binomial") 1 / 4 else 1))
+  }
   # the optimiser's share of the budget, split over the lambdas, sets the
   # paper's default rho and s and its printed noise scales
   opt_share <- 1 - (std$part$share %||% 0)
   eps_run <- opt_share * epsilon / nlam
   delta_run <- opt_share * delta / nlam
   oracle <- oracle_setup(method, control, m, d, eps_run, delta_run)
-  q <- min(1, m / n)
-  fixed <- if (is.null(std$part)) list()
-           else list(list(std$part$noise_multiplier, 1, std$part$steps))
+  # a privately tuned path first releases the gradient at its starting
+  # point: its largest coordinate sets the grid, and the Newton path reuses
+  # it as its first step
+  first_release <- tuned && (is.null(lambda) || optimizer == "newton")
+  releases <- as.double(nlam) * steps +
+    (first_release && optimizer == "spgd")
   z <- if (!private) 0
-       else if (calibration == "paper") paper_multiplier(method, eps_run, delta_run)
-       else calibrate_components(fixed, q, as.double(nlam) * steps, epsilon, delta)
-
-  if (is.null(lambda)) {
-    lmr <- lambda.min.ratio %||% if (n < p) 0.01 else 1e-4
-    check_number(lmr, "lambda.min.ratio", 0, 1)
-    if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
-    lambda <- lambda_grid(oracle$bound, x, yy$y, family, method, alpha, pf,
-                          intercept, nlam, lmr)
-  }
+       else if (calibration == "paper")
+         paper_multiplier(method, eps_run, delta_run, oracle$k)
+       else calibrate_components(lapply(fixed, part_component), q, releases,
+                                 epsilon, delta)
 
   settings <- c(oracle, list(
     family = if (family == "binomial") 1L else 0L, intercept = as.integer(intercept),
     noise_sd = z * oracle$sensitivity, steps = steps, step_size = step_size,
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
-    last_iterate = as.integer(control$output == "last"), alpha = alpha,
+    last_iterate = as.integer(output == "last"),
+    tail_average = as.integer(output == "tail"), alpha = alpha,
     penalty_factor = pf, threads = threads))
-  res <- .Call(C_dpsco_fit, x, yy$y, settings, lambda, rep(0, d), trace_at)
+  beta0 <- if (tuned) tn$beta0 else rep(0, d)
+  if (first_release) {
+    g0 <- .Call(C_dpsco_release, x, yy$y, settings, beta0)
+    if (optimizer == "newton") settings$first_gradient <- g0
+  }
+  if (is.null(lambda)) {
+    lmr <- lambda.min.ratio %||% if (tuned) 1e-3 else if (n < p) 0.01 else 1e-4
+    check_number(lmr, "lambda.min.ratio", 0, 1)
+    if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
+    lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr)
+              else lambda_grid(oracle$bound, x, yy$y, family, method, alpha,
+                               pf, intercept, nlam, lmr)
+  }
+  if (optimizer == "newton") {
+    settings$curvature <- tn$curvature
+    settings$memory <- control$memory
+  }
+  res <- .Call(C_dpsco_fit, x, yy$y, settings, lambda, beta0, trace_at)
 
-  public <- c("n (sample size)", "p (dimension)", "lambda grid",
-              "batch size, iterations and step sizes", "oracle parameters",
+  public <- c("n (sample size)", "p (dimension)",
+              if (!tuned || !first_release) "lambda grid",
+              if (tuned) c("batch size and iterations", "budget shares",
+                           tn$public)
+              else c("batch size, iterations and step sizes",
+                     "oracle parameters"),
               std$public,
               "any preprocessing applied to x and y before the call")
-  parts <- c(if (!is.null(std$part)) list(std$part),
-             list(privacy_part("optimizer", z, q, as.double(nlam) * steps,
-                               oracle$sensitivity, opt_share)))
+  parts <- c(fixed, list(privacy_part(
+    "optimizer", z, q, releases, oracle$sensitivity,
+    1 - sum(vapply(fixed, `[[`, 0, "share")),
+    mechanism = paste0("Gaussian: ", method, " oracle",
+                       if (q < 1) ", Poisson-subsampled"),
+    released = paste0(releases, " gradients",
+                      if (first_release) "; the first sets the lambda grid"))))
   record <- new_privacy_record(
     epsilon, delta, parts,
     calibration = if (private) calibration else "none", public = public,
     not_covered = std$not_covered,
     extra = list(steps = steps, nlambda = nlam, batch_size = m,
-                 epsilon_per_lambda = eps_run, delta_per_lambda = delta_run))
+                 epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
+                 tuning = tuning, released = if (tuned) tn$released))
   new_dpsco(res, x, lambda, intercept, this_call, family, method, yy$classnames,
             settings = list(batch_size = m, iterations = steps,
                             step_size = step_size, schedule = control$schedule,
-                            output = control$output, alpha = alpha,
+                            output = output, alpha = alpha,
                             penalty.factor = pf, clip = oracle$clip,
                             rho = oracle$rho, k = oracle$k, s = oracle$s,
                             nu = oracle$nu, calibration = calibration,
+                            tuning = tuning, optimizer = optimizer,
                             control = control, threads = threads,
                             threads_used = min(threads, max_threads())),
             privacy = record, trace_at = trace_at, std = std)
+}
+
+# The accountant's view of a privacy part.
+part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]
+
+# The private grid: from the largest coordinate of the gradient released at
+# the starting point, the smallest penalty at which every penalised
+# coefficient would stay at 0 for that gradient, down to lmr times it.
+released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
+  g <- abs(g0[seq_along(pf) + intercept])
+  pen <- pf > 0
+  lmax <- if (any(pen)) max(g[pen] / pf[pen]) / max(alpha, 1e-3) else 1
+  if (!(lmax > 0) || !is.finite(lmax)) lmax <- 1
+  if (nlambda == 1L) return(lmax)
+  exp(seq(log(lmax), log(lmax * lmr), length.out = nlambda))
 }
 
 # Threads the engine may run: OMP_THREAD_LIMIT or the processor count, 1
@@ -373,6 +510,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
                  family = family, method = method, intercept = intercept,
                  call = call, settings = settings, privacy = privacy,
                  standardize = std[c("mode", "center", "scale")],
+                 x_range = std$range,
                  classnames = classnames, trace = trace),
             class = "dpsco")
 }

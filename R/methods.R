@@ -67,7 +67,10 @@ interpolate_coef <- function(object, s) {
 #'   (a numeric data frame or sparse `Matrix` is converted with
 #'   `as.matrix()`; one record needs `drop = FALSE`).
 #' @details `s` outside the fitted range, `Inf` included, takes the nearest
-#'   end of the path; negative or missing `s` is an error.
+#'   end of the path; negative or missing `s` is an error.  A fit with
+#'   private bounds on `x` (`tuning = "private"`) saw each column clamped
+#'   to `object$x_range`; `predict()` clamps `newx` the same way, and the
+#'   coefficients are the slopes inside those bounds.
 #' @param s penalties at which to evaluate; default the fitted `lambda`.
 #'   Values between fitted penalties are interpolated linearly in lambda, as
 #'   in glmnet.
@@ -118,6 +121,7 @@ predict.dpsco <- function(object, newx, s = NULL,
   newx <- check_x(newx, "newx", min_rows = 1L)
   if (ncol(newx) != nrow(b) - 1L)
     arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
+  newx <- clamp_columns(newx, object$x_range)
   eta <- newx %*% b[-1L, , drop = FALSE] +
     matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
   if (type == "link" || object$family == "gaussian") return(eta)
@@ -125,6 +129,14 @@ predict.dpsco <- function(object, newx, s = NULL,
   if (type == "response") return(prob)
   cls <- ifelse(prob > 0.5, object$classnames[2L], object$classnames[1L])
   matrix(cls, nrow(prob), ncol(prob), dimnames = dimnames(prob))
+}
+
+# New data clamped to the fit's private bounds (NULL: none), column by
+# column, as the fit saw its own data.
+clamp_columns <- function(x, range) {
+  if (is.null(range)) return(x)
+  n <- nrow(x)
+  pmin(pmax(x, rep(range[1L, ], each = n)), rep(range[2L, ], each = n))
 }
 
 #' Summarise a dpsco fit
@@ -144,14 +156,22 @@ summary.dpsco <- function(object, ...) {
   fit_text <- sprintf(paste(
     "A %s-penalised %s model (alpha = %s) was fitted on n = %d records and",
     "p = %d predictors along %d penalties by %s, with Poisson batches of",
-    "expected size %s, %d steps per penalty, %s step size %s and the",
-    "%s as output."),
+    "expected size %s, %d steps per penalty of the %s optimiser, %s step",
+    "size %s and the %s as output; its settings were %s."),
     if (st$alpha == 1) "lasso" else "elastic-net",
     if (object$family == "gaussian") "linear" else "logistic",
     format(st$alpha), object$nobs, object$dim[1L], length(object$lambda),
     method_label[[object$method]], format(signif(st$batch_size, 7)),
-    st$iterations, st$schedule, format(signif(st$step_size, 4)),
-    if (st$output == "average") "average of the iterates" else "last iterate")
+    st$iterations,
+    if (identical(st$optimizer, "newton")) "noisy proximal Newton"
+    else "stochastic proximal gradient",
+    st$schedule, format(signif(st$step_size, 4)),
+    switch(st$output, average = "average of the iterates",
+           tail = "average of the second half of the iterates",
+           last = "last iterate"),
+    if (identical(st$tuning, "private"))
+      "estimated privately inside the budget (see the privacy record)"
+    else "public (the paper's settings)")
   priv_text <- privacy_paragraph(pr)
   structure(list(text = c(fit_text, priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),
@@ -187,10 +207,12 @@ privacy_paragraph <- function(pr) {
     "The noise multiplier was calibrated so that the whole release is",
     "(%s, %s)-differentially private; the accountant certifies epsilon = %s."),
     num(pr$epsilon), num(pr$delta), num(pr$epsilon_accounted))
-  std <- if (nrow(pr$shares) > 1L) sprintf(paste(
-    " A share %s of the budget was spent on private standardisation",
-    "(noise multiplier %s) and composed with the optimiser."),
-    num(pr$shares$share[1L]), num(pr$shares$noise_multiplier[1L])) else ""
+  pre <- pr$shares[pr$shares$part != "optimizer", , drop = FALSE]
+  std <- if (nrow(pre)) sprintf(paste(
+    " Before the path, Gaussian releases chose the data-dependent settings",
+    "(%s; noise multipliers %s) and were composed with the optimiser."),
+    paste(sprintf("%s, share %s", pre$part, num(pre$share)), collapse = "; "),
+    paste(num(pre$noise_multiplier), collapse = ", ")) else ""
   paste0(sprintf(paste(
     "Privacy: add/remove-one adjacency. Each of the %d x %d steps",
     "(penalties x steps) draws a Poisson batch at rate %s and adds Gaussian",

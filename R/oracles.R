@@ -4,46 +4,93 @@
 
 oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 
-#' Tuning parameters of the private oracles
+# The oracles a fit may name (dpsco(), cv.dpsco()).
+method_choices <- c("clip", "holland", "kamath", "none")
+
+#' Tuning parameters of the oracles and of the private settings
 #'
-#' All values are treated as public: they must be chosen without looking at
-#' the data.  `NULL` selects the paper's default, computed from public
-#' quantities only (the batch size, the dimension and the privacy target of
-#' one lambda).
+#' Every value given here is declared public: it must be chosen without
+#' looking at the data, and it costs no privacy.  A `NULL` asks for the
+#' default, which depends on `tuning` in [dpsco()]: with
+#' `tuning = "private"` the data-dependent settings (`clip`, `x_bound`,
+#' `center`, `row_bound`, and `s` and `rho` through the equal-noise rule)
+#' are estimated privately from the shares `shares` of the budget; with
+#' `tuning = "public"` the paper's data-independent defaults are used.
 #'
 #' @param clip clipping level `C` of DP-SPGD (method `"clip"`, Algorithm 1):
-#'   each record's gradient is scaled to L2 norm at most `C`.
+#'   each record's gradient is scaled to L2 norm at most `C`.  Public
+#'   default 1; private default: the `quantiles["clip"]` quantile of the
+#'   per-record gradient norms at the starting point.
 #' @param rho truncation width of DP-SPGD(K) (method `"kamath"`, Algorithm 3):
-#'   each gradient coordinate is clipped to `[-rho/2, rho/2]`.  Default
-#'   `(epsilon m / sqrt(d log(1/delta)))^(1/kmom)`, with `d` the gradient
-#'   dimension.
-#' @param kmom moment order `k >= 2` assumed by the default `rho`.
+#'   each gradient coordinate is clipped to `[-rho/2, rho/2]`.  Public
+#'   default `(epsilon m / sqrt(d log(1/delta)))^(1/kmom)`, with `d` the
+#'   gradient dimension; private default: the width whose sensitivity equals
+#'   that of clipping at the private `C` (equal-noise rule).
+#' @param kmom moment order `k >= 2` assumed by the public default `rho`.
 #' @param zeta failure probability of the robust estimators; sets the number
 #'   of groups `ceiling(3 log(2 d / zeta))` (capped at the batch size) of the
 #'   Kamath estimator and the default `nu` of the Holland estimator.
-#' @param s scale of DP-SPGD(H) (method `"holland"`, Algorithm 4).  Default
-#'   `sqrt(m epsilon tau) / (log(1/zeta) log(1/delta)^(1/4))`.
-#' @param nu variance parameter of the Holland estimator, default
-#'   `sqrt(log(1/zeta))`.
+#' @param s scale of DP-SPGD(H) (method `"holland"`, Algorithm 4).  Public
+#'   default `sqrt(m epsilon tau) / (log(1/zeta) log(1/delta)^(1/4))`;
+#'   private default: the scale whose sensitivity equals that of clipping
+#'   at the private `C`, `3 C / (2 sqrt(2 d))`.
+#' @param nu variance parameter of the Holland estimator: public default
+#'   `sqrt(log(1/zeta))` (the paper's), private default 10 (less
+#'   multiplicative smoothing, which shrinks more than it helps at the
+#'   equal-noise scale).
 #' @param tau public bound on the second moment of each gradient coordinate,
-#'   used by the default `s`.
-#' @param schedule step sizes: `"constant"` uses `step_size` at every step,
-#'   `"sqrt"` uses `step_size / sqrt(t)` (the schedule of the paper's
-#'   convergence results).
-#' @param output `"average"` returns the average of the iterates of each
-#'   lambda (the paper's output), `"last"` the final iterate.
+#'   used by the public default `s`.
+#' @param schedule step sizes of the `"spgd"` optimiser: `"constant"` uses
+#'   `step_size` at every step, `"sqrt"` uses `step_size / sqrt(t)` (the
+#'   schedule of the paper's convergence results).
+#' @param output the output at each lambda: `"average"` of all its iterates
+#'   (the paper's output), the `"last"` iterate, or the `"tail"` average of
+#'   the iterates after the first half of the steps.  Default `"tail"` with
+#'   `tuning = "private"` and `"average"` with `tuning = "public"`.
 #' @param std_share share of the privacy budget spent by
 #'   `standardize = "private"` in [dpsco()], in (0, 1).
+#' @param shares budget shares of the private settings, a named vector
+#'   with some of `scale`, `centre`, `quantiles` and `curvature` (defaults
+#'   0.05, 0.03, 0.02 and 0.2).  Each is a fraction of the budget of one
+#'   Gaussian release meeting `(epsilon, delta)` alone, in units of its
+#'   squared `mu` (Gaussian releases on the full data compose by adding
+#'   them); the optimiser gets what is left, so they must sum to less
+#'   than 1.
+#' @param x_bound public bounds `B_j` on `|x_j|` (one number, or one per
+#'   column): with `tuning = "private"`, column `j` is clamped to
+#'   `[-B_j, B_j]` and divided by `B_j`.
+#' @param center public centre of `y` (its mean, or the event rate for
+#'   binomial), the starting intercept.
+#' @param row_bound public bound on the L2 norm of the rows `(1, x_i / B)`
+#'   that enter the private curvature.
+#' @param quantiles quantile levels of the private `clip` (of the gradient
+#'   norms at the starting point, default 0.995) and `row_bound` (of the row
+#'   norms, default 0.9): named `c(clip = , row = )`.
+#' @param kappa the private bound on `|x_j|` is `2^(m_j + kappa s_j)`,
+#'   `m_j` and `s_j` the private mean and standard deviation of
+#'   `log2 |x_ij|` over the non-zero entries.
+#' @param ridge multiple of the typical spectral norm of the curvature's
+#'   noise added to its diagonal.
+#' @param memory weight in \[0, 1) of the carried gradient estimate in the
+#'   `"newton"` optimiser: each step uses `(1 - memory)` times the fresh
+#'   noisy gradient plus `memory` times the previous estimate moved to the
+#'   new point by the quadratic model (`g + A (b_new - b) / eta`), which
+#'   averages the noise of successive releases (post-processing).  0 uses
+#'   each release alone.
 #' @return A list of class `dpsco_control`.
 #' @seealso [dpsco()]
 #' @examples
 #' dpsco_control(clip = 5, schedule = "sqrt")
+#' dpsco_control(shares = c(curvature = 0.3), x_bound = 100)
 #' @export
-dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
+dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           s = NULL, nu = NULL, tau = 1,
                           schedule = c("constant", "sqrt"),
-                          output = c("average", "last"), std_share = 0.1) {
-  check_number(clip, "clip", 0)
+                          output = NULL, std_share = 0.1, shares = NULL,
+                          x_bound = NULL, center = NULL, row_bound = NULL,
+                          quantiles = c(clip = 0.995, row = 0.9), kappa = 2,
+                          ridge = 1, memory = 0.5) {
+  if (!is.null(clip)) check_number(clip, "clip", 0)
   if (!is.null(rho)) check_number(rho, "rho", 0)
   check_number(kmom, "kmom", 2, lower_open = FALSE)
   check_number(zeta, "zeta", 0, 1)
@@ -53,10 +100,47 @@ dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
   check_number(tau, "tau", 0)
   check_number(std_share, "std_share", 0, 1)
   if (std_share >= 1) arg_error("std_share", "must be below 1.")
+  if (!is.null(output))
+    output <- match_choice(output, "output", c("average", "last", "tail"))
+  sh <- check_shares(shares)
+  if (!is.null(x_bound) && (!is.numeric(x_bound) || !length(x_bound) ||
+                            !all(is.finite(x_bound)) || any(x_bound <= 0)))
+    arg_error("x_bound", "must be finite positive numbers.")
+  if (!is.null(center)) check_number(center, "center")
+  if (!is.null(row_bound)) check_number(row_bound, "row_bound", 0)
+  if (!is.numeric(quantiles) || length(quantiles) != 2L ||
+      !setequal(names(quantiles), c("clip", "row")) || anyNA(quantiles) ||
+      any(quantiles <= 0 | quantiles >= 1))
+    arg_error("quantiles", "must be c(clip = , row = ) with levels in (0, 1).")
+  check_number(kappa, "kappa", 0, lower_open = FALSE)
+  check_number(ridge, "ridge", 0)
+  check_number(memory, "memory", 0, 1, lower_open = FALSE)
+  if (memory >= 1) arg_error("memory", "must be below 1.")
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
                  nu = nu, tau = tau, schedule = match_choice(schedule, "schedule"),
-                 output = match_choice(output, "output"), std_share = std_share),
+                 output = output, std_share = std_share, shares = sh,
+                 x_bound = x_bound, center = center, row_bound = row_bound,
+                 quantiles = quantiles, kappa = kappa, ridge = ridge,
+                 memory = memory),
             class = "dpsco_control")
+}
+
+# Shares of the private settings: the defaults, updated by the named values
+# given; each in (0, 1) and all together below 1.
+check_shares <- function(shares) {
+  sh <- default_shares
+  if (is.null(shares)) return(sh)
+  if (!is.numeric(shares) || is.null(names(shares)) || anyNA(shares) ||
+      !all(names(shares) %in% names(sh)))
+    arg_error("shares", "must be a named numeric vector with names among ",
+              paste(names(sh), collapse = ", "), ".")
+  if (any(shares <= 0 | shares >= 1))
+    arg_error("shares", "must each lie in (0, 1).")
+  sh[names(shares)] <- shares
+  if (sum(sh) >= 1)
+    arg_error("shares", "add up to ", format(sum(sh)), "; they must leave ",
+              "part of the budget (below 1 in all) for the optimiser.")
+  sh
 }
 
 # Resolve an oracle's parameters for expected batch size m, gradient
@@ -64,7 +148,7 @@ dpsco_control <- function(clip = 1, rho = NULL, kmom = 2, zeta = 0.1,
 # the C engine needs plus the sensitivity and the per-coordinate bound.
 oracle_setup <- function(method, control, m, d, eps, delta) {
   ctl <- control
-  out <- list(oracle = oracle_codes[[method]], m = m, clip = ctl$clip,
+  out <- list(oracle = oracle_codes[[method]], m = m, clip = ctl$clip %||% 1,
               rho = 0, k = 1L, s = 1, nu = 1)
   private <- method != "none"
   log_delta <- if (private) log(1 / delta) else NA
@@ -74,13 +158,14 @@ oracle_setup <- function(method, control, m, d, eps, delta) {
       out$bound <- Inf
     },
     clip = {
-      out$sensitivity <- ctl$clip / m
-      out$bound <- ctl$clip
+      out$sensitivity <- out$clip / m
+      out$bound <- out$clip
     },
     kamath = {
       out$rho <- ctl$rho %||% (eps * m / sqrt(d * log_delta))^(1 / ctl$kmom)
-      out$k <- as.integer(min(ceiling(3 * log(2 * d / ctl$zeta)), max(1, floor(m))))
-      out$sensitivity <- out$rho * out$k * sqrt(d) / (2 * m)
+      out$k <- kamath_groups(ctl$zeta, d, m)
+      out$sensitivity <- out$rho * out$k * sqrt(d) *
+        kamath_median_factor(out$k) / (2 * m)
       out$bound <- out$rho / 2
     },
     holland = {
@@ -96,6 +181,20 @@ oracle_setup <- function(method, control, m, d, eps, delta) {
               method, "'; check rho, s and epsilon.")
   out
 }
+
+# Kamath's number of groups, ceiling(3 log(2 d / zeta)), capped at the
+# expected batch size.
+kamath_groups <- function(zeta, d, m) {
+  as.integer(min(ceiling(3 * log(2 * d / zeta)), max(1, floor(m))))
+}
+
+# How far the median of k group means moves, per coordinate, when one group
+# mean moves by c: by c for odd k, by c / 2 for even k.  Proof: changing one
+# of k values by c moves every order statistic by at most c and all in the
+# same direction, and their moves add up to c (the sum of the order
+# statistics is the sum of the values).  For even k the median is the mean
+# of the two middle order statistics, whose moves add up to at most c.
+kamath_median_factor <- function(k) if (k %% 2L == 0L) 0.5 else 1
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 

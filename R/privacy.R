@@ -4,9 +4,13 @@
 # sensitivity: Algorithm 1 prints sd C sqrt(log(1/delta)) / (m eps) with
 # sensitivity C / m; Algorithms 3 and 4 print sds equal to twice their
 # add/remove sensitivity times sqrt(log(1/delta)) / eps.
-paper_multiplier <- function(method, eps, delta) {
+# Kamath's sensitivity is halved for an even number of groups k (see
+# kamath_median_factor()); its multiplier doubles so that the noise stays
+# the printed one.
+paper_multiplier <- function(method, eps, delta, k = 1L) {
   base <- sqrt(log(1 / delta)) / eps
-  switch(method, none = 0, clip = base, kamath = 2 * base, holland = 2 * base,
+  switch(method, none = 0, clip = base,
+         kamath = 2 * base / kamath_median_factor(k), holland = 2 * base,
          arg_error("calibration", "\"paper\" exists only for the paper's ",
                    "methods clip, kamath and holland."))
 }
@@ -19,9 +23,12 @@ rng_note <- paste(
 
 # One accounted part of a release: `steps` Gaussian steps with multiplier z at
 # Poisson rate q, given `share` of the budget.
-privacy_part <- function(name, z, q, steps, sensitivity, share) {
+# `mechanism` and `released` describe it for the record.
+privacy_part <- function(name, z, q, steps, sensitivity, share,
+                         mechanism = "Gaussian", released = "") {
   list(name = name, noise_multiplier = z, sample_rate = q, steps = steps,
-       sensitivity = sensitivity, share = share)
+       sensitivity = sensitivity, share = share, mechanism = mechanism,
+       released = released)
 }
 
 accountant_label <- function(parts) {
@@ -38,6 +45,14 @@ account_parts <- function(parts, delta) {
   account_epsilon(comps, delta)
 }
 
+# The delta at which a part's own epsilon is shown: the private settings'
+# shares are of the budget in units of mu^2, so they are shown at the
+# whole delta; the optimiser and private standardisation at their share
+# of it, as their shares split (epsilon, delta).
+delta_alone <- function(part, delta) {
+  if (part$name %in% names(default_shares)) delta else part$share * delta
+}
+
 # The record every private release carries.  `parts` lists what touched the
 # data (e.g. private standardisation, then the optimiser); the last part is
 # the main release whose numbers are also shown at the top level.
@@ -52,13 +67,15 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     sample_rate = vapply(parts, `[[`, 0, "sample_rate"),
     steps = vapply(parts, `[[`, 0, "steps"),
     sensitivity = vapply(parts, `[[`, 0, "sensitivity"),
+    mechanism = vapply(parts, function(p) p$mechanism %||% "Gaussian", ""),
+    released = vapply(parts, function(p) p$released %||% "", ""),
     stringsAsFactors = FALSE)
   eps_total <- if (private) account_parts(parts, delta) else Inf
   # a single part with the whole budget is its own total: not accounted twice
   if (private)
     shares$epsilon_alone <- vapply(parts, function(p)
       if (length(parts) == 1L && p$share == 1) eps_total
-      else account_parts(list(p), p$share * delta), 0)
+      else account_parts(list(p), delta_alone(p, delta)), 0)
   rec <- list(
     private = private,
     epsilon = epsilon,
@@ -120,8 +137,8 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
 #' privacy(fit)
 #' @export
 privacy <- function(fit) {
-  if (!inherits(fit, c("dpsco", "dp_mean")))
-    arg_error("fit", "must be a dpsco fit or a dp_mean result.")
+  if (!inherits(fit, c("dpsco", "cv.dpsco", "dp_mean")))
+    arg_error("fit", "must be a dpsco or cv.dpsco fit or a dp_mean result.")
   fit$privacy
 }
 
@@ -150,12 +167,22 @@ format.dpsco_privacy <- function(x, ...) {
             num(x$noise_multiplier), num(x$sensitivity), num(x$noise_sd)),
     sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
     sprintf("Adjacency: %s", x$adjacency))
-  if (nrow(x$shares) > 1L)
+  if (nrow(x$shares) > 1L) {
+    sh <- x$shares
     lines <- c(lines, "Budget shares:", sprintf(
       "  %-16s share %s: z = %s, q = %s, %d steps, epsilon alone %s",
-      x$shares$part, num(x$shares$share), num(x$shares$noise_multiplier),
-      num(x$shares$sample_rate), as.integer(x$shares$steps),
-      num(x$shares$epsilon_alone)))
+      sh$part, num(sh$share), num(sh$noise_multiplier),
+      num(sh$sample_rate), as.integer(sh$steps), num(sh$epsilon_alone)))
+    described <- nzchar(sh$released)
+    if (any(described))
+      lines <- c(lines, "Data-dependent choices (mechanism: released):",
+                 sprintf("  %-16s %s: %s", sh$part[described],
+                         sh$mechanism[described], sh$released[described]))
+  }
+  if (!is.null(x$pools))
+    lines <- c(lines, sprintf("Composition: %s", x$composition), sprintf(
+      "  %-10s records: epsilon %s at delta %s", x$pools$pool,
+      num(x$pools$epsilon), num(x$pools$delta)))
   c(lines,
     sprintf("Declared public: %s", paste(x$public, collapse = "; ")),
     if (length(x$not_covered))

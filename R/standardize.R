@@ -107,6 +107,20 @@ apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) 
        public = public, not_covered = not_covered)
 }
 
+# Private bounds on top of a standardisation: the fit sees
+# clamp((x - center) / (scale B), -1, 1), so the bounds become part of the
+# scale, and the clamp, in the units of x, is [center - scale B,
+# center + scale B], which predict() applies to new data.
+add_bounds <- function(std, bound) {
+  if (is.null(bound)) return(std)
+  scl <- std$scale * bound
+  std$range <- rbind(std$center - scl, std$center + scl)
+  std$scale <- scl
+  std$mode <- if (std$mode == "none") "private bounds"
+              else paste(std$mode, "with private bounds")
+  std
+}
+
 # Coefficients on the standardised scale back to the scale of x
 # (post-processing): beta_j = b_j / scale_j, a0 = b0 - sum(b_j center_j / scale_j).
 unstandardize <- function(a0, beta, std) {

@@ -57,8 +57,11 @@ check_number <- function(v, arg, lower = -Inf, upper = Inf,
 
 # match.arg() with a dpsco_arg_error: `value` is the caller's argument of
 # that name, whose default lists the choices (the first is the default).
-match_choice <- function(value, arg) {
-  choices <- eval(formals(sys.function(sys.parent()))[[arg]])
+match_choice <- function(value, arg, choices = NULL) {
+  # the choices are the caller's default for `arg` unless given (a NULL
+  # default, e.g. optimizer = NULL, has no choices of its own)
+  if (is.null(choices))
+    choices <- eval(formals(sys.function(sys.parent()))[[arg]])
   if (identical(value, choices)) return(choices[1L])
   i <- if (is.character(value) && length(value) == 1L && !is.na(value))
          pmatch(value, choices) else NA

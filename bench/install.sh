@@ -11,6 +11,9 @@
 # HEAD with `git archive` into a temporary directory (no objects, no
 # untracked files), installs from there, and records the commit in
 # LIB/dpsco/BENCH_COMMIT, which the benchmark scripts print.
+# It installs dpsco only.  bench/utility.R also needs DPpack in LIB
+# (once: Rscript -e 'install.packages("DPpack", lib = "/tmp/benchlib")');
+# glmnet and mlbench come from `make deps`.
 set -e
 here=$(cd "$(dirname "$0")/.." && pwd)
 lib=${1:-/tmp/benchlib}

@@ -15,6 +15,8 @@
  *   holland_table.c   that contribution tabulated for one fit's nu
  *   prox.c            elastic-net proximal step
  *   spgd.c            the optimizer loop over steps and lambdas
+ *   newton.c          its preconditioned sibling (noisy proximal Newton)
+ *   quad_lasso.c      penalised minimiser of a released quadratic model
  *   entry.c           .Call entry points (argument unpacking only)
  *   init.c            routine registration
  */
@@ -159,6 +161,7 @@ typedef struct {
     double step0;
     int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
     int last_iterate;   /* output beta_T instead of the iterate average */
+    int tail_average;   /* average only the iterates after step T / 2 */
     double alpha;
     const double *pf;
     const int *trace_at; /* sorted steps (1-based) to record */
@@ -168,6 +171,22 @@ typedef struct {
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace);
+
+/* ---- quad_lasso.c / newton.c ------------------------------------------ */
+typedef struct {
+    int dim, has_int;
+    const double *A;    /* dim x dim released curvature, positive definite */
+    double eta;         /* step: the model's curvature is A / eta */
+    double memory;      /* weight of the carried gradient estimate */
+    double alpha;
+    const double *pf;
+} quad_model;
+
+void quad_lasso(const quad_model *qm, const double *g, const double *c,
+                double lambda, double *b, double *s);
+void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
+                 const double *lambda, int nlambda, double *beta0,
+                 const double *g_first, double *out, double *trace);
 
 /* ---- pass.c --------------------------------------------------------- */
 void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,

@@ -41,45 +41,63 @@ static void setup_from(oracle_state *o, SEXP s, int p, int has_int,
                  nchunks);
 }
 
-SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
-               SEXP trace_at)
+/* The problem shared by dpsco_fit and dpsco_release: the row-major copy
+ * of x and the settings of the loop. */
+static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
 {
     int n = Rf_nrows(x), p = Rf_ncols(x);
     int has_int = integer(settings, "intercept");
-    int dim = p + has_int, nlambda = Rf_length(lambda);
+    records_alloc(&pr->rec, n, p);
+    records_fill(&pr->rec, REAL(x), n, p, has_int, 0, n);
+    pr->y = REAL(y);
+    pr->n = n;
+    pr->p = p;
+    pr->has_int = has_int;
+    pr->family = integer(settings, "family");
+    pr->q = num(settings, "m") / n;
+    pr->noise_sd = num(settings, "noise_sd");
+    int threads = integer(settings, "threads");
+    int limit = dpsco_thread_limit();
+    pr->max_threads = threads < limit ? threads : limit;
+}
+
+SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
+               SEXP trace_at)
+{
     spgd_problem pr;
-    records_alloc(&pr.rec, n, p);
-    records_fill(&pr.rec, REAL(x), n, p, has_int, 0, n);
-    pr.y = REAL(y);
-    pr.n = n;
-    pr.p = p;
-    pr.has_int = has_int;
-    pr.family = integer(settings, "family");
-    pr.q = num(settings, "m") / n;
-    pr.noise_sd = num(settings, "noise_sd");
+    problem_from(&pr, x, y, settings);
+    int dim = pr.p + pr.has_int, nlambda = Rf_length(lambda);
     pr.steps = integer(settings, "steps");
     pr.step0 = num(settings, "step_size");
     pr.sqrt_schedule = integer(settings, "sqrt_schedule");
     pr.last_iterate = integer(settings, "last_iterate");
+    pr.tail_average = integer(settings, "tail_average");
     pr.alpha = num(settings, "alpha");
     pr.pf = REAL(field(settings, "penalty_factor"));
     pr.trace_at = INTEGER(trace_at);
     pr.ntrace = Rf_length(trace_at);
-    int threads = integer(settings, "threads");
-    int limit = dpsco_thread_limit();
-    pr.max_threads = threads < limit ? threads : limit;
 
     oracle_state o;
-    setup_from(&o, settings, p, has_int, threads);
+    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
     SEXP tr = R_NilValue;
     if (pr.ntrace > 0)
         tr = Rf_alloc3DArray(REALSXP, dim, pr.ntrace, nlambda);
     PROTECT(tr);
+    SEXP curv = field_or_null(settings, "curvature");
     GetRNGstate();
-    spgd_path(&pr, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
-              pr.ntrace > 0 ? REAL(tr) : NULL);
+    if (Rf_isNull(curv)) {
+        spgd_path(&pr, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
+                  pr.ntrace > 0 ? REAL(tr) : NULL);
+    } else {
+        quad_model qm = {dim, pr.has_int, REAL(curv), pr.step0,
+                         num(settings, "memory"), pr.alpha, pr.pf};
+        SEXP g1 = field_or_null(settings, "first_gradient");
+        newton_path(&pr, &o, &qm, REAL(lambda), nlambda, REAL(beta0),
+                    Rf_isNull(g1) ? NULL : REAL(g1), REAL(out),
+                    pr.ntrace > 0 ? REAL(tr) : NULL);
+    }
     PutRNGstate();
 
     SEXP res = PROTECT(Rf_allocVector(VECSXP, 2));
@@ -91,6 +109,35 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     Rf_setAttrib(res, R_NamesSymbol, nms);
     UNPROTECT(4);
     return res;
+}
+
+/* One noisy release of the oracle's gradient estimate at beta, on a
+ * Poisson batch at the fit's rate: the first step of a path, released
+ * before the path so that its largest coordinate can set the grid. */
+SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
+{
+    spgd_problem pr;
+    problem_from(&pr, x, y, settings);
+    int dim = pr.p + pr.has_int;
+    oracle_state o;
+    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
+    int kamath = o.kind == ORACLE_KAMATH;
+    int *idx = (int *) R_alloc((size_t) pr.n, sizeof(int));
+    int *label = kamath ? (int *) R_alloc((size_t) pr.n, sizeof(int)) : NULL;
+    poisson_sampler sampler;
+    sampler_init(&sampler, pr.n, pr.q);
+    SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
+    GetRNGstate();
+    int count = sample_batch(&sampler, kamath ? o.k : 0, idx, label);
+    oracle_reset(&o);
+    batch_pass(&pr, &o, REAL(beta), idx, label, count);
+    oracle_finish(&o, REAL(est));
+    if (o.kind != ORACLE_NONE)
+        for (int j = 0; j < dim; j++)
+            REAL(est)[j] += pr.noise_sd * norm_rand();
+    PutRNGstate();
+    UNPROTECT(1);
+    return est;
 }
 
 /* Rows of g copied (and normed) per block: small enough to stay in cache,

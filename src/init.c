@@ -3,6 +3,7 @@
 #include "dpsco.h"
 
 SEXP dpsco_fit(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_release(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
 SEXP dpsco_catoni_mean(SEXP, SEXP);
 SEXP dpsco_holland_h(SEXP, SEXP, SEXP);
@@ -15,6 +16,7 @@ SEXP dpsco_max_threads(void);
 
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_fit, 6),
+    CALLDEF(dpsco_release, 4),
     CALLDEF(dpsco_oracle_mean, 3),
     CALLDEF(dpsco_catoni_mean, 2),
     CALLDEF(dpsco_holland_h, 3),

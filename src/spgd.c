@@ -30,6 +30,8 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     sampler_init(&sampler, pr->n, pr->q);
     double since_check = 0.0;
     int noisy = o->kind != ORACLE_NONE;
+    /* iterates after step `tail_from` enter the average */
+    int tail_from = pr->tail_average ? pr->steps / 2 : 0;
 
     memcpy(beta, beta0, (size_t) dim * sizeof(double));
     for (int l = 0; l < nlambda; l++) {
@@ -48,8 +50,9 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                                              : pr->step0;
             prox_step(beta, est, pr->p, pr->has_int, gamma, lambda[l],
                       pr->alpha, pr->pf);
-            for (int j = 0; j < dim; j++)
-                avg[j] += (beta[j] - avg[j]) / t;
+            if (t > tail_from)
+                for (int j = 0; j < dim; j++)
+                    avg[j] += (beta[j] - avg[j]) / (t - tail_from);
             if (trace && next_trace < pr->ntrace && pr->trace_at[next_trace] == t) {
                 double *slot = trace + ((size_t) l * pr->ntrace + next_trace) * dim;
                 memcpy(slot, pr->last_iterate ? beta : avg,

@@ -146,7 +146,7 @@ one_split <- function(i) {
   rows <- list()
   paths <- list()
   run <- function(label, method, eps, cal, m, steps) {
-    secs <- system.time(fit <- dpsco(
+    secs <- system.time(fit <- dpsco(tuning = "public", 
       x_tr, y_tr, method = method, epsilon = eps, delta = delta,
       lambda = lambda, batch_size = m, iterations = steps,
       step_size = step_size,

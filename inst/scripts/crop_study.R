@@ -185,7 +185,7 @@ run_split <- function(split) {
   for (k in seq_len(nrow(configs))) {
     cf <- configs[k, ]
     t0 <- proc.time()[["elapsed"]]
-    fit <- dpsco(xtr, ytr, family = "binomial", method = cf$method,
+    fit <- dpsco(tuning = "public", xtr, ytr, family = "binomial", method = cf$method,
                  epsilon = cf$epsilon, delta = if (cf$method != "none") delta,
                  lambda = lambda, batch_size = cf$batch_size,
                  iterations = cf$iterations, step_size = dat$step_size,

@@ -145,7 +145,7 @@ run_fit <- function(d, model, method, m, epsilon, calibration, c_lambda,
   st <- fit_settings(model, method, ncol(d$x), m, c_lambda, c_trunc)
   private <- method != "none"
   t0 <- proc.time()[["elapsed"]]
-  fit <- dpsco(d$x, d$y, family = st$family, method = method,
+  fit <- dpsco(tuning = "public", d$x, d$y, family = st$family, method = method,
                epsilon = if (private) epsilon else Inf,
                delta = if (private) delta else NULL,
                lambda = st$lambda, intercept = FALSE, batch_size = m,

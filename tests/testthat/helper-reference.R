@@ -43,3 +43,9 @@ h_ref <- function(a, nu) {
     min(max(v, -psi_max), psi_max)
   }, numeric(1))
 }
+
+# How far the median of k values moves, as a fraction of the move c of one
+# of them: c for odd k (the median is one order statistic), c / 2 for even
+# k (the mean of the two middle ones, whose moves add up to at most c).
+# Written from that argument, not from the package's kamath_median_factor().
+median_factor_ref <- function(k) if (k %% 2 == 0) 0.5 else 1

@@ -1,5 +1,6 @@
-# Empirical privacy audit of the oracles, of dp_mean() and of a one-step
-# dpsco() fit: release a statistic many times on neighbouring datasets D and
+# Empirical privacy audit of the oracles, of dp_mean(), of a one-step
+# dpsco() fit, of the releases of the private tuning and of cv.dpsco()'s
+# choice of lambda: release a statistic many times on neighbouring datasets D and
 # D' (D plus one adversarial record), and turn the error rates of the best
 # threshold test into a lower bound on epsilon holding with 99% confidence
 # (helper-audit.R).  The bound must stay below the accounted epsilon, and
@@ -313,7 +314,7 @@ fit_audit <- function(method, trials) {
   rec_y <- -1e12
   ctl <- dpsco_control(clip = 1, rho = 2, zeta = 0.3, s = 1, nu = 1e8)
   run <- function(x, y, eps = audit_eps_target)
-    dpsco(x, y, method = method, epsilon = eps,
+    dpsco(tuning = "public", x, y, method = method, epsilon = eps,
           delta = audit_delta, lambda = 1e-8, batch_size = n, iterations = 1,
           step_size = 0.5, standardize = FALSE, control = ctl)
   release <- function(x, y) function() as.numeric(coef(run(x, y)))
@@ -347,4 +348,204 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
       expect_gt(a$honest, 0.3 * audit_eps_target)
     }
   }
+})
+
+# ---------------------------------------------------------------------------
+# The private settings of tuning = "private" (R/settings.R) and the choice
+# of cv.dpsco(), each through the release function that tune_private() or
+# cv.dpsco() calls (test-settings.R replays tune_private() from them), with
+# the noise multiplier z of one release accounted at (2, 0.01).  Each is audited on its own: the parts of a fit compose
+# exactly as Gaussian mechanisms (test-settings.R checks the composition),
+# so a part that leaks more than its own release claims is what an audit
+# can catch.  Every broken variant is the same release with one plausible
+# mistake in its noise, which the audit must catch.
+#
+# The sums of the scale release are of summands centred at the midpoints
+# of their ranges (n is public: a count of non-zeros is released as the
+# sum of nz - 1/2, plus n / 2), so the audited statistic is each data set's
+# released sums minus its own n / 2 where a count is centred.
+
+settings_audit_data <- function(n = 30, p = 4) {
+  set.seed(20261201)
+  x <- matrix(exp(stats::rnorm(n * p, 0, 2)), n, p)
+  x[sample(length(x), 20)] <- 0
+  x
+}
+
+# Project `trials` releases of two statistics (functions of no argument) on
+# u and return the audit's lower bound on epsilon.
+audit_statistic <- function(stat0, stat1, u, trials, delta = audit_delta) {
+  audit_releases(stat0, stat1, u, trials, delta)
+}
+
+scale_audit <- function(trials) {
+  x0 <- settings_audit_data()
+  p <- ncol(x0)
+  # the record at the clamp in every column: log2 |x| = 40 is clamped to
+  # 32 (lg / 32 = 1), and it is non-zero (nz - 1/2 = 1/2): the first
+  # release moves by (1/2, 1) per column, sqrt(1.25 p) in all; for the
+  # second, 40 is over 8 octaves from every m: (dev - 1/2) moves by 1/2
+  rec <- 2^40 * rep_len(c(1, -1), p)
+  x1 <- rbind(x0, rec)
+  lm0 <- dpsco:::log_moments(x0)
+  lm1 <- dpsco:::log_moments(x1)
+  m <- c(3, -2, 0, 5)
+  z <- audit_z()
+  first <- function(lm, n, zz) function() {
+    r <- dpsco:::release_scale(lm, zz)
+    c(r$count - n / 2, r$sum)
+  }
+  second <- function(lm, n, zz) function()
+    dpsco:::release_scale(lm, zz, m = m)$dev - n / 2
+  eff1 <- first(lm1, nrow(x1), 0)() - first(lm0, nrow(x0), 0)()
+  eff2 <- second(lm1, nrow(x1), 0)() - second(lm0, nrow(x0), 0)()
+  # the broken variant: the noise of one column's sums, without the
+  # sqrt(p) of the p columns a record moves at once
+  zb <- z / sqrt(p)
+  list(effect1 = eff1, effect2 = eff2,
+       sens1 = dpsco:::log_bounds(x0, 0, 2)$sensitivity, p = p,
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest1 = audit_statistic(first(lm0, nrow(x0), z), first(lm1, nrow(x1), z),
+                                 unit(eff1), trials),
+       broken1 = audit_statistic(first(lm0, nrow(x0), zb), first(lm1, nrow(x1), zb),
+                                 unit(eff1), trials),
+       honest2 = audit_statistic(second(lm0, nrow(x0), z), second(lm1, nrow(x1), z),
+                                 unit(eff2), trials),
+       broken2 = audit_statistic(second(lm0, nrow(x0), zb), second(lm1, nrow(x1), zb),
+                                 unit(eff2), trials))
+}
+
+test_that("quick audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
+  a <- scale_audit(5000)
+  # the record moves the centred sums by exactly the claimed sensitivities
+  expect_equal(a$effect1, c(rep(0.5, a$p), rep(1, a$p)), tolerance = 1e-12)
+  expect_equal(sqrt(sum(a$effect1^2)), a$sens1, tolerance = 1e-12)
+  expect_equal(a$effect2, rep(0.5, a$p), tolerance = 1e-12)
+  expect_lte(a$honest1, a$accounted)
+  expect_gt(a$honest1, 0.3 * a$accounted)
+  expect_gt(a$broken1, a$accounted)
+  expect_lte(a$honest2, a$accounted)
+  expect_gt(a$honest2, 0.3 * a$accounted)
+  expect_gt(a$broken2, a$accounted)
+})
+
+# The centre: the mean of y clamped to [-B_y, B_y] (dp_mean_release(), as
+# tune_private() calls it), with the null-record trick of the dp_mean()
+# audit (y = 0 is the midpoint and adds nothing).
+centre_audit <- function(trials) {
+  set.seed(20261202)
+  n <- 30
+  yb <- 6
+  rng <- matrix(c(-yb, yb), 2L)
+  y0 <- matrix(c(stats::rt(n - 1, df = 2) * 3, 0))
+  y1 <- matrix(c(y0[-n], 1e12))
+  z <- audit_z()
+  rel <- function(y, zz) function() dpsco:::dp_mean_release(y, rng, zz)$estimate
+  # the broken variant: the sensitivity of the clamp to [0, B_y], half the
+  # range that is clamped to
+  zb <- z * dpsco:::trimmed_sensitivity(matrix(c(0, yb), 2L), n) /
+    dpsco:::trimmed_sensitivity(rng, n)
+  list(effect = rel(y1, 0)() - rel(y0, 0)(),
+       sensitivity = dpsco:::trimmed_sensitivity(rng, n),
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_statistic(rel(y0, z), rel(y1, z), 1, trials),
+       broken = audit_statistic(rel(y0, zb), rel(y1, zb), 1, trials))
+}
+
+test_that("quick audit: the centre release stays within its epsilon", {
+  a <- centre_audit(5000)
+  expect_equal(a$effect, a$sensitivity, tolerance = 1e-12)
+  expect_equal(a$sensitivity, 6 / 30, tolerance = 1e-15)
+  expect_lte(a$honest, a$accounted)
+  expect_gt(a$honest, 0.3 * a$accounted)
+  expect_gt(a$broken, a$accounted)
+})
+
+# The histograms of the quantiles: one record adds 1 to one bin of each of
+# the two histograms (clip level and row bound), sqrt(2) in all.
+counts_audit <- function(trials) {
+  set.seed(20261203)
+  n <- 30
+  vals0 <- cbind(abs(stats::rt(n, df = 2)) * 3, sqrt(1 + stats::runif(n, 0, 4)))
+  rec <- c(1e6, 2)                        # bins far out and in the bulk
+  vals1 <- rbind(vals0, rec)
+  z <- audit_z()
+  rel <- function(v, zz) function() as.vector(dpsco:::release_counts(v, zz)$counts)
+  eff <- rel(vals1, 0)() - rel(vals0, 0)()
+  # the broken variant: noise calibrated to half the sensitivity (leaving
+  # out only the sqrt(2) of the two histograms, true epsilon about 2.9,
+  # is too close to the accounted 2 for 5000 releases to show)
+  list(effect = eff, sd = dpsco:::release_counts(vals0, z)$sd,
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_statistic(rel(vals0, z), rel(vals1, z), unit(eff), trials),
+       broken = audit_statistic(rel(vals0, z / 2), rel(vals1, z / 2),
+                                unit(eff), trials))
+}
+
+test_that("quick audit: the quantile histograms stay within their epsilon", {
+  a <- counts_audit(5000)
+  expect_identical(sum(a$effect != 0), 2L)
+  expect_equal(sqrt(sum(a$effect^2)), sqrt(2), tolerance = 1e-15)
+  expect_equal(a$sd, audit_z() * sqrt(2), tolerance = 1e-15)
+  expect_lte(a$honest, a$accounted)
+  expect_gt(a$honest, 0.3 * a$accounted)
+  expect_gt(a$broken, a$accounted)
+})
+
+# The curvature: the second-moment matrix of rows clipped to B; null
+# record 0, adversarial record along the intercept axis (the noise is one
+# draw per upper-triangle entry, so an axis record moves one noisy entry by
+# the full B^2 / n).
+curvature_audit <- function(trials) {
+  set.seed(20261204)
+  n <- 30
+  B <- 2
+  w0 <- rbind(cbind(1, matrix(stats::runif((n - 1) * 3, -1, 1), n - 1, 3)), 0)
+  w1 <- rbind(w0[-n, ], c(1e9, 0, 0, 0))
+  z <- audit_z()
+  rel <- function(w, zz) function() as.vector(dpsco:::release_curvature(w, zz, B)$h)
+  eff <- rel(w1, 0)() - rel(w0, 0)()
+  # the broken variant: sensitivity B / n instead of B^2 / n
+  list(effect = eff, sd = dpsco:::release_curvature(w0, z, B)$sd, n = n, B = B,
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_statistic(rel(w0, z), rel(w1, z), unit(eff), trials),
+       broken = audit_statistic(rel(w0, z / B), rel(w1, z / B), unit(eff), trials))
+}
+
+test_that("quick audit: the curvature release stays within its epsilon", {
+  a <- curvature_audit(5000)
+  expect_equal(sqrt(sum(a$effect^2)), a$B^2 / a$n, tolerance = 1e-12)
+  expect_equal(a$effect[1], a$B^2 / a$n, tolerance = 1e-12)
+  expect_equal(a$sd, audit_z() * a$B^2 / a$n, tolerance = 1e-15)
+  expect_lte(a$honest, a$accounted)
+  expect_gt(a$honest, 0.3 * a$accounted)
+  expect_gt(a$broken, a$accounted)
+})
+
+# The exponential mechanism of cv.dpsco(): two penalties, summed clamped
+# losses (0, s) on D; the added record loses L at the first penalty and 0
+# at the second, the monotone worst case, so P(second) grows by nearly
+# e^eps.  Pure DP: the audit's delta is 0.
+selection_audit <- function(trials, eps = audit_eps_target) {
+  set.seed(20261205)
+  L <- 1
+  s0 <- c(0, 1.5)
+  s1 <- s0 + c(L, 0)
+  pick <- function(s, bound) function() dpsco:::noisy_argmin(s, eps, bound)
+  # the broken variant: the selection scaled to a loss bound of L / 2
+  list(accounted = eps,
+       p0 = 1 / (1 + exp(eps * 1.5)), p1 = 1 / (1 + exp(eps * 0.5)),
+       honest = audit_statistic(pick(s0, L), pick(s1, L), 1, trials, delta = 0),
+       broken = audit_statistic(pick(s0, L / 2), pick(s1, L / 2), 1, trials,
+                                delta = 0))
+}
+
+test_that("quick audit: the exponential mechanism of cv.dpsco() stays within its epsilon", {
+  a <- selection_audit(5000)
+  # the exact privacy loss of this pair is log(p1 / p0), just below eps
+  expect_lt(log(a$p1 / a$p0), a$accounted)
+  expect_gt(log(a$p1 / a$p0), 0.85 * a$accounted)
+  expect_lte(a$honest, a$accounted)
+  expect_gt(a$honest, 0.3 * a$accounted)
+  expect_gt(a$broken, a$accounted)
 })

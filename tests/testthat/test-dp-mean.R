@@ -78,7 +78,7 @@ ref_params <- function(method, n, d, eps, delta, range = NULL) {
 ref_sensitivity <- function(method, par, n, d) {
   switch(method,
     holland = 2 * sqrt(2) * par$s * sqrt(d) / (3 * n),
-    kamath = par$rho * par$k * sqrt(d) / (2 * n),
+    kamath = par$rho * par$k * sqrt(d) * median_factor_ref(par$k) / (2 * n),
     clip = par$clip / n,
     trimmed = sqrt(sum(((par$range[2, ] - par$range[1, ]) / 2)^2)) / n)
 }
@@ -215,8 +215,10 @@ test_that("calibration = 'paper' uses the printed scales and reports what they d
                    calibration = "paper")
     pr <- privacy(res)
     base <- sqrt(log(1 / del)) / eps
-    z <- if (method == "clip") base else 2 * base
     par <- ref_params(method, n, 1, eps, del)
+    # k = ceiling(3 log 20) = 9 groups here: odd, the paper's own multiplier
+    if (method == "kamath") expect_identical(as.integer(par$k), 9L)
+    z <- if (method == "clip") base else 2 * base
     sens <- ref_sensitivity(method, par, n, 1)
     expect_identical(pr$calibration, "paper")
     expect_equal(pr$noise_multiplier, z, tolerance = 1e-12)
@@ -234,6 +236,39 @@ test_that("calibration = 'paper' uses the printed scales and reports what they d
   cnd <- tryCatch(dp_mean(x, "trimmed", range = c(-5, 5), calibration = "paper"),
                   dpsco_arg_error = function(e) e)
   expect_identical(cnd$arg, "calibration")
+})
+
+test_that("kamath with an even number of groups: half the sensitivity, the paper's printed noise", {
+  # zeta = 0.6, d = 1: k = ceiling(3 log(2 / 0.6)) = 4 groups, an even
+  # count, so the median moves by at most half of one group's move
+  dat <- mean_data()
+  x <- dat$v
+  n <- length(x)
+  eps <- 0.8
+  del <- 1e-4
+  rho <- 2
+  k <- ceiling(3 * log(2 / 0.6))
+  expect_identical(k, 4)
+  ctl <- dpsco_control(rho = rho, zeta = 0.6)
+  # the printed sd of Algorithm 3 does not depend on the parity of k
+  printed_sd <- rho * k * sqrt(log(1 / del)) / (n * eps)
+  set.seed(4)
+  res <- dp_mean(x, method = "kamath", epsilon = eps, delta = del,
+                 calibration = "paper", control = ctl)
+  pr <- privacy(res)
+  expect_equal(pr$sensitivity, rho * k / (4 * n), tolerance = 1e-12)
+  expect_equal(pr$noise_sd, printed_sd, tolerance = 1e-12)
+  expect_equal(pr$noise_multiplier, 4 * sqrt(log(1 / del)) / eps,
+               tolerance = 1e-12)
+  # ... and the epsilon that noise delivers at the halved sensitivity
+  expect_equal(pr$epsilon_accounted,
+               dp_epsilon(4 * sqrt(log(1 / del)) / eps, 1, 1, del),
+               tolerance = 1e-12)
+  # the accountant's calibration gets half the noise sd of the odd-k bound
+  set.seed(4)
+  ra <- dp_mean(x, method = "kamath", epsilon = eps, delta = del, control = ctl)
+  z <- dp_noise_multiplier(eps, del, 1, 1)
+  expect_equal(privacy(ra)$noise_sd, z * rho * k / (4 * n), tolerance = 1e-12)
 })
 
 test_that("the noise of dp_mean has the recorded standard deviation", {

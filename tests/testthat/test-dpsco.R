@@ -148,7 +148,7 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
                                       output = cs$output %||% "average")))
     steps <- if (is.null(cs$m)) NULL else 6
     set.seed(cs$seed)
-    fit <- dpsco(dat$x, dat$y, family = cs$family, method = cs$method,
+    fit <- dpsco(tuning = "public", dat$x, dat$y, family = cs$family, method = cs$method,
                  epsilon = cs$epsilon %||% 2, lambda = cs$lambda,
                  nlambda = 3, alpha = cs$alpha %||% 1,
                  penalty.factor = cs$pf, intercept = cs$intercept,
@@ -216,7 +216,7 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
 test_that("the noise enters the path: a noise-free replay differs", {
   dat <- make_data(120, 4, "gaussian", 55)
   set.seed(5)
-  fit <- dpsco(dat$x, dat$y, method = "clip", epsilon = 5,
+  fit <- dpsco(tuning = "public", dat$x, dat$y, method = "clip", epsilon = 5,
                lambda = c(0.2, 0.05), batch_size = 30, iterations = 6,
                step_size = 0.3, calibration = "paper")
   set.seed(5)
@@ -260,7 +260,7 @@ test_that("method none with full batches converges to glmnet's solution", {
     X1 <- if (rn$intercept) cbind(1, x) else x
     L <- max(eigen(crossprod(X1) / n, symmetric = TRUE, only.values = TRUE)$values)
     if (rn$family == "binomial") L <- L / 4
-    fit <- dpsco(x, y, family = rn$family, method = "none", lambda = rn$lambda,
+    fit <- dpsco(tuning = "public", x, y, family = rn$family, method = "none", lambda = rn$lambda,
                  alpha = rn$alpha, penalty.factor = rn$pf,
                  intercept = rn$intercept, batch_size = n, iterations = 3000,
                  step_size = 1 / L, control = dpsco_control(output = "last"))
@@ -295,7 +295,7 @@ test_that("a seed reproduces a fit exactly; another seed does not", {
     cal <- if (method == "clip") "accountant" else "paper"
     run <- function(seed) {
       set.seed(seed)
-      dpsco(dat$x, dat$y, method = method, epsilon = 2, lambda = c(0.2, 0.05),
+      dpsco(tuning = "public", dat$x, dat$y, method = method, epsilon = 2, lambda = c(0.2, 0.05),
             batch_size = 30, iterations = 5, step_size = 0.3,
             calibration = cal)
     }
@@ -322,7 +322,7 @@ test_that("an interrupted fit leaves the session, the generator and memory as be
   y <- rnorm(n)
   fit <- function(iterations) {
     set.seed(11)
-    f <- dpsco(x, y, method = "clip", calibration = "paper",
+    f <- dpsco(tuning = "public", x, y, method = "clip", calibration = "paper",
                lambda = c(0.1, 0.05), batch_size = 200, iterations = iterations)
     f$call <- NULL
     f
@@ -354,7 +354,7 @@ test_that("the trace at the last step is the reported output", {
     for (output in c("average", "last")) {
       set.seed(3)
       # the calibration does not matter here; the paper's is instantaneous
-      fit <- dpsco(dat$x, dat$y, family = "binomial", method = method,
+      fit <- dpsco(tuning = "public", dat$x, dat$y, family = "binomial", method = method,
                    epsilon = 3, lambda = c(0.1, 0.03, 0.01), batch_size = 40,
                    iterations = 7, step_size = 1, calibration = "paper",
                    control = dpsco_control(output = output), trace = TRUE)
@@ -395,7 +395,7 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
   )
   for (g in grid) {
     set.seed(1)
-    fit <- dpsco(x, y, method = g$method, epsilon = g$eps, delta = g$delta,
+    fit <- dpsco(tuning = "public", x, y, method = g$method, epsilon = g$eps, delta = g$delta,
                  nlambda = g$K, intercept = g$int, batch_size = g$m,
                  iterations = 2, step_size = 0.1, calibration = "paper",
                  control = g$ctl)
@@ -420,7 +420,8 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
                             delta), tolerance = 1e-12)
     # the oracle parameters are the documented public defaults
     ctl <- g$ctl
-    if (g$method == "clip") expect_identical(st$clip, ctl$clip)
+    # clip: the documented public default C = 1 when none is declared
+    if (g$method == "clip") expect_identical(st$clip, ctl$clip %||% 1)
     if (g$method == "kamath") {
       expect_equal(st$rho, (e * g$m / sqrt(d * log(1 / dl)))^(1 / ctl$kmom),
                    tolerance = 1e-14)
@@ -434,7 +435,7 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
     }
   }
   # a non-private fit has no noise
-  fit <- dpsco(x, y, method = "none", nlambda = 2, iterations = 2)
+  fit <- dpsco(tuning = "public", x, y, method = "none", nlambda = 2, iterations = 2)
   expect_identical(fit$privacy$noise_sd, 0)
 })
 
@@ -453,7 +454,7 @@ test_that("default noise sd is the accountant's z for the whole path times the s
          ctl = dpsco_control()))
   for (g in grid) {
     set.seed(1)
-    fit <- dpsco(x, y, method = g$method, epsilon = g$eps, delta = g$delta,
+    fit <- dpsco(tuning = "public", x, y, method = g$method, epsilon = g$eps, delta = g$delta,
                  nlambda = g$K, intercept = g$int, batch_size = g$m,
                  iterations = 2, step_size = 0.1, control = g$ctl)
     pr <- fit$privacy
@@ -465,7 +466,7 @@ test_that("default noise sd is the accountant's z for the whole path times the s
     # the oracle parameters keep the paper's defaults at (epsilon/K, delta/K)
     sens <- switch(g$method,
       clip = st$clip / g$m,
-      kamath = st$rho * st$k * sqrt(d) / (2 * g$m),
+      kamath = st$rho * st$k * sqrt(d) * median_factor_ref(st$k) / (2 * g$m),
       holland = 2 * sqrt(2) * st$s * sqrt(d) / (3 * g$m))
     if (g$method == "kamath")
       expect_equal(st$rho, (e * g$m / sqrt(d * log(1 / dl)))^(1 / 4),
@@ -485,4 +486,69 @@ test_that("default noise sd is the accountant's z for the whole path times the s
     expect_false(isTRUE(all.equal(pr$noise_multiplier,
       (if (g$method == "clip") 1 else 2) * sqrt(log(1 / dl)) / e)))
   }
+})
+
+test_that("the newton path (memory, tail average, reused first gradient) matches a plain-R reference", {
+  set.seed(3)
+  n <- 300
+  p <- 4
+  x <- matrix(rexp(n * p), n, p)
+  y <- drop(x %*% c(1, -1, 0, 0.5)) + rnorm(n)
+  # a small declared row bound and a half step keep the model away from the
+  # Hessian, so the carried gradient changes the iterates (by about 0.14
+  # here against memory = 0)
+  ctl <- dpsco_control(memory = 0.5, row_bound = 1.5)
+  nl <- 3
+  steps <- 3
+  fit <- dpsco(x, y, method = "none", control = ctl, nlambda = nl,
+               iterations = steps, step_size = 0.5)
+  fit0 <- dpsco(x, y, method = "none", nlambda = nl, iterations = steps,
+                step_size = 0.5,
+                control = dpsco_control(memory = 0, row_bound = 1.5))
+  expect_gt(max(abs(fit$beta - fit0$beta)), 0.05)
+  # the same private settings, noise-free, from the one place that sets them
+  tn <- dpsco:::tune_private(x, y, "gaussian", "none", "newton", TRUE, 0,
+                             0.5, ctl)
+  w <- cbind(1, tn$x)
+  a <- tn$curvature
+  eta <- tn$step_size
+  grad <- function(b) drop(crossprod(w, w %*% b - y)) / n
+  # the penalised quadratic model by plain coordinate descent
+  model_min <- function(g, centre, lam) {
+    q <- a / eta
+    b <- centre
+    for (sweep in 1:10000) {
+      old <- b
+      for (j in seq_along(b)) {
+        s_j <- g[j] + sum(q[j, ] * (b - centre))
+        u <- q[j, j] * b[j] - s_j
+        b[j] <- if (j == 1) u / q[j, j] else sign(u) * max(abs(u) - lam, 0) / q[j, j]
+      }
+      if (max(abs(b - old)) < 1e-14) break
+    }
+    b
+  }
+  b <- tn$beta0
+  ghat <- NULL
+  ref <- matrix(0, p + 1, nl)
+  for (l in seq_len(nl)) {
+    tail_sum <- 0
+    for (t in seq_len(steps)) {
+      g <- grad(b)
+      if (!is.null(ghat)) g <- 0.5 * g + 0.5 * ghat
+      nb <- model_min(g, b, fit$lambda[l])
+      ghat <- g + drop(a %*% (nb - b)) / eta
+      b <- nb
+      if (t > steps %/% 2) tail_sum <- tail_sum + b
+    }
+    avg <- tail_sum / (steps - steps %/% 2)
+    ghat <- ghat + drop(a %*% (avg - b)) / eta
+    b <- avg
+    ref[, l] <- b
+  }
+  bound <- fit$standardize$scale
+  expect_equal(unname(fit$a0), ref[1, ], tolerance = 1e-6)
+  expect_equal(unname(fit$beta), ref[-1, ] / bound, tolerance = 1e-6)
+  # the grid starts at the largest penalised coordinate of the first gradient
+  expect_equal(fit$lambda[1], max(abs(grad(tn$beta0)[-1])), tolerance = 1e-12)
 })

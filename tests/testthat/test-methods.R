@@ -8,7 +8,7 @@ meth_gauss <- function(intercept = TRUE) {
   x <- matrix(runif(n * p, -1, 1), n, p)
   y <- drop(x %*% c(1.5, -1, 0.5, 0)) + 0.5 + rnorm(n, sd = 0.3)
   lam <- c(0.6, 0.25, 0.1, 0.03, 0.005)
-  fit <- dpsco(x, y, method = "none", lambda = lam, iterations = 40,
+  fit <- dpsco(tuning = "public", x, y, method = "none", lambda = lam, iterations = 40,
                step_size = 0.4, intercept = intercept)
   list(x = x, y = y, fit = fit, lam = lam)
 }
@@ -20,7 +20,7 @@ meth_binom <- function() {
   x <- matrix(runif(n * p, -1, 1), n, p)
   y <- as.numeric(runif(n) < plogis(drop(x %*% c(3, -2, 0)) + 0.3))
   lam <- c(0.2, 0.05, 0.01)
-  fit <- dpsco(x, y, family = "binomial", method = "none", lambda = lam,
+  fit <- dpsco(tuning = "public", x, y, family = "binomial", method = "none", lambda = lam,
                iterations = 40, step_size = 1)
   list(x = x, y = y, fit = fit, lam = lam)
 }
@@ -117,7 +117,7 @@ test_that("coef() of a fit without intercept has a zero intercept row", {
 
 test_that("a single-lambda fit returns its column for every s", {
   g <- meth_gauss()
-  fit1 <- dpsco(g$x, g$y, method = "none", lambda = 0.05, iterations = 20,
+  fit1 <- dpsco(tuning = "public", g$x, g$y, method = "none", lambda = 0.05, iterations = 20,
                 step_size = 0.4)
   B <- unname(rbind(fit1$a0, fit1$beta))
   cf <- coef(fit1, s = c(1, 0.05, 0.001))
@@ -224,7 +224,7 @@ test_that("print() shows a Df/Lambda table equal to df and signif(lambda)", {
 
   # a private fit with lambdas needing rounding, and another digits value
   set.seed(4)
-  fp <- dpsco(g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
+  fp <- dpsco(tuning = "public", g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
               iterations = 3, nlambda = 4)
   out3 <- capture.output(print(fp, digits = 3))
   tab3 <- parse_print_table(out3)
@@ -240,7 +240,7 @@ test_that("print() shows a Df/Lambda table equal to df and signif(lambda)", {
     "over 4 lambdas x 3 steps, calibration \"accountant\""),
     format(signif(acc, 3)))))
   # with the paper's scales the accounted epsilon is what they deliver
-  fpp <- dpsco(g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
+  fpp <- dpsco(tuning = "public", g$x, g$y, method = "holland", epsilon = 2, delta = 1e-3,
                iterations = 3, nlambda = 4, calibration = "paper")
   z <- 2 * sqrt(log(4 / 1e-3)) / (2 / 4)
   acc_p <- dp_epsilon(z, 1, 12, 1e-3)
@@ -260,7 +260,7 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   K <- 4
   T <- 3
   num <- function(v) format(signif(v, 4))
-  fp <- dpsco(g$x, g$y, method = "clip", epsilon = eps, delta = del,
+  fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = eps, delta = del,
               iterations = T, nlambda = K, calibration = "paper",
               control = dpsco_control(clip = 2))
   # independent noise sd: the paper's z times the sensitivity C / m, m = n
@@ -301,7 +301,7 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   # the default calibration claims (epsilon, delta)-DP and gives the
   # accountant's epsilon
   set.seed(8)
-  fa <- dpsco(g$x, g$y, method = "clip", epsilon = eps, delta = del,
+  fa <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = eps, delta = del,
               iterations = T, nlambda = K, control = dpsco_control(clip = 2))
   ra <- privacy(fa)
   ta <- paste(summary(fa)$text, collapse = " ")
@@ -325,7 +325,7 @@ test_that("summary() of a paper fit that overshoots gives the factor", {
   n <- nrow(g$x)
   K <- 2
   T <- 45                           # 5 (n / m)^2 with m = n / 3
-  fp <- dpsco(g$x, g$y, method = "clip", epsilon = 1, delta = 1 / n,
+  fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1, delta = 1 / n,
               nlambda = K, batch_size = n / 3, calibration = "paper")
   z <- sqrt(log(K * n)) / (1 / K)
   acc <- dp_epsilon(z, 1 / 3, K * T, 1 / n)

@@ -287,14 +287,15 @@ test_that("clip: one added record moves the estimate by at most C / m", {
   }
 })
 
-test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) / (2m)", {
+test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) f(k) / (2m)", {
+  # f(k) = 1 for odd k, 1/2 for even k (median_factor_ref())
   set.seed(909)
   for (sh in shapes) {
     g <- heavy_rows(sh$n, sh$d, sh$kind)
     for (k in c(1L, 4L, 7L)) {
       rho <- 2
       labels <- sample(0:(k - 1L), sh$n, replace = TRUE)
-      bound <- rho * k * sqrt(sh$d) / (2 * sh$m)
+      bound <- rho * k * sqrt(sh$d) * median_factor_ref(k) / (2 * sh$m)
       worst <- 0
       for (a in adversaries(sh$d)) for (lab in 0:(k - 1L)) {
         new <- dpsco:::oracle_mean(rbind(g, a), "kamath", m = sh$m, rho = rho,
@@ -326,12 +327,104 @@ test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) 
   expect_equal(ch[c(1, 2, 4, 5)], rep(0, 4))
 })
 
-test_that("kamath's reported sensitivity is rho k sqrt(d) / (2m)", {
+test_that("kamath's reported sensitivity is rho k sqrt(d) / (2m), halved for even k", {
   o <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
                             m = 40, d = 6, eps = 1, delta = 1e-5)
   k <- min(ceiling(3 * log(2 * 6 / 0.1)), 40)
+  expect_identical(k, 15)                       # odd: the full bound
   expect_identical(o$k, as.integer(k))
   expect_equal(o$sensitivity, 2 * k * sqrt(6) / (2 * 40), tolerance = 1e-15)
+  # zeta = 0.3: k = ceiling(3 log 40) = 12 groups, even: half of it
+  oe <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.3),
+                             m = 40, d = 6, eps = 1, delta = 1e-5)
+  expect_identical(oe$k, 12L)
+  expect_equal(oe$sensitivity, 2 * 12 * sqrt(6) / (4 * 40), tolerance = 1e-15)
+  # the cap at the batch size can make k even too: m = 8 gives k = 8
+  oc <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
+                             m = 8, d = 6, eps = 1, delta = 1e-5)
+  expect_identical(oc$k, 8L)
+  expect_equal(oc$sensitivity, 2 * 8 * sqrt(6) / (4 * 8), tolerance = 1e-15)
+})
+
+test_that("kamath_median_factor() is 1/2 for even k and 1 for odd k", {
+  for (k in 1:40)
+    expect_identical(dpsco:::kamath_median_factor(k), median_factor_ref(k),
+                     label = paste("k =", k))
+  expect_identical(dpsco:::kamath_median_factor(2L), 0.5)
+  expect_identical(dpsco:::kamath_median_factor(14L), 0.5)
+  expect_identical(dpsco:::kamath_median_factor(1L), 1)
+  expect_identical(dpsco:::kamath_median_factor(13L), 1)
+})
+
+test_that("the median of k values moves by at most c f(k) when one moves by c, and attains it", {
+  # plain R: every value of a random set moved up or down by c, one at a
+  # time; the median never moves by more than c / 2 (even k) or c (odd k)
+  set.seed(4242)
+  for (k in 2:9) {
+    worst <- 0
+    for (rep in 1:200) {
+      v <- stats::rnorm(k) * sample(c(0.1, 1, 10), 1)
+      v[sample(k, 2)] <- v[1]             # ties, too
+      cc <- stats::rexp(1)
+      for (i in seq_len(k)) for (sgn in c(-1, 1)) {
+        w <- v
+        w[i] <- w[i] + sgn * cc
+        worst <- max(worst, abs(stats::median(w) - stats::median(v)) / cc)
+      }
+    }
+    expect_lte(worst, median_factor_ref(k) * (1 + 1e-12))
+  }
+  # AT the bound, even k: the lower middle value rises by c and stays at or
+  # below the upper middle one, so the middle pair moves by c and 0
+  v <- c(0, 1, 3, 10)
+  cc <- 1.5
+  w <- v
+  w[2] <- v[2] + cc                       # 2.5 <= 3
+  expect_identical(stats::median(w) - stats::median(v), cc / 2)
+  # ... and the same with 6 values, pushing the upper middle one up
+  v6 <- c(-4, -1, 0, 2, 7, 9)
+  w6 <- v6
+  w6[4] <- v6[4] + 5                      # 7 <= 7
+  expect_identical(stats::median(w6) - stats::median(v6), 2.5)
+  # odd k: the median itself moves by all of c
+  v5 <- c(-2, 0, 1, 4, 8)
+  w5 <- v5
+  w5[3] <- v5[3] + 3
+  expect_identical(stats::median(w5) - stats::median(v5), 3)
+})
+
+test_that("kamath oracle AT the even-k bound: a record moves the estimate by rho k sqrt(d) / (4m)", {
+  # k = 4 groups of one row each (m = 4 caps k = ceiling(3 log 60) = 13 at
+  # 4), every coordinate inside [-rho/2, rho/2]: group means (per
+  # coordinate) -1, -1/2, 1/2, 1 times h = rho/2.  A record at +rho/2 in
+  # every coordinate, added to the lower middle group (label 1), lifts that
+  # group mean by c = h k / m = h up to the upper middle one: the median
+  # moves by c / 2 in every coordinate
+  d <- 3; rho <- 2; m <- 4
+  o <- dpsco:::oracle_setup("kamath", dpsco_control(rho = rho, zeta = 0.1),
+                            m = m, d = d, eps = 1, delta = 1e-5)
+  k <- o$k
+  expect_identical(k, 4L)
+  h <- rho / 2
+  vals <- c(-1, -0.5, 0.5, 1) * h
+  g <- matrix(rep(vals, d), k, d)
+  labels <- 0:3
+  cc <- h * k / m
+  old <- dpsco:::oracle_mean(g, "kamath", m = m, rho = rho, k = k,
+                             labels = labels)
+  # plain R: the median of the group means (sums of clamped values * k / m)
+  expect_equal(old, rep(stats::median(vals * k / m), d), tolerance = 1e-15)
+  new <- dpsco:::oracle_mean(rbind(g, rep(1e6, d)), "kamath", m = m,
+                             rho = rho, k = k, labels = c(labels, 1L))
+  expect_equal(new, rep(stats::median(c(-1, 0.5, 0.5, 1) * h * k / m), d),
+               tolerance = 1e-15)
+  expect_equal(new - old, rep(cc / 2, d), tolerance = 1e-12)
+  # the change is exactly the reported sensitivity rho k sqrt(d) / (4 m) ...
+  expect_equal(sqrt(sum((new - old)^2)), rho * k * sqrt(d) / (4 * m),
+               tolerance = 1e-12)
+  expect_equal(sqrt(sum((new - old)^2)), o$sensitivity, tolerance = 1e-12)
+  # ... half of the odd-k formula's
+  expect_equal(2 * o$sensitivity, rho * k * sqrt(d) / (2 * m), tolerance = 1e-12)
 })
 
 test_that("holland: one added record moves the estimate by at most 2 sqrt(2) s sqrt(d) / (3m)", {

@@ -10,7 +10,7 @@ study_fit <- function(family = "gaussian", seed = 5) {
   y <- if (family == "gaussian") eta + stats::rt(n, df = 3)
        else stats::rbinom(n, 1, stats::plogis(2 * eta))
   train <- seq_len(200)
-  fit <- dpsco(x[train, ], y[train], family = family, method = "clip",
+  fit <- dpsco(tuning = "public", x[train, ], y[train], family = family, method = "clip",
                lambda = c(0.2, 0.02), iterations = 12, step_size = 0.5,
                trace = c(1, 4, 12), calibration = "paper")
   list(fit = fit, newx = x[-train, ], newy = y[-train])
@@ -41,7 +41,7 @@ test_that("risk_path() is the held-out loss of each traced iterate", {
 
 test_that("risk_path() rejects fits without a trace and bad indices", {
   d <- study_fit()
-  bare <- dpsco(d$newx, d$newy, method = "none", lambda = 0.1, iterations = 2)
+  bare <- dpsco(tuning = "public", d$newx, d$newy, method = "none", lambda = 0.1, iterations = 2)
   cnd <- tryCatch(risk_path(bare, d$newx, d$newy), dpsco_arg_error = identity)
   expect_identical(cnd$arg, "fit")
   cnd <- tryCatch(risk_path(d$fit, d$newx, d$newy, s = 3), dpsco_arg_error = identity)

@@ -6,7 +6,7 @@ plot_fit <- function() {
   p <- 3
   x <- matrix(runif(n * p, -1, 1), n, p)
   y <- drop(x %*% c(2, -1, 0.3)) + rnorm(n, sd = 0.3)
-  dpsco(x, y, method = "none", iterations = 20, nlambda = 6, step_size = 0.4)
+  dpsco(tuning = "public", x, y, method = "none", iterations = 20, nlambda = 6, step_size = 0.4)
 }
 
 # open a null pdf device that keeps a display list; closed on exit of `env`
@@ -116,7 +116,7 @@ test_that("a private binomial fit plots too", {
   set.seed(5)
   x <- matrix(runif(100 * 2, -1, 1), 100, 2)
   y <- rbinom(100, 1, plogis(2 * x[, 1]))
-  fit <- dpsco(x, y, family = "binomial", method = "kamath", epsilon = 2,
+  fit <- dpsco(tuning = "public", x, y, family = "binomial", method = "kamath", epsilon = 2,
                iterations = 3, nlambda = 4)
   local_null_device()
   expect_invisible(plot(fit, xvar = "norm"))

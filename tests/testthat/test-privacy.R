@@ -12,10 +12,13 @@ priv_data <- function(n = 200, p = 3) {
   list(n = n, p = p, x = x, y = y)
 }
 
-# expected noise multiplier of the paper's calibration for one lambda
-hand_multiplier <- function(method, eps, delta, K) {
+# expected noise multiplier of the paper's calibration for one lambda: the
+# printed sd over the add/remove sensitivity, so Kamath's multiplier doubles
+# for an even number of groups k, whose sensitivity is halved
+hand_multiplier <- function(method, eps, delta, K, k = 1) {
   base <- sqrt(log(K / delta)) / (eps / K)
-  if (method == "clip") base else 2 * base
+  switch(method, clip = base, holland = 2 * base,
+         kamath = 2 * base / median_factor_ref(k))
 }
 
 record_fields <- c("private", "epsilon", "delta", "epsilon_accounted",
@@ -28,7 +31,7 @@ record_fields <- c("private", "epsilon", "delta", "epsilon_accounted",
 test_that("privacy() returns the record attached to the fit", {
   d <- priv_data()
   set.seed(1)
-  fit <- dpsco(d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
                nlambda = 3)
   rec <- privacy(fit)
   expect_s3_class(rec, "dpsco_privacy")
@@ -53,7 +56,12 @@ test_that("privacy() returns the record attached to the fit", {
                tolerance = 1e-12)
   expect_identical(names(rec$shares),
                    c("part", "share", "noise_multiplier", "sample_rate",
-                     "steps", "sensitivity", "epsilon_alone"))
+                     "steps", "sensitivity", "mechanism", "released",
+                     "epsilon_alone"))
+  expect_identical(rec$shares$sensitivity, rec$sensitivity)
+  expect_match(rec$shares$mechanism, "^Gaussian: clip oracle")
+  # 3 lambdas x 2 steps = 6 gradients, the public grid not among them
+  expect_identical(rec$shares$released, "6 gradients")
 })
 
 test_that("clip: record fields equal the formulas", {
@@ -64,7 +72,7 @@ test_that("clip: record fields equal the formulas", {
   m <- 50
   C <- 1.5
   set.seed(2)
-  fit <- dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, delta = del,
                nlambda = K, batch_size = m, iterations = 3,
                calibration = "paper", control = dpsco_control(clip = C))
   rec <- privacy(fit)
@@ -90,27 +98,32 @@ test_that("clip: record fields equal the formulas", {
   expect_match(rec$sampling, "Poisson", fixed = TRUE)
 })
 
-test_that("kamath: sensitivity rho k sqrt(d) / (2 m), multiplier 2 sqrt(log(K/delta)) / (eps/K)", {
+test_that("kamath: sensitivity rho k sqrt(d) f(k) / (2 m), multiplier 2 sqrt(log(K/delta)) / (eps/K) / f(k)", {
   d <- priv_data()
   eps <- 3
   del <- 1e-5
   K <- 3
   m <- 40
   set.seed(3)
-  fit <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "kamath", epsilon = eps, delta = del,
                nlambda = K, batch_size = m, iterations = 2,
                calibration = "paper")
   rec <- privacy(fit)
   dd <- d$p + 1
   rho <- ((eps / K) * m / sqrt(dd * log(K / del)))^(1 / 2)
   k <- min(ceiling(3 * log(2 * dd / 0.1)), m)
-  expect_equal(k, 14)
+  expect_equal(k, 14)        # even: the median moves by half a group's move
   expect_equal(fit$settings$rho, rho, tolerance = 1e-12)
   expect_equal(fit$settings$k, k)
-  expect_equal(rec$sensitivity, rho * k * sqrt(dd) / (2 * m), tolerance = 1e-12)
-  z <- 2 * sqrt(log(K / del)) / (eps / K)
+  expect_equal(rec$sensitivity, rho * k * sqrt(dd) / (4 * m), tolerance = 1e-12)
+  z <- 4 * sqrt(log(K / del)) / (eps / K)
   expect_equal(rec$noise_multiplier, z, tolerance = 1e-12)
-  expect_equal(rec$noise_sd, z * rho * k * sqrt(dd) / (2 * m), tolerance = 1e-12)
+  expect_equal(rec$noise_multiplier, hand_multiplier("kamath", eps, del, K, k),
+               tolerance = 1e-12)
+  # the noise sd is still the paper's printed rho k sqrt(d log(K/delta)) /
+  # (m eps / K)
+  expect_equal(rec$noise_sd, rho * k * sqrt(dd * log(K / del)) / (m * eps / K),
+               tolerance = 1e-12)
   expect_equal(rec$sample_rate, m / d$n, tolerance = 1e-14)
   expect_equal(rec$epsilon_per_lambda, 1, tolerance = 1e-14)
   expect_equal(rec$delta_per_lambda, del / K, tolerance = 1e-14)
@@ -118,13 +131,15 @@ test_that("kamath: sensitivity rho k sqrt(d) / (2 m), multiplier 2 sqrt(log(K/de
                tolerance = 1e-12)
 
   # user rho, no intercept (d = p), and k capped at the batch size
-  fit2 <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
+  fit2 <- dpsco(tuning = "public", d$x, d$y, method = "kamath", epsilon = eps, delta = del,
                 nlambda = K, batch_size = 5, iterations = 2, intercept = FALSE,
                 calibration = "paper", control = dpsco_control(rho = 3))
   rec2 <- privacy(fit2)
-  expect_equal(fit2$settings$k, 5)
+  expect_equal(fit2$settings$k, 5)           # odd: the full bound
   expect_equal(rec2$sensitivity, 3 * 5 * sqrt(3) / (2 * 5), tolerance = 1e-12)
-  expect_equal(rec2$noise_sd, z * 3 * 5 * sqrt(3) / (2 * 5), tolerance = 1e-12)
+  z2 <- 2 * sqrt(log(K / del)) / (eps / K)
+  expect_equal(rec2$noise_multiplier, z2, tolerance = 1e-12)
+  expect_equal(rec2$noise_sd, z2 * 3 * 5 * sqrt(3) / (2 * 5), tolerance = 1e-12)
   expect_equal(rec2$sample_rate, 5 / d$n, tolerance = 1e-14)
 })
 
@@ -134,7 +149,7 @@ test_that("holland: sensitivity 2 sqrt(2) s sqrt(d) / (3 m), multiplier 2 sqrt(l
   del <- 1e-4
   K <- 5
   set.seed(4)
-  fit <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "holland", epsilon = eps, delta = del,
                nlambda = K, iterations = 2, calibration = "paper")
   rec <- privacy(fit)
   m <- d$n
@@ -152,11 +167,11 @@ test_that("holland: sensitivity 2 sqrt(2) s sqrt(d) / (3 m), multiplier 2 sqrt(l
   expect_equal(rec$epsilon_accounted, dp_epsilon(z, 1, K * 2, del),
                tolerance = 1e-12)
   # default iterations: ceiling(5 (n/m)^2) with m = n is 5
-  fd <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
+  fd <- dpsco(tuning = "public", d$x, d$y, method = "holland", epsilon = eps, delta = del,
               nlambda = 2)
   expect_equal(privacy(fd)$steps, 5)
   # user s and batch size: default iterations 5 * (200/80)^2 = 31.25 -> 32
-  fs <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
+  fs <- dpsco(tuning = "public", d$x, d$y, method = "holland", epsilon = eps, delta = del,
               nlambda = 2, batch_size = 80, calibration = "paper",
               control = dpsco_control(s = 0.7))
   rs <- privacy(fs)
@@ -169,7 +184,7 @@ test_that("holland: sensitivity 2 sqrt(2) s sqrt(d) / (3 m), multiplier 2 sqrt(l
 
 test_that("method 'none' is recorded as not private", {
   d <- priv_data()
-  fit <- dpsco(d$x, d$y, method = "none", iterations = 2, nlambda = 3,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "none", iterations = 2, nlambda = 3,
                step_size = 0.2)
   rec <- privacy(fit)
   expect_false(rec$private)
@@ -191,14 +206,14 @@ test_that("method 'none' is recorded as not private", {
 test_that("the default delta is 0.1 / n", {
   for (n in c(50, 200)) {
     d <- priv_data(n = n)
-    fit <- dpsco(d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
+    fit <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
                  nlambda = 2, calibration = "paper")
     expect_equal(privacy(fit)$delta, 0.1 / n, tolerance = 1e-14)
     expect_equal(privacy(fit)$delta_per_lambda, 0.05 / n, tolerance = 1e-14)
     expect_equal(privacy(fit)$noise_multiplier,
                  sqrt(log(2 / (0.1 / n))) / 0.5, tolerance = 1e-12)
     # the accountant calibrates at the same default delta
-    fa <- dpsco(d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
+    fa <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1, iterations = 2,
                 nlambda = 2)
     ra <- privacy(fa)
     expect_equal(ra$delta, 0.1 / n, tolerance = 1e-14)
@@ -212,11 +227,12 @@ test_that("format() and print() show the target, the accounted epsilon and the n
   eps <- 2.5
   del <- 3e-4
   K <- 4
-  fit <- dpsco(d$x, d$y, method = "kamath", epsilon = eps, delta = del,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "kamath", epsilon = eps, delta = del,
                nlambda = K, iterations = 2, calibration = "paper",
                control = dpsco_control(rho = 2))
   rec <- privacy(fit)
-  z <- 2 * sqrt(log(K / del)) / (eps / K)
+  expect_identical(fit$settings$k, 14L)          # even: multiplier doubled
+  z <- 4 * sqrt(log(K / del)) / (eps / K)
   acc <- dp_epsilon(z, 1, K * 2, del)
   expect_lt(acc, eps)   # at q = 1 and 8 steps these scales undershoot
   txt <- format(rec)
@@ -242,7 +258,7 @@ test_that("format() and print() show the target, the accounted epsilon and the n
   expect_true(any(grepl(format(signif(acc, 4)), out, fixed = TRUE)))
 
   # the default calibration with Poisson sampling
-  fa <- dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
+  fa <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, delta = del,
               nlambda = K, iterations = 2, batch_size = 50)
   ta <- format(privacy(fa))
   expect_true(any(ta == "Calibration: accountant"))
@@ -267,7 +283,7 @@ test_that("format() and print() show the target, the accounted epsilon and the n
 
 test_that("privacy() on a non-fit raises a dpsco_arg_error for 'fit'", {
   d <- priv_data()
-  fit <- dpsco(d$x, d$y, method = "clip", iterations = 2, nlambda = 2)
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "clip", iterations = 2, nlambda = 2)
   for (bad in list(list(), fit$privacy, unclass(fit), 1)) {
     expect_error(privacy(bad), class = "dpsco_arg_error")
     cnd <- tryCatch(privacy(bad), dpsco_arg_error = function(e) e)
@@ -287,17 +303,18 @@ test_that("the noise actually added has the recorded standard deviation", {
     set.seed(99)
     ctl <- dpsco_control(output = "last", clip = 1, rho = 2, s = 1)
     draws <- unlist(lapply(1:250, function(i) {
-      f <- dpsco(x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
+      f <- dpsco(tuning = "public", x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
                  iterations = 1, step_size = 1, calibration = "paper",
                  control = ctl)
       -unname(f$beta[, 1])
     }))
     dd <- 3
-    sens <- switch(m, clip = 1 / n, kamath = 2 * min(ceiling(3 * log(2 * dd / 0.1)), n) *
-                     sqrt(dd) / (2 * n),
+    kk <- min(ceiling(3 * log(2 * dd / 0.1)), n)   # 13 groups: odd
+    sens <- switch(m, clip = 1 / n,
+                   kamath = 2 * kk * sqrt(dd) * median_factor_ref(kk) / (2 * n),
                    holland = 2 * sqrt(2) * sqrt(dd) / (3 * n))
-    sd_hand <- hand_multiplier(m, 40, 1e-3, 1) * sens
-    f <- dpsco(x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
+    sd_hand <- hand_multiplier(m, 40, 1e-3, 1, kk) * sens
+    f <- dpsco(tuning = "public", x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
                iterations = 1, step_size = 1, calibration = "paper",
                control = ctl)
     expect_equal(privacy(f)$noise_sd, sd_hand, tolerance = 1e-12)
@@ -306,7 +323,7 @@ test_that("the noise actually added has the recorded standard deviation", {
     expect_lt(abs(mean(draws)), 4 * sd_hand / sqrt(length(draws)))
   }
   # method "none" adds nothing
-  f <- dpsco(x, y, method = "none", lambda = 0, iterations = 1, step_size = 1,
+  f <- dpsco(tuning = "public", x, y, method = "none", lambda = 0, iterations = 1, step_size = 1,
              control = dpsco_control(output = "last"))
   expect_identical(unname(f$beta[, 1]), c(0, 0))
 })
@@ -320,7 +337,7 @@ hand_sensitivity <- function(fit) {
   d <- nrow(fit$beta) + fit$intercept
   switch(fit$method,
     clip = st$clip / m,
-    kamath = st$rho * st$k * sqrt(d) / (2 * m),
+    kamath = st$rho * st$k * sqrt(d) * median_factor_ref(st$k) / (2 * m),
     holland = 2 * sqrt(2) * st$s * sqrt(d) / (3 * m))
 }
 
@@ -337,7 +354,7 @@ test_that("default calibration: the whole path (K lambdas x T steps) meets the t
     q <- r$m / d$n
     KT <- r$K * r$T
     set.seed(8)
-    fit <- dpsco(d$x, d$y, method = r$method, epsilon = eps, delta = del,
+    fit <- dpsco(tuning = "public", d$x, d$y, method = r$method, epsilon = eps, delta = del,
                  nlambda = r$K, iterations = r$T, batch_size = r$m)
     rec <- privacy(fit)
     z <- rec$noise_multiplier
@@ -358,7 +375,7 @@ test_that("default calibration: the whole path (K lambdas x T steps) meets the t
     expect_equal(z, dp_noise_multiplier(eps, del, q, KT), tolerance = 1e-12)
     # ... so one lambda with K x T steps gets the same noise
     if (r$method != "kamath") {        # one q < 1 and one q = 1 case suffice
-      f1 <- dpsco(d$x, d$y, method = r$method, epsilon = eps, delta = del,
+      f1 <- dpsco(tuning = "public", d$x, d$y, method = r$method, epsilon = eps, delta = del,
                   nlambda = 1, iterations = KT, batch_size = r$m)
       expect_equal(privacy(f1)$noise_multiplier, z, tolerance = 1e-12)
     }
@@ -387,30 +404,45 @@ test_that("paper calibration: the record reports the epsilon the printed scales 
   del <- 1 / n
   for (method in c("clip", "kamath", "holland")) {
     set.seed(1)
-    fit <- dpsco(x, y, method = method, epsilon = eps, delta = del,
+    fit <- dpsco(tuning = "public", x, y, method = method, epsilon = eps, delta = del,
                  nlambda = 1, batch_size = m, calibration = "paper")
     rec <- privacy(fit)
     expect_identical(rec$steps, 180L)
     base <- sqrt(log(1 / del)) / eps
-    z_paper <- if (method == "clip") base else 2 * base
+    # kamath: d = 4 gives k = ceiling(3 log 80) = 14 groups, an even count,
+    # so its sensitivity is halved and the printed sd is twice as many
+    # multiples of it
+    if (method == "kamath") expect_identical(fit$settings$k, 14L)
+    z_paper <- switch(method, clip = base, holland = 2 * base,
+                      kamath = 4 * base)
     expect_equal(rec$noise_multiplier, z_paper, tolerance = 1e-12)
     expect_equal(rec$noise_sd, z_paper * hand_sensitivity(fit),
                  tolerance = 1e-12)
     expect_equal(rec$epsilon_accounted, dp_epsilon(z_paper, q, 180, del),
                  tolerance = 1e-12)
-    # the delivered epsilon exceeds the nominal one
     ratio <- rec$epsilon_accounted / rec$epsilon
+    txt <- paste(summary(fit)$text, collapse = " ")
+    if (method == "kamath") {
+      # the printed noise at the halved sensitivity stays within the target
+      expect_lt(ratio, 1)
+      expect_false(any(grepl("ABOVE", format(rec), fixed = TRUE)))
+      expect_false(grepl("times the nominal epsilon", txt, fixed = TRUE))
+      expect_match(txt, sprintf("they give epsilon = %s at delta",
+                                format(signif(rec$epsilon_accounted, 4))),
+                   fixed = TRUE)
+      next
+    }
+    # the delivered epsilon exceeds the nominal one
     expect_gt(ratio, 1, label = paste(method, "delivered / nominal epsilon"))
     # and the record and the summary say so
     expect_true(any(grepl("ABOVE the target", format(rec), fixed = TRUE)))
-    expect_match(paste(summary(fit)$text, collapse = " "),
-                 sprintf("%s times the nominal epsilon = 1",
-                         format(signif(ratio, 4))), fixed = TRUE)
+    expect_match(txt, sprintf("%s times the nominal epsilon = 1",
+                              format(signif(ratio, 4))), fixed = TRUE)
   }
   expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del), 3)   # clip: about 3.15
   # the default calibration needs more noise than the paper's here
   set.seed(1)
-  fa <- dpsco(x, y, method = "clip", epsilon = eps, delta = del, nlambda = 1,
+  fa <- dpsco(tuning = "public", x, y, method = "clip", epsilon = eps, delta = del, nlambda = 1,
               batch_size = m)
   expect_gt(privacy(fa)$noise_multiplier, sqrt(log(n)))
   expect_lte(privacy(fa)$epsilon_accounted, eps)
@@ -423,7 +455,7 @@ test_that("paper calibration over several lambdas composes K x T steps", {
   K <- 3
   T <- 4
   for (m in c(40, d$n)) {
-    fit <- dpsco(d$x, d$y, method = "holland", epsilon = eps, delta = del,
+    fit <- dpsco(tuning = "public", d$x, d$y, method = "holland", epsilon = eps, delta = del,
                  nlambda = K, iterations = T, batch_size = m,
                  calibration = "paper")
     rec <- privacy(fit)
@@ -437,10 +469,10 @@ test_that("paper calibration over several lambdas composes K x T steps", {
 
 test_that("calibration is checked", {
   d <- priv_data()
-  expect_error(dpsco(d$x, d$y, method = "clip", calibration = "exact",
+  expect_error(dpsco(tuning = "public", d$x, d$y, method = "clip", calibration = "exact",
                      nlambda = 2, iterations = 2))
   # method "none" records calibration "none" whatever is asked
-  fn <- dpsco(d$x, d$y, method = "none", calibration = "paper", nlambda = 2,
+  fn <- dpsco(tuning = "public", d$x, d$y, method = "none", calibration = "paper", nlambda = 2,
               iterations = 2, step_size = 0.2)
   expect_identical(privacy(fn)$calibration, "none")
   expect_identical(privacy(fn)$noise_sd, 0)

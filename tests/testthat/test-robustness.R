@@ -65,12 +65,13 @@ expect_record_closed_form <- function(pr, method, n, d, K, T, eps, delta,
   share <- if (std_private) 0.9 else 1
   eK <- share * eps / K
   dK <- share * delta / K
+  k <- min(ceiling(3 * log(2 * d / 0.1)), n)
   sens <- switch(method,
     clip = 1 / n,
     kamath = {
       rho <- (eK * n / sqrt(d * log(1 / dK)))^(1 / 2)
-      k <- min(ceiling(3 * log(2 * d / 0.1)), n)
-      rho * k * sqrt(d) / (2 * n)
+      # halved for an even number of groups
+      rho * k * sqrt(d) * median_factor_ref(k) / (2 * n)
     },
     holland = {
       s <- sqrt(n * eK) / (log(1 / 0.1) * log(1 / dK)^(1 / 4))
@@ -96,8 +97,14 @@ expect_record_closed_form <- function(pr, method, n, d, K, T, eps, delta,
   mu <- function(z) sqrt(mu2_std + K * T / z^2)
   if (calibration == "paper") {
     base <- sqrt(log(1 / dK)) / eK
-    expect_equal(z, if (method == "clip") base else 2 * base,
+    expect_equal(z, switch(method, clip = base, holland = 2 * base,
+                           kamath = 2 * base / median_factor_ref(k)),
                  tolerance = 1e-12, label = info)
+    # i.e. the paper's printed noise sd
+    if (method == "kamath")
+      expect_equal(pr$noise_sd, (eK * n / sqrt(d * log(1 / dK)))^(1 / 2) * k *
+                     sqrt(d * log(1 / dK)) / (n * eK), tolerance = 1e-12,
+                   label = info)
   } else {
     # the smallest z whose composition of every step meets the target
     tight <- c(tight, gauss_delta(eps, mu(z)) <= delta * (1 + 1e-9),
@@ -140,7 +147,7 @@ test_that("extreme data leave the privacy record, grid and settings unchanged", 
       for (cf in configs) {
         run <- function(x, y) {
           set.seed(3)
-          dpsco(x, y, family = family, method = method, epsilon = eps,
+          dpsco(tuning = "public", x, y, family = family, method = method, epsilon = eps,
                 delta = delta, nlambda = 3, calibration = cf$calibration,
                 standardize = cf$standardize)
         }
@@ -176,7 +183,7 @@ test_that("with Poisson sampling too, the record ignores the data values", {
   d0 <- rob_data(60, 4, seed = 13)
   sets <- extreme_sets(d0)
   run <- function(x, y, family, calibration) {
-    dpsco(x, y, family = family, method = "holland", epsilon = 1,
+    dpsco(tuning = "public", x, y, family = family, method = "holland", epsilon = 1,
           nlambda = 2, batch_size = 15, iterations = 6,
           calibration = calibration)
   }
@@ -269,7 +276,7 @@ test_that("on 1e12 values and separable classes the fits are the reference paths
       for (method in methods) {
         info <- paste(method, family, nm)
         set.seed(4)
-        fit <- dpsco(dat[[1]], dat[[2]], family = family, method = method,
+        fit <- dpsco(tuning = "public", dat[[1]], dat[[2]], family = family, method = method,
                      epsilon = 2, lambda = lambda, iterations = steps,
                      step_size = step, calibration = "paper")
         set.seed(4)
@@ -306,7 +313,7 @@ test_that("entries up to the largest double still give bounded steps", {
     y <- if (family == "gaussian") yg else as.numeric(x[, 1] > 0)
     for (method in c("clip", "kamath", "holland")) {
       set.seed(5)
-      fit <- dpsco(x, y, family = family, method = method, epsilon = 2,
+      fit <- dpsco(tuning = "public", x, y, family = family, method = method, epsilon = 2,
                    lambda = c(0.2, 0.02), iterations = 4, step_size = 0.5,
                    calibration = "paper")
       expect_true(all_finite(fit), label = paste(method, family))
@@ -336,7 +343,7 @@ test_that("method none: 1e12 values need a matching scale; y outliers and separa
                  only.values = TRUE)$values)
   # x entries of 1e12 with the default step for [-1, 1] data: the plain
   # gradient is unbounded, the iterates overflow and a warning says so
-  expect_warning(f <- dpsco(sets$gaussian$big_x[[1]], d0$yg, method = "none",
+  expect_warning(f <- dpsco(tuning = "public", sets$gaussian$big_x[[1]], d0$yg, method = "none",
                             lambda = 0.01, iterations = 50),
                  "diverged")
   expect_false(all_finite(f))
@@ -345,7 +352,7 @@ test_that("method none: 1e12 values need a matching scale; y outliers and separa
   xc <- x
   xc[, 1] <- xc[, 1] * 1e12
   sc <- c(1e12, 1, 1, 1)
-  fit <- dpsco(xc, d0$yg, method = "none", lambda = 0.05, iterations = 3000,
+  fit <- dpsco(tuning = "public", xc, d0$yg, method = "none", lambda = 0.05, iterations = 3000,
                step_size = 1 / L, standardize = list(scale = sc),
                control = dpsco_control(output = "last"))
   g <- glmnet::glmnet(sweep(xc, 2, sc, "/"), d0$yg, lambda = 0.05,
@@ -355,7 +362,7 @@ test_that("method none: 1e12 values need a matching scale; y outliers and separa
   # responses of +-1e12: least squares follows them (coefficients ~ 1e10),
   # finite, the same lasso solution as glmnet's to 1e-7 relative
   yb <- sets$gaussian$big_y[[2]]
-  fit <- dpsco(x, yb, method = "none", lambda = c(1e9, 1e8),
+  fit <- dpsco(tuning = "public", x, yb, method = "none", lambda = c(1e9, 1e8),
                iterations = 3000, step_size = 1 / L,
                control = dpsco_control(output = "last"))
   g <- glmnet::glmnet(x, yb, lambda = c(1e9, 1e8), standardize = FALSE,
@@ -369,7 +376,7 @@ test_that("method none: 1e12 values need a matching scale; y outliers and separa
   # fit is glmnet's
   ys <- sets$binomial$separable[[2]]
   for (lam in c(0.05, 0.01)) {
-    fit <- dpsco(x, ys, family = "binomial", method = "none", lambda = lam,
+    fit <- dpsco(tuning = "public", x, ys, family = "binomial", method = "none", lambda = lam,
                  iterations = 4000, step_size = 4 / L,
                  control = dpsco_control(output = "last"))
     g <- glmnet::glmnet(x, ys, family = "binomial", lambda = lam,
@@ -383,7 +390,7 @@ test_that("method none: 1e12 values need a matching scale; y outliers and separa
   }
   # along the default path down to lambda_max / 1e4 the averaged iterates
   # stay finite: |r| <= 1, so T steps move beta by at most T step max||(1, x_i)||
-  fit <- dpsco(x, ys, family = "binomial", method = "none", nlambda = 5,
+  fit <- dpsco(tuning = "public", x, ys, family = "binomial", method = "none", nlambda = 5,
                iterations = 200, step_size = 4 / L)
   expect_true(all_finite(fit))
   move <- 200 * (4 / L) * max(sqrt(1 + rowSums(x^2)))
@@ -429,7 +436,7 @@ test_that("a zero column's coefficient is the prox of pure noise", {
       for (std in list(FALSE, pub)) {
         y <- if (family == "gaussian") d0$yg else d0$yb
         set.seed(5)
-        fit <- dpsco(x, y, family = family, method = method, epsilon = 1,
+        fit <- dpsco(tuning = "public", x, y, family = family, method = method, epsilon = 1,
                      lambda = lambda, iterations = 6, step_size = 0.5,
                      calibration = "paper", standardize = std)
         set.seed(5)
@@ -460,7 +467,7 @@ test_that("private standardisation leaves an all-zero column unscaled", {
   lambda <- c(1e-3, 1e-4)
   for (method in c("clip", "holland")) {
     set.seed(7)
-    fit <- dpsco(x, y, method = method, epsilon = 2, lambda = lambda,
+    fit <- dpsco(tuning = "public", x, y, method = method, epsilon = 2, lambda = lambda,
                  iterations = 5, step_size = 0.5, standardize = "private")
     expect_identical(fit$standardize$center[3], 0)
     expect_identical(fit$standardize$scale[3], 1)
@@ -480,7 +487,7 @@ test_that("private standardisation leaves an all-zero column unscaled", {
   xb <- x
   xb[, 1] <- xb[, 1] * 1e12
   set.seed(8)
-  fit <- dpsco(xb, y, method = "clip", epsilon = 2, nlambda = 2,
+  fit <- dpsco(tuning = "public", xb, y, method = "clip", epsilon = 2, nlambda = 2,
                standardize = "private")
   expect_true(all_finite(fit))
   expect_lte(fit$standardize$scale[1], 2^31 * 1.05)
@@ -497,13 +504,13 @@ test_that("method none: a zero column stays exactly 0 and changes nothing else",
   for (family in c("gaussian", "binomial")) {
     y <- if (family == "gaussian") d0$yg else d0$yb
     step <- if (family == "gaussian") 1 / L else 4 / L
-    fit0 <- dpsco(x0, y, family = family, method = "none", nlambda = 4,
+    fit0 <- dpsco(tuning = "public", x0, y, family = family, method = "none", nlambda = 4,
                   iterations = 3000, step_size = step,
                   control = dpsco_control(output = "last"))
     expect_identical(unname(fit0$beta[3, ]), rep(0, 4))
     # the same path as without the column (same lambda grid), to rounding:
     # the column shifts which partial sum of x'beta each term joins
-    fit <- dpsco(d0$x, y, family = family, method = "none",
+    fit <- dpsco(tuning = "public", d0$x, y, family = family, method = "none",
                  lambda = fit0$lambda, iterations = 3000, step_size = step,
                  control = dpsco_control(output = "last"))
     expect_equal(fit0$lambda, fit$lambda, tolerance = 1e-15)
@@ -529,7 +536,7 @@ test_that("p > n: method none matches glmnet, private noise grows as sqrt(d)", {
   y <- drop(x[, 1:3] %*% c(2, -2, 1)) + stats::rnorm(n, sd = 0.3)
   L <- max(eigen(crossprod(cbind(1, x)) / n, symmetric = TRUE,
                  only.values = TRUE)$values)
-  fit <- dpsco(x, y, method = "none", lambda = 0.1, iterations = 20000,
+  fit <- dpsco(tuning = "public", x, y, method = "none", lambda = 0.1, iterations = 20000,
                step_size = 1 / L, control = dpsco_control(output = "last"))
   g <- glmnet::glmnet(x, y, lambda = 0.1, standardize = FALSE,
                       thresh = 1e-15, maxit = 1e7)
@@ -543,7 +550,7 @@ test_that("p > n: method none matches glmnet, private noise grows as sqrt(d)", {
   fits <- lapply(c(4, p), function(pp) lapply(
     c(clip = "clip", holland = "holland", kamath = "kamath"), function(m) {
       set.seed(9)
-      dpsco(x[, seq_len(pp)], y, method = m, epsilon = 1, nlambda = 2,
+      dpsco(tuning = "public", x[, seq_len(pp)], y, method = m, epsilon = 1, nlambda = 2,
             control = dpsco_control(rho = 2, s = 1))
     }))
   for (m in c("clip", "holland", "kamath")) {
@@ -575,7 +582,7 @@ test_that("a seed reproduces every fit bit for bit; the trace draws nothing", {
         m <- if (isFALSE(std)) 30 else 60
         run <- function(seed, trace = FALSE) {
           set.seed(seed)
-          f <- dpsco(d0$x, y, family = family, method = method, epsilon = 2,
+          f <- dpsco(tuning = "public", d0$x, y, family = family, method = method, epsilon = 2,
                      nlambda = 3, batch_size = m, iterations = 5,
                      step_size = 0.5, calibration = "paper",
                      standardize = std, trace = trace)
@@ -607,12 +614,12 @@ test_that("a warm-started path's first lambda is the one-lambda fit, bit for bit
       # the paper's scales on (epsilon / K, delta / K): K = 3 at (3, 3e-3)
       # gives each lambda the noise of K = 1 at (1, 1e-3)
       set.seed(2)
-      path <- dpsco(d0$x, y, family = family, method = method, epsilon = 3,
+      path <- dpsco(tuning = "public", d0$x, y, family = family, method = method, epsilon = 3,
                     delta = 3e-3, lambda = c(0.1, 0.03, 0.01),
                     batch_size = 40, iterations = 8, step_size = 0.5,
                     calibration = "paper")
       set.seed(2)
-      one <- dpsco(d0$x, y, family = family, method = method, epsilon = 1,
+      one <- dpsco(tuning = "public", d0$x, y, family = family, method = method, epsilon = 1,
                    delta = 1e-3, lambda = 0.1, batch_size = 40,
                    iterations = 8, step_size = 0.5, calibration = "paper")
       expect_identical(privacy(path)$noise_sd, privacy(one)$noise_sd)
@@ -620,7 +627,7 @@ test_that("a warm-started path's first lambda is the one-lambda fit, bit for bit
       expect_identical(unname(path$a0[1]), unname(one$a0[1]))
       # and later lambdas start from it: they differ from cold starts
       set.seed(2)
-      cold <- dpsco(d0$x, y, family = family, method = method, epsilon = 1,
+      cold <- dpsco(tuning = "public", d0$x, y, family = family, method = method, epsilon = 1,
                     delta = 1e-3, lambda = 0.01, batch_size = 40,
                     iterations = 8, step_size = 0.5, calibration = "paper")
       expect_false(identical(unname(path$beta[, 3]), unname(cold$beta[, 1])))
@@ -638,7 +645,7 @@ test_that("threads: a seed and a chunk count fix the fit, whatever threads run i
   y <- drop(x[, 1:3] %*% c(2, -1, 1)) + stats::rt(n, df = 2)
   fit_with <- function(method, threads) {
     set.seed(5)
-    f <- dpsco(x, y, method = method, epsilon = 2, lambda = c(0.05, 0.01),
+    f <- dpsco(tuning = "public", x, y, method = method, epsilon = 2, lambda = c(0.05, 0.01),
                batch_size = n, iterations = 3, step_size = 0.5,
                calibration = "paper", threads = threads)
     rbind(f$a0, f$beta)
@@ -668,7 +675,7 @@ test_that("threads: a seed and a chunk count fix the fit, whatever threads run i
   saveRDS(list(x = x, y = y), dat)
   script <- sprintf(paste0(
     "d <- readRDS('%s'); set.seed(5); ",
-    "f <- dpsco::dpsco(d$x, d$y, method = 'holland', epsilon = 2, ",
+    "f <- dpsco::dpsco(d$x, d$y, tuning = 'public', method = 'holland', epsilon = 2, ",
     "lambda = c(0.05, 0.01), batch_size = nrow(d$x), iterations = 3, ",
     "step_size = 0.5, calibration = 'paper', threads = 2); ",
     "saveRDS(list(beta = rbind(f$a0, f$beta), used = f$settings$threads_used), '%s')"),

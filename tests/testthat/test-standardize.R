@@ -78,7 +78,7 @@ test_that("private standardisation: the shares add up and each part is calibrate
       q <- m / d$n
       info <- sprintf("share %s, q = %s", share, format(q))
       set.seed(1)
-      fit <- dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
+      fit <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, delta = del,
                    nlambda = K, iterations = T, batch_size = m,
                    standardize = "private",
                    control = dpsco_control(std_share = share))
@@ -125,7 +125,9 @@ test_that("private standardisation: the shares add up and each part is calibrate
   expect_true(any(grepl("Budget shares:", txt, fixed = TRUE)))
   expect_true(any(grepl("^  standardize +share 0.25", txt)))
   sm <- paste(summary(fit)$text, collapse = " ")
-  expect_match(sm, "A share 0.25 of the budget was spent on private standardisation",
+  # the summary names the part, its share and its own noise multiplier
+  expect_match(sm, sprintf("(standardize, share 0.25; noise multipliers %s)",
+                           format(signif(sh$noise_multiplier[1], 4))),
                fixed = TRUE)
 })
 
@@ -146,7 +148,7 @@ test_that("private standardisation reproduces its documented releases exactly", 
   for (intercept in c(TRUE, FALSE)) {
     set.seed(1)
     run <- collect_warnings(
-      dpsco(d$x, d$y, method = "clip", epsilon = eps, delta = del,
+      dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, delta = del,
             nlambda = 2, iterations = 3, intercept = intercept,
             standardize = "private", calibration = "paper",
             control = dpsco_control(clip = 2)))
@@ -171,7 +173,7 @@ test_that("private standardisation reproduces its documented releases exactly", 
     # the optimiser then runs on the rest of the stream and the standardised
     # x: with the paper's scales it is the fit with these centres and scales
     # declared public at the optimiser's share (0.9 epsilon, 0.9 delta)
-    fit_pub <- dpsco(d$x, d$y, method = "clip", epsilon = 0.9 * eps,
+    fit_pub <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 0.9 * eps,
                      delta = 0.9 * del, nlambda = 2, iterations = 3,
                      intercept = intercept, calibration = "paper",
                      standardize = list(center = ref$center, scale = ref$scale),
@@ -195,11 +197,11 @@ test_that("public centres and scales: the fit on hand-standardised x, transforme
     list(method = "none", m = 75, lambda = NULL))
   for (r in runs) {
     set.seed(21)
-    fit <- dpsco(d$x, d$y, method = r$method, epsilon = 2, nlambda = 3,
+    fit <- dpsco(tuning = "public", d$x, d$y, method = r$method, epsilon = 2, nlambda = 3,
                  lambda = r$lambda, batch_size = r$m, iterations = 5,
                  standardize = list(center = ctr, scale = scl))
     set.seed(21)
-    fh <- dpsco(xs, d$y, method = r$method, epsilon = 2, nlambda = 3,
+    fh <- dpsco(tuning = "public", xs, d$y, method = r$method, epsilon = 2, nlambda = 3,
                 lambda = r$lambda, batch_size = r$m, iterations = 5)
     expect_same_coef(fit, back_transform(fh, ctr, scl))
     expect_identical(fit$lambda, fh$lambda)
@@ -217,11 +219,11 @@ test_that("public centres and scales: the fit on hand-standardised x, transforme
   }
   # without an intercept, scales only (centres 0): beta_j = b_j / scale_j
   set.seed(22)
-  f0 <- dpsco(d$x, d$y, method = "kamath", epsilon = 2, nlambda = 2,
+  f0 <- dpsco(tuning = "public", d$x, d$y, method = "kamath", epsilon = 2, nlambda = 2,
               iterations = 4, intercept = FALSE,
               standardize = list(scale = scl))
   set.seed(22)
-  fh0 <- dpsco(hand_std(d$x, 0, scl), d$y, method = "kamath", epsilon = 2,
+  fh0 <- dpsco(tuning = "public", hand_std(d$x, 0, scl), d$y, method = "kamath", epsilon = 2,
                nlambda = 2, iterations = 4, intercept = FALSE)
   expect_same_coef(f0, list(a0 = c(0, 0), beta = unname(fh0$beta) / scl))
   expect_identical(f0$standardize$center, rep(0, 3))
@@ -236,7 +238,7 @@ test_that("standardize = TRUE uses population statistics, warns and is not cover
   for (method in c("holland", "kamath", "clip")) {
     set.seed(5)
     expect_warning(
-      fit <- dpsco(x, d$y, method = method, epsilon = 2, nlambda = 3,
+      fit <- dpsco(tuning = "public", x, d$y, method = method, epsilon = 2, nlambda = 3,
                    iterations = 4, standardize = TRUE),
       class = "dpsco_privacy_warning")
     pr <- privacy(fit)
@@ -248,7 +250,7 @@ test_that("standardize = TRUE uses population statistics, warns and is not cover
     expect_equal(fit$standardize$center, ctr, tolerance = 1e-14)
     expect_equal(fit$standardize$scale, scl, tolerance = 1e-14)
     set.seed(5)
-    fh <- dpsco(hand_std(x, ctr, scl), d$y, method = method, epsilon = 2,
+    fh <- dpsco(tuning = "public", hand_std(x, ctr, scl), d$y, method = method, epsilon = 2,
                 nlambda = 3, iterations = 4)
     expect_same_coef(fit, back_transform(fh, ctr, scl))
     # the population sd, not sd(): the n - 1 version gives another fit
@@ -257,7 +259,7 @@ test_that("standardize = TRUE uses population statistics, warns and is not cover
   }
   # without an intercept: no centring, scale sqrt(mean(x^2))
   set.seed(6)
-  expect_warning(f0 <- dpsco(d$x, d$y, method = "clip", nlambda = 2,
+  expect_warning(f0 <- dpsco(tuning = "public", d$x, d$y, method = "clip", nlambda = 2,
                              iterations = 3, intercept = FALSE,
                              standardize = TRUE),
                  class = "dpsco_privacy_warning")
@@ -265,19 +267,19 @@ test_that("standardize = TRUE uses population statistics, warns and is not cover
   expect_equal(f0$standardize$scale, sqrt(colMeans(d$x^2)), tolerance = 1e-14)
   # method "none" raises no privacy warning but still lists the statistics
   expect_no_warning(
-    fn <- dpsco(d$x, d$y, method = "none", nlambda = 3, iterations = 4,
+    fn <- dpsco(tuning = "public", d$x, d$y, method = "none", nlambda = 3, iterations = 4,
                 step_size = 0.2, standardize = TRUE))
   prn <- privacy(fn)
   expect_gt(length(prn$not_covered), 0)
   expect_true(any(grepl("Data statistics used", format(prn), fixed = TRUE)))
   ctr3 <- colMeans(d$x)
   scl3 <- sqrt(colMeans(sweep(d$x, 2, ctr3)^2))
-  fhn <- dpsco(hand_std(d$x, ctr3, scl3), d$y, method = "none", nlambda = 3,
+  fhn <- dpsco(tuning = "public", hand_std(d$x, ctr3, scl3), d$y, method = "none", nlambda = 3,
                iterations = 4, step_size = 0.2)
   expect_same_coef(fn, back_transform(fhn, ctr3, scl3))
   expect_identical(fn$lambda, fhn$lambda)
   # standardize = FALSE (the default) raises nothing and changes nothing
-  expect_no_warning(ff <- dpsco(d$x, d$y, method = "clip", nlambda = 2,
+  expect_no_warning(ff <- dpsco(tuning = "public", d$x, d$y, method = "clip", nlambda = 2,
                                 iterations = 3))
   expect_identical(ff$standardize,
                    list(mode = "none", center = rep(0, 3), scale = rep(1, 3)))
@@ -299,7 +301,7 @@ test_that("bad standardize values raise dpsco_arg_errors for 'standardize'", {
     list(method = "clip", standardize = 1))
   for (b in bad) {
     lab <- paste(b$method, deparse(b$standardize))
-    cnd <- tryCatch(dpsco(d$x, d$y, method = b$method, nlambda = 2,
+    cnd <- tryCatch(dpsco(tuning = "public", d$x, d$y, method = b$method, nlambda = 2,
                           iterations = 2, standardize = b$standardize),
                     dpsco_arg_error = function(e) e)
     expect_s3_class(cnd, "dpsco_arg_error")
@@ -322,14 +324,14 @@ test_that("private standardisation recovers centres and scales on a large sample
   y <- drop(x %*% (1 / sc)) + stats::rnorm(n)
   for (seed in 1:3) {
     set.seed(seed)
-    fit <- dpsco(x, y, method = "clip", epsilon = 5, nlambda = 1,
+    fit <- dpsco(tuning = "public", x, y, method = "clip", epsilon = 5, nlambda = 1,
                  iterations = 1, standardize = "private")
     expect_lt(max(abs(fit$standardize$center - off) / sc), 0.1)
     expect_lt(max(abs(fit$standardize$scale / sc - 1)), 0.1)
   }
   # without an intercept the scale is the root mean square
   set.seed(4)
-  f0 <- dpsco(x, y, method = "clip", epsilon = 5, nlambda = 1, iterations = 1,
+  f0 <- dpsco(tuning = "public", x, y, method = "clip", epsilon = 5, nlambda = 1, iterations = 1,
               intercept = FALSE, standardize = "private")
   rms <- sqrt(off^2 + sc^2)
   expect_identical(f0$standardize$center, rep(0, 3))

@@ -51,7 +51,7 @@ make_env <- function() {
     y_f1 <- factor(rep("a", n))
     y_f3 <- factor(rep(c("a", "b", "c"), length.out = n))
     yb_na <- yb; yb_na[2] <- NA
-    gfit <- dpsco(x, y, method = "none", iterations = 2, nlambda = 3,
+    gfit <- dpsco(tuning = "public", x, y, method = "none", iterations = 2, nlambda = 3,
                   step_size = 0.3)
   })
   env
@@ -59,10 +59,10 @@ make_env <- function() {
 
 test_that("the base calls used below are valid", {
   env <- make_env()
-  f <- eval(quote(dpsco(x, y, method = "clip", iterations = 2, nlambda = 2)),
+  f <- eval(quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 2, nlambda = 2)),
             env)
   expect_s3_class(f, "dpsco")
-  f <- eval(quote(dpsco(x, yb, family = "binomial", method = "clip",
+  f <- eval(quote(dpsco(tuning = "public", x, yb, family = "binomial", method = "clip",
                         iterations = 2, nlambda = 2)), env)
   expect_s3_class(f, "dpsco")
   expect_s3_class(env$gfit, "dpsco")
@@ -73,51 +73,51 @@ test_that("bad x, y and family responses raise dpsco_arg_error naming the argume
   env <- make_env()
   cases <- list(
     list(label = "NA in x", arg = "x",
-         call = quote(dpsco(x_na, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_na, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "NaN in x", arg = "x",
-         call = quote(dpsco(x_nan, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_nan, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "Inf in x", arg = "x",
-         call = quote(dpsco(x_inf, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_inf, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "-Inf in x", arg = "x",
-         call = quote(dpsco(x_ninf, y, method = "none", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_ninf, y, method = "none", iterations = 2, nlambda = 2))),
     list(label = "character x", arg = "x",
-         call = quote(dpsco(x_chr, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_chr, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "data.frame with character column", arg = "x",
-         call = quote(dpsco(x_df_chr, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_df_chr, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "data.frame with factor column", arg = "x",
-         call = quote(dpsco(x_df_fac, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_df_fac, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "x a vector", arg = "x",
-         call = quote(dpsco(x[, 1], y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x[, 1], y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "p = 0", arg = "x",
-         call = quote(dpsco(x_p0, y, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_p0, y, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "n < 2", arg = "x",
-         call = quote(dpsco(x_n1, y[1], method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x_n1, y[1], method = "clip", iterations = 2, nlambda = 2))),
     list(label = "mismatched rows (y shorter)", arg = "y",
-         call = quote(dpsco(x, y[-1], method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y[-1], method = "clip", iterations = 2, nlambda = 2))),
     list(label = "mismatched rows (y longer)", arg = "y",
-         call = quote(dpsco(x, c(y, 1), method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, c(y, 1), method = "clip", iterations = 2, nlambda = 2))),
     list(label = "NA in y", arg = "y",
-         call = quote(dpsco(x, y_na, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y_na, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "NaN in y", arg = "y",
-         call = quote(dpsco(x, y_nan, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y_nan, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "Inf in y", arg = "y",
-         call = quote(dpsco(x, y_inf, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y_inf, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "gaussian y character", arg = "y",
-         call = quote(dpsco(x, y_chr, method = "clip", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y_chr, method = "clip", iterations = 2, nlambda = 2))),
     list(label = "binomial y with 0/1/2", arg = "y",
-         call = quote(dpsco(x, y012, family = "binomial", method = "clip",
+         call = quote(dpsco(tuning = "public", x, y012, family = "binomial", method = "clip",
                             iterations = 2, nlambda = 2))),
     list(label = "binomial y continuous", arg = "y",
-         call = quote(dpsco(x, y, family = "binomial", method = "clip",
+         call = quote(dpsco(tuning = "public", x, y, family = "binomial", method = "clip",
                             iterations = 2, nlambda = 2))),
     list(label = "binomial y with NA", arg = "y",
-         call = quote(dpsco(x, yb_na, family = "binomial", method = "clip",
+         call = quote(dpsco(tuning = "public", x, yb_na, family = "binomial", method = "clip",
                             iterations = 2, nlambda = 2))),
     list(label = "binomial factor with 1 level", arg = "y",
-         call = quote(dpsco(x, y_f1, family = "binomial", method = "clip",
+         call = quote(dpsco(tuning = "public", x, y_f1, family = "binomial", method = "clip",
                             iterations = 2, nlambda = 2))),
     list(label = "binomial factor with 3 levels", arg = "y",
-         call = quote(dpsco(x, y_f3, family = "binomial", method = "clip",
+         call = quote(dpsco(tuning = "public", x, y_f3, family = "binomial", method = "clip",
                             iterations = 2, nlambda = 2)))
   )
   for (case in cases) check_case(case, env)
@@ -127,36 +127,36 @@ test_that("bad privacy targets raise dpsco_arg_error naming the argument", {
   env <- make_env()
   cases <- list(
     list(label = "epsilon 0", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = 0, iterations = 2, nlambda = 2))),
     list(label = "epsilon -1", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = -1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = -1, iterations = 2, nlambda = 2))),
     list(label = "epsilon NA", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = NA, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = NA, iterations = 2, nlambda = 2))),
     list(label = "epsilon NA_real_", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "kamath", epsilon = NA_real_,
+         call = quote(dpsco(tuning = "public", x, y, method = "kamath", epsilon = NA_real_,
                             iterations = 2, nlambda = 2))),
     list(label = "epsilon of length 2", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = c(1, 2), iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = c(1, 2), iterations = 2, nlambda = 2))),
     list(label = "epsilon character", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = "1", iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = "1", iterations = 2, nlambda = 2))),
     list(label = "epsilon Inf with clip", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "clip", epsilon = Inf, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = Inf, iterations = 2, nlambda = 2))),
     list(label = "epsilon Inf with default (holland)", arg = "epsilon",
-         call = quote(dpsco(x, y, epsilon = Inf, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, epsilon = Inf, iterations = 2, nlambda = 2))),
     list(label = "epsilon Inf with kamath", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "kamath", epsilon = Inf, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "kamath", epsilon = Inf, iterations = 2, nlambda = 2))),
     list(label = "epsilon -1 with none", arg = "epsilon",
-         call = quote(dpsco(x, y, method = "none", epsilon = -1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "none", epsilon = -1, iterations = 2, nlambda = 2))),
     list(label = "delta 0", arg = "delta",
-         call = quote(dpsco(x, y, method = "clip", delta = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", delta = 0, iterations = 2, nlambda = 2))),
     list(label = "delta 1", arg = "delta",
-         call = quote(dpsco(x, y, method = "clip", delta = 1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1, iterations = 2, nlambda = 2))),
     list(label = "delta 2", arg = "delta",
-         call = quote(dpsco(x, y, method = "clip", delta = 2, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", delta = 2, iterations = 2, nlambda = 2))),
     list(label = "delta -1e-3", arg = "delta",
-         call = quote(dpsco(x, y, method = "clip", delta = -1e-3, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", delta = -1e-3, iterations = 2, nlambda = 2))),
     list(label = "delta NA", arg = "delta",
-         call = quote(dpsco(x, y, method = "holland", delta = NA, iterations = 2, nlambda = 2)))
+         call = quote(dpsco(tuning = "public", x, y, method = "holland", delta = NA, iterations = 2, nlambda = 2)))
   )
   for (case in cases) check_case(case, env)
 })
@@ -165,53 +165,53 @@ test_that("bad optimiser settings raise dpsco_arg_error naming the argument", {
   env <- make_env()
   cases <- list(
     list(label = "threads 0", arg = "threads",
-         call = quote(dpsco(x, y, method = "clip", threads = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", threads = 0, iterations = 2, nlambda = 2))),
     list(label = "threads 1.5", arg = "threads",
-         call = quote(dpsco(x, y, method = "clip", threads = 1.5, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", threads = 1.5, iterations = 2, nlambda = 2))),
     list(label = "threads 65", arg = "threads",
-         call = quote(dpsco(x, y, method = "clip", threads = 65, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", threads = 65, iterations = 2, nlambda = 2))),
     list(label = "threads NA", arg = "threads",
-         call = quote(dpsco(x, y, method = "clip", threads = NA, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", threads = NA, iterations = 2, nlambda = 2))),
     list(label = "batch_size 0", arg = "batch_size",
-         call = quote(dpsco(x, y, method = "clip", batch_size = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = 0, iterations = 2, nlambda = 2))),
     list(label = "batch_size n + 1", arg = "batch_size",
-         call = quote(dpsco(x, y, method = "clip", batch_size = n + 1, iterations = 2,
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = n + 1, iterations = 2,
                             nlambda = 2))),
     list(label = "iterations 0", arg = "iterations",
-         call = quote(dpsco(x, y, method = "clip", iterations = 0, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 0, nlambda = 2))),
     list(label = "iterations 2.5", arg = "iterations",
-         call = quote(dpsco(x, y, method = "clip", iterations = 2.5, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 2.5, nlambda = 2))),
     list(label = "iterations -1", arg = "iterations",
-         call = quote(dpsco(x, y, method = "clip", iterations = -1, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", iterations = -1, nlambda = 2))),
     list(label = "step_size 0", arg = "step_size",
-         call = quote(dpsco(x, y, method = "clip", step_size = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", step_size = 0, iterations = 2, nlambda = 2))),
     list(label = "step_size -1", arg = "step_size",
-         call = quote(dpsco(x, y, method = "clip", step_size = -1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", step_size = -1, iterations = 2, nlambda = 2))),
     list(label = "step_size Inf", arg = "step_size",
-         call = quote(dpsco(x, y, method = "clip", step_size = Inf, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", step_size = Inf, iterations = 2, nlambda = 2))),
     list(label = "alpha -0.1", arg = "alpha",
-         call = quote(dpsco(x, y, method = "clip", alpha = -0.1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", alpha = -0.1, iterations = 2, nlambda = 2))),
     list(label = "alpha 1.1", arg = "alpha",
-         call = quote(dpsco(x, y, method = "clip", alpha = 1.1, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", alpha = 1.1, iterations = 2, nlambda = 2))),
     list(label = "intercept NA", arg = "intercept",
-         call = quote(dpsco(x, y, method = "clip", intercept = NA, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", intercept = NA, iterations = 2, nlambda = 2))),
     list(label = "intercept character", arg = "intercept",
-         call = quote(dpsco(x, y, method = "clip", intercept = "yes", iterations = 2,
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", intercept = "yes", iterations = 2,
                             nlambda = 2))),
     list(label = "trace step 0", arg = "trace",
-         call = quote(dpsco(x, y, method = "clip", trace = 0, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", trace = 0, iterations = 2, nlambda = 2))),
     list(label = "trace beyond iterations", arg = "trace",
-         call = quote(dpsco(x, y, method = "clip", trace = c(1, 3), iterations = 2,
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", trace = c(1, 3), iterations = 2,
                             nlambda = 2))),
     list(label = "trace fractional", arg = "trace",
-         call = quote(dpsco(x, y, method = "clip", trace = 1.5, iterations = 2, nlambda = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", trace = 1.5, iterations = 2, nlambda = 2))),
     list(label = "control not from dpsco_control", arg = "control",
-         call = quote(dpsco(x, y, method = "clip", control = list(clip = 1),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", control = list(clip = 1),
                             iterations = 2, nlambda = 2))),
     list(label = "nlambda 0", arg = "nlambda",
-         call = quote(dpsco(x, y, method = "clip", nlambda = 0, iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", nlambda = 0, iterations = 2))),
     list(label = "lambda.min.ratio 0", arg = "lambda.min.ratio",
-         call = quote(dpsco(x, y, method = "clip", lambda.min.ratio = 0, iterations = 2,
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda.min.ratio = 0, iterations = 2,
                             nlambda = 2)))
   )
   for (case in cases) check_case(case, env)
@@ -221,30 +221,30 @@ test_that("bad lambda and penalty.factor raise dpsco_arg_error naming the argume
   env <- make_env()
   cases <- list(
     list(label = "lambda negative", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(0.5, -0.1), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(0.5, -0.1), iterations = 2))),
     list(label = "lambda NA", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(0.5, NA), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(0.5, NA), iterations = 2))),
     list(label = "lambda Inf", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(Inf, 0.5), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(Inf, 0.5), iterations = 2))),
     list(label = "lambda increasing", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(0.1, 0.2, 0.3), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(0.1, 0.2, 0.3), iterations = 2))),
     list(label = "lambda unsorted", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(0.3, 0.1, 0.2), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(0.3, 0.1, 0.2), iterations = 2))),
     list(label = "lambda duplicated", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = c(0.3, 0.3, 0.1), iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = c(0.3, 0.3, 0.1), iterations = 2))),
     list(label = "lambda character", arg = "lambda",
-         call = quote(dpsco(x, y, method = "clip", lambda = "0.1", iterations = 2))),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", lambda = "0.1", iterations = 2))),
     list(label = "penalty.factor wrong length", arg = "penalty.factor",
-         call = quote(dpsco(x, y, method = "clip", penalty.factor = rep(1, p + 1),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", penalty.factor = rep(1, p + 1),
                             iterations = 2, nlambda = 2))),
     list(label = "penalty.factor negative", arg = "penalty.factor",
-         call = quote(dpsco(x, y, method = "clip", penalty.factor = c(-1, 1),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", penalty.factor = c(-1, 1),
                             iterations = 2, nlambda = 2))),
     list(label = "penalty.factor all zero", arg = "penalty.factor",
-         call = quote(dpsco(x, y, method = "clip", penalty.factor = c(0, 0),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", penalty.factor = c(0, 0),
                             iterations = 2, nlambda = 2))),
     list(label = "penalty.factor NA", arg = "penalty.factor",
-         call = quote(dpsco(x, y, method = "clip", penalty.factor = c(NA, 1),
+         call = quote(dpsco(tuning = "public", x, y, method = "clip", penalty.factor = c(NA, 1),
                             iterations = 2, nlambda = 2)))
   )
   for (case in cases) check_case(case, env)
@@ -292,13 +292,13 @@ test_that("bad coef() and predict() arguments raise dpsco_arg_error naming the a
 
 test_that("epsilon = Inf is accepted with method 'none' and recorded as Inf", {
   d <- val_data()
-  fit <- dpsco(d$x, d$y, method = "none", epsilon = Inf, iterations = 2,
+  fit <- dpsco(tuning = "public", d$x, d$y, method = "none", epsilon = Inf, iterations = 2,
                nlambda = 2, step_size = 0.3)
   expect_s3_class(fit, "dpsco")
   expect_identical(fit$privacy$epsilon, Inf)
   expect_false(fit$privacy$private)
   # a finite epsilon given with "none" is ignored: the fit is not private
-  fit2 <- dpsco(d$x, d$y, method = "none", epsilon = 3, iterations = 2,
+  fit2 <- dpsco(tuning = "public", d$x, d$y, method = "none", epsilon = 3, iterations = 2,
                 nlambda = 2, step_size = 0.3)
   expect_identical(fit2$privacy$epsilon, Inf)
   expect_identical(fit2$privacy$delta, 0)
@@ -310,10 +310,10 @@ test_that("a numeric data.frame x gives the same fit as the matrix", {
   colnames(xm) <- c("a", "b")
   xdf <- as.data.frame(xm)
   set.seed(11)
-  f_df <- dpsco(xdf, d$y, method = "clip", epsilon = 5, iterations = 3,
+  f_df <- dpsco(tuning = "public", xdf, d$y, method = "clip", epsilon = 5, iterations = 3,
                 nlambda = 3)
   set.seed(11)
-  f_m <- dpsco(xm, d$y, method = "clip", epsilon = 5, iterations = 3,
+  f_m <- dpsco(tuning = "public", xm, d$y, method = "clip", epsilon = 5, iterations = 3,
                nlambda = 3)
   expect_identical(f_df$beta, f_m$beta)
   expect_identical(f_df$a0, f_m$a0)
@@ -322,7 +322,7 @@ test_that("a numeric data.frame x gives the same fit as the matrix", {
   # sanity: the noise really is seed dependent, so identical fits need the
   # same data after conversion
   set.seed(12)
-  f_other <- dpsco(xm, d$y, method = "clip", epsilon = 5, iterations = 3,
+  f_other <- dpsco(tuning = "public", xm, d$y, method = "clip", epsilon = 5, iterations = 3,
                    nlambda = 3)
   expect_false(identical(f_other$beta, f_m$beta))
 })
@@ -336,10 +336,10 @@ test_that("an integer matrix x is accepted and equals the double matrix", {
   xd <- xi
   storage.mode(xd) <- "double"
   set.seed(3)
-  fi <- dpsco(xi, y, method = "holland", epsilon = 4, iterations = 3,
+  fi <- dpsco(tuning = "public", xi, y, method = "holland", epsilon = 4, iterations = 3,
               nlambda = 3, step_size = 0.1)
   set.seed(3)
-  fd <- dpsco(xd, y, method = "holland", epsilon = 4, iterations = 3,
+  fd <- dpsco(tuning = "public", xd, y, method = "holland", epsilon = 4, iterations = 3,
               nlambda = 3, step_size = 0.1)
   expect_identical(fi$beta, fd$beta)
   expect_identical(fi$a0, fd$a0)
@@ -349,10 +349,10 @@ test_that("logical y for binomial equals the 0/1 numeric y", {
   d <- val_data()
   yl <- d$yb == 1
   set.seed(21)
-  fl <- dpsco(d$x, yl, family = "binomial", method = "clip", epsilon = 5,
+  fl <- dpsco(tuning = "public", d$x, yl, family = "binomial", method = "clip", epsilon = 5,
               iterations = 3, nlambda = 3)
   set.seed(21)
-  fn <- dpsco(d$x, d$yb, family = "binomial", method = "clip", epsilon = 5,
+  fn <- dpsco(tuning = "public", d$x, d$yb, family = "binomial", method = "clip", epsilon = 5,
               iterations = 3, nlambda = 3)
   expect_identical(fl$beta, fn$beta)
   expect_identical(fl$a0, fn$a0)
@@ -363,10 +363,10 @@ test_that("a two-level factor y equals the 0/1 y with the second level as 1", {
   d <- val_data()
   yf <- factor(ifelse(d$yb == 1, "yes", "no"), levels = c("no", "yes"))
   set.seed(31)
-  ff <- dpsco(d$x, yf, family = "binomial", method = "none", iterations = 5,
+  ff <- dpsco(tuning = "public", d$x, yf, family = "binomial", method = "none", iterations = 5,
               nlambda = 3, step_size = 0.5)
   set.seed(31)
-  fn <- dpsco(d$x, d$yb, family = "binomial", method = "none", iterations = 5,
+  fn <- dpsco(tuning = "public", d$x, d$yb, family = "binomial", method = "none", iterations = 5,
               nlambda = 3, step_size = 0.5)
   expect_identical(ff$beta, fn$beta)
   expect_identical(ff$a0, fn$a0)
@@ -374,9 +374,9 @@ test_that("a two-level factor y equals the 0/1 y with the second level as 1", {
 
   # reversed level order: "no" becomes the event
   yr <- factor(as.character(yf), levels = c("yes", "no"))
-  fr <- dpsco(d$x, yr, family = "binomial", method = "none", iterations = 5,
+  fr <- dpsco(tuning = "public", d$x, yr, family = "binomial", method = "none", iterations = 5,
               nlambda = 3, step_size = 0.5)
-  fflip <- dpsco(d$x, 1 - d$yb, family = "binomial", method = "none",
+  fflip <- dpsco(tuning = "public", d$x, 1 - d$yb, family = "binomial", method = "none",
                  iterations = 5, nlambda = 3, step_size = 0.5)
   expect_identical(fr$beta, fflip$beta)
   expect_false(isTRUE(all.equal(fr$beta, fn$beta)))
@@ -394,7 +394,7 @@ test_that("a two-level factor y equals the 0/1 y with the second level as 1", {
 
 test_that("lambda.min.ratio = 1 is rejected (it would repeat lambda)", {
   d <- val_data()
-  cnd <- tryCatch(dpsco(d$x, d$y, method = "clip", lambda.min.ratio = 1,
+  cnd <- tryCatch(dpsco(tuning = "public", d$x, d$y, method = "clip", lambda.min.ratio = 1,
                         iterations = 2, nlambda = 3),
                   dpsco_arg_error = function(e) e)
   expect_s3_class(cnd, "dpsco_arg_error")
@@ -465,92 +465,92 @@ q2 <- function(call) {
 
 hard_table <- list(
   # dpsco(): types and shapes of x and y
-  row("list x", "x", "numeric matrix", quote(dpsco(list(1, 2), y))),
-  row("function x", "x", "numeric matrix", quote(dpsco(f1, y))),
-  row("complex x", "x", "numeric matrix", quote(dpsco(x + 0i, y))),
-  row("3-d array x", "x", "numeric matrix", quote(dpsco(array(1, c(n, 2, 2)), y))),
-  row("0-row x", "x", "at least 2 rows", quote(dpsco(x[0, , drop = FALSE], y[0]))),
-  row("0 x 0 x", "x", "no columns", quote(dpsco(matrix(0, 0, 0), numeric(0)))),
-  row("empty data frame", "x", "no columns", quote(dpsco(data.frame(), numeric(0)))),
+  row("list x", "x", "numeric matrix", quote(dpsco(tuning = "public", list(1, 2), y))),
+  row("function x", "x", "numeric matrix", quote(dpsco(tuning = "public", f1, y))),
+  row("complex x", "x", "numeric matrix", quote(dpsco(tuning = "public", x + 0i, y))),
+  row("3-d array x", "x", "numeric matrix", quote(dpsco(tuning = "public", array(1, c(n, 2, 2)), y))),
+  row("0-row x", "x", "at least 2 rows", quote(dpsco(tuning = "public", x[0, , drop = FALSE], y[0]))),
+  row("0 x 0 x", "x", "no columns", quote(dpsco(tuning = "public", matrix(0, 0, 0), numeric(0)))),
+  row("empty data frame", "x", "no columns", quote(dpsco(tuning = "public", data.frame(), numeric(0)))),
   row("one record (n = 1)", "x", "at least 2 rows",
-      quote(dpsco(x[1, , drop = FALSE], y[1], method = "none"))),
+      quote(dpsco(tuning = "public", x[1, , drop = FALSE], y[1], method = "none"))),
   row("character column in data frame", "x", "model.matrix",
-      quote(dpsco(x_df_chr, y))),
-  row("list y", "y", "numeric vector", quote(dpsco(x, as.list(y)))),
-  row("function y", "y", "numeric vector", quote(dpsco(x, f1))),
-  row("complex y", "y", "numeric vector", quote(dpsco(x, y + 0i))),
-  row("length-0 y", "y", "has length 0", quote(dpsco(x, numeric(0)))),
-  row("two-column y", "y", "has length", quote(dpsco(x, cbind(y, y)))),
-  row("factor y for gaussian", "y", "binomial", quote(dpsco(x, factor(y > 0)))),
+      quote(dpsco(tuning = "public", x_df_chr, y))),
+  row("list y", "y", "numeric vector", quote(dpsco(tuning = "public", x, as.list(y)))),
+  row("function y", "y", "numeric vector", quote(dpsco(tuning = "public", x, f1))),
+  row("complex y", "y", "numeric vector", quote(dpsco(tuning = "public", x, y + 0i))),
+  row("length-0 y", "y", "has length 0", quote(dpsco(tuning = "public", x, numeric(0)))),
+  row("two-column y", "y", "has length", quote(dpsco(tuning = "public", x, cbind(y, y)))),
+  row("factor y for gaussian", "y", "binomial", quote(dpsco(tuning = "public", x, factor(y > 0)))),
   row("one-value character y for binomial", "y", "two classes",
-      quote(dpsco(x, rep("a", n), family = "binomial"))),
+      quote(dpsco(tuning = "public", x, rep("a", n), family = "binomial"))),
   # choices
-  row("unknown family", "family", "one of", quote(dpsco(x, y, family = "poisson"))),
-  row("unknown method", "method", "one of", quote(dpsco(x, y, method = "foo"))),
-  row("NA method", "method", "one of", quote(dpsco(x, y, method = NA))),
-  row("two methods", "method", "one of", quote(dpsco(x, y, method = c("clip", "none")))),
+  row("unknown family", "family", "one of", quote(dpsco(tuning = "public", x, y, family = "poisson"))),
+  row("unknown method", "method", "one of", quote(dpsco(tuning = "public", x, y, method = "foo"))),
+  row("NA method", "method", "one of", quote(dpsco(tuning = "public", x, y, method = NA))),
+  row("two methods", "method", "one of", quote(dpsco(tuning = "public", x, y, method = c("clip", "none")))),
   row("unknown calibration", "calibration", "one of",
-      quote(dpsco(x, y, calibration = "exact"))),
+      quote(dpsco(tuning = "public", x, y, calibration = "exact"))),
   # privacy targets at the extremes
   row("epsilon 1e-300 with subsampling", "epsilon", "cannot be met",
-      q2(quote(dpsco(x, y, method = "clip", epsilon = 1e-300, batch_size = 10)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = 1e-300, batch_size = 10)))),
   row("delta 1e-300 with subsampling", "epsilon", "cannot be met",
-      q2(quote(dpsco(x, y, method = "clip", delta = 1e-300, batch_size = 10)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1e-300, batch_size = 10)))),
   row("epsilon NaN", "epsilon", "single number",
-      q2(quote(dpsco(x, y, method = "clip", epsilon = NaN)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = NaN)))),
   row("epsilon a list", "epsilon", "single number",
-      q2(quote(dpsco(x, y, method = "clip", epsilon = list(1))))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = list(1))))),
   row("delta NaN", "delta", "single number",
-      q2(quote(dpsco(x, y, method = "clip", delta = NaN)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = NaN)))),
   row("delta rounding to 1", "delta", "below 1",
-      q2(quote(dpsco(x, y, method = "clip", delta = 1 - 1e-17)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1 - 1e-17)))),
   # batch sizes, iterations and path length
   row("batch_size 1e300", "batch_size", "\\[1, 30\\]",
-      q2(quote(dpsco(x, y, method = "clip", batch_size = 1e300)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = 1e300)))),
   row("batch_size Inf", "batch_size", "finite",
-      q2(quote(dpsco(x, y, method = "clip", batch_size = Inf)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = Inf)))),
   row("batch_size NA", "batch_size", "single number",
-      q2(quote(dpsco(x, y, method = "clip", batch_size = NA_real_)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = NA_real_)))),
   row("batch_size 0.5", "batch_size", "\\[1, 30\\]",
-      q2(quote(dpsco(x, y, method = "clip", batch_size = 0.5)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = 0.5)))),
   row("iterations 1e12", "iterations", "at most 2147483647",
-      q2(quote(dpsco(x, y, method = "clip", iterations = 1e12)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 1e12)))),
   row("iterations beyond the int range", "iterations", "fewer iterations",
-      q2(quote(dpsco(x, y, method = "clip", iterations = 3e9)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 3e9)))),
   row("iterations Inf", "iterations", "finite",
-      q2(quote(dpsco(x, y, method = "clip", iterations = Inf)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", iterations = Inf)))),
   row("iterations x nlambda overflows int", "iterations", "fewer iterations",
-      quote(dpsco(x, y, method = "clip", iterations = 1e7, nlambda = 1000))),
+      quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 1e7, nlambda = 1000))),
   row("default iterations 5 (n/m)^2 beyond the int range", "batch_size",
       "larger batch_size",
-      quote(dpsco(x_big_n, y_big_n, method = "clip", batch_size = 1, nlambda = 2))),
+      quote(dpsco(tuning = "public", x_big_n, y_big_n, method = "clip", batch_size = 1, nlambda = 2))),
   row("nlambda 1e12", "nlambda", "\\[1, 2147483647\\]",
-      q2(quote(dpsco(x, y, method = "clip", nlambda = 1e12)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", nlambda = 1e12)))),
   row("nlambda 1e8 (used to run for minutes)", "nlambda", "at most 10000",
-      q2(quote(dpsco(x, y, method = "clip", nlambda = 1e8)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", nlambda = 1e8)))),
   row("nlambda NA", "nlambda", "single number",
-      q2(quote(dpsco(x, y, method = "clip", nlambda = NA)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", nlambda = NA)))),
   row("lambda of 10001 values", "lambda", "at most 10000",
-      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = 10001:1 / 1e4))),
+      quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 2, lambda = 10001:1 / 1e4))),
   row("lambda empty", "lambda", "numeric vector",
-      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = numeric(0)))),
+      quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 2, lambda = numeric(0)))),
   row("lambda NaN", "lambda", "without missing",
-      quote(dpsco(x, y, method = "clip", iterations = 2, lambda = c(1, NaN)))),
+      quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 2, lambda = c(1, NaN)))),
   row("trace of every step on a long path", "trace", "trace fewer steps",
-      quote(dpsco(x, y, method = "clip", iterations = 1e6, nlambda = 1000,
+      quote(dpsco(tuning = "public", x, y, method = "clip", iterations = 1e6, nlambda = 1000,
                   trace = TRUE))),
   row("step_size NaN", "step_size", "single number",
-      q2(quote(dpsco(x, y, method = "clip", step_size = NaN)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", step_size = NaN)))),
   row("alpha character", "alpha", "single number",
-      q2(quote(dpsco(x, y, method = "clip", alpha = "1")))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", alpha = "1")))),
   row("penalty.factor Inf", "penalty.factor", "finite non-negative",
-      q2(quote(dpsco(x, y, method = "clip", penalty.factor = c(Inf, 1))))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", penalty.factor = c(Inf, 1))))),
   row("declared scale NA", "standardize", "finite positive",
-      q2(quote(dpsco(x, y, method = "clip", standardize = list(scale = c(NA, 1)))))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", standardize = list(scale = c(NA, 1)))))),
   row("lambda.min.ratio NaN", "lambda.min.ratio", "single number",
-      q2(quote(dpsco(x, y, method = "clip", lambda.min.ratio = NaN)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", lambda.min.ratio = NaN)))),
   row("lambda.min.ratio negative", "lambda.min.ratio", "\\(0, 1\\]",
-      q2(quote(dpsco(x, y, method = "clip", lambda.min.ratio = -1)))),
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", lambda.min.ratio = -1)))),
   # predict() and coef()
   row("predict type unknown", "type", "one of", quote(predict(gfit, x, type = "probability"))),
   row("predict type NA", "type", "one of", quote(predict(gfit, x, type = NA))),
@@ -605,6 +605,32 @@ hard_table <- list(
   # dpsco_control()
   row("schedule unknown", "schedule", "one of", quote(dpsco_control(schedule = "log"))),
   row("output not a string", "output", "one of", quote(dpsco_control(output = 1))),
+  row("output unknown", "output", "one of", quote(dpsco_control(output = "median"))),
+  row("shares adding up to 1 or more", "shares", "below 1",
+      quote(dpsco_control(shares = c(curvature = 0.9, scale = 0.2)))),
+  row("shares with an unknown name", "shares", "names among",
+      quote(dpsco_control(shares = c(speed = 0.1)))),
+  row("shares unnamed", "shares", "names among", quote(dpsco_control(shares = 0.1))),
+  row("share of 1", "shares", "\\(0, 1\\)", quote(dpsco_control(shares = c(scale = 1)))),
+  row("x_bound zero", "x_bound", "positive", quote(dpsco_control(x_bound = 0))),
+  row("quantiles unnamed", "quantiles", "c\\(clip = , row = \\)",
+      quote(dpsco_control(quantiles = c(0.9, 0.9)))),
+  # dpsco(): the private tuning
+  row("tuning unknown", "tuning", "one of", quote(dpsco(x, y, tuning = "secret"))),
+  row("optimizer unknown", "optimizer", "one of", quote(dpsco(x, y, optimizer = "adam"))),
+  row("newton with public tuning", "optimizer", "tuning = \"private\"",
+      quote(dpsco(x, y, tuning = "public", optimizer = "newton"))),
+  row("paper calibration with private tuning", "calibration", "tuning = \"public\"",
+      quote(dpsco(x, y, tuning = "private", calibration = "paper"))),
+  # cv.dpsco()
+  row("holdout above 1/2", "holdout", "0.5", quote(cv.dpsco(x, y, holdout = 0.6))),
+  row("holdout 0", "holdout", "0", quote(cv.dpsco(x, y, holdout = 0))),
+  row("curve 1", "curve", "below 1", quote(cv.dpsco(x, y, curve = 1))),
+  row("type.measure of the other family", "type.measure", "does not apply",
+      quote(cv.dpsco(x, y, type.measure = "class"))),
+  row("type.measure unknown", "type.measure", "one of",
+      quote(cv.dpsco(x, y, type.measure = "auc"))),
+  row("loss_bound 0", "loss_bound", "0", quote(cv.dpsco(x, y, loss_bound = 0))),
   row("std_share 1", "std_share", "below 1", quote(dpsco_control(std_share = 1))),
   row("kmom Inf", "kmom", "finite", quote(dpsco_control(kmom = Inf))),
   row("clip Inf", "clip", "finite", quote(dpsco_control(clip = Inf)))
@@ -686,7 +712,7 @@ test_that("dpsco at epsilon 1e-300 and 1e300 runs and accounts correctly", {
   K <- 2
   for (eps in c(1e-300, 1e300)) {
     set.seed(1)
-    f <- dpsco(d$x, d$y, method = "clip", epsilon = eps, iterations = T,
+    f <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, iterations = T,
                nlambda = K)
     pr <- privacy(f)
     expect_true(all(is.finite(f$beta)) && all(is.finite(f$a0)))
@@ -695,7 +721,7 @@ test_that("dpsco at epsilon 1e-300 and 1e300 runs and accounts correctly", {
     expect_lte(pr$epsilon_accounted, eps)
   }
   # the paper's noise for epsilon 1e300 is ~1e-300: nothing can be certified
-  fp <- dpsco(d$x, d$y, method = "clip", epsilon = 1e300, calibration = "paper",
+  fp <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1e300, calibration = "paper",
               iterations = T, nlambda = K)
   expect_identical(privacy(fp)$epsilon_accounted, Inf)
   mp <- dp_mean(rt(50, 3), epsilon = 1e300, calibration = "paper")

@@ -1,0 +1,274 @@
+#' Private choice of lambda by a hold-out set
+#'
+#' Fits a [dpsco()] path on a random training part of the data and chooses
+#' the penalty on the rest, the whole procedure within `(epsilon, delta)`:
+#' the glmnet-like `cv.glmnet()` workflow for private fits.
+#'
+#' Each record is put in the validation part independently with
+#' probability `holdout` (from R's generator, so the split depends on no
+#' data value).  The path is fitted on the training part with the whole
+#' budget; the validation part, which the fit never saw, spends the whole
+#' budget again on the choice.  Since every record is in exactly one part,
+#' the procedure is `(epsilon, delta)`-DP by parallel composition (the
+#' choice depends on the training part only through the released path,
+#' which is post-processing).
+#'
+#' On the validation part every record's loss at every penalty is clamped
+#' to `[0, L]`.  `lambda.min` is drawn by the exponential mechanism with
+#' the summed losses as (negative) utility: one record added or removed
+#' moves every sum by at most `L`, all in the same direction, so
+#' `P(k) \propto exp(-eps_sel S_k / L)` is `eps_sel`-DP (McSherry and
+#' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  With
+#' `curve > 0`, the share `curve` of the budget releases the validation
+#' curve (the mean loss per penalty, L2 sensitivity `L sqrt(K) / n_val`)
+#' with the Gaussian mechanism, for [plot.cv.dpsco()], and the choice gets
+#' `eps_sel = (1 - curve) epsilon`; the two compose to `(epsilon, delta)`.
+#' The sizes of the two parts are treated as public, as `n` is in
+#' [dpsco()].
+#'
+#' `L` defaults to a bound the fit has already released.  For gaussian
+#' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` four times the
+#' private bound on `|y|` of [dpsco()] (about the 98th percentile of the
+#' non-zero `|y|`), or the clipping level `C` when that bound was declared
+#' away: large enough that the errors that decide a squared-error risk
+#' still count, small enough that the choice is not drowned in noise.
+#' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
+#' deviance of a probability of 1/1000 for the observed class) for
+#' `"deviance"`.
+#'
+#' @param x,y,family,method,epsilon,delta as in [dpsco()].
+#' @param holdout probability that a record goes to the validation part,
+#'   in (0, 0.5].
+#' @param type.measure loss on the validation part: `"mse"` (default for
+#'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
+#'   `"class"` (misclassification).
+#' @param curve share of the budget of the validation part spent on
+#'   releasing the validation curve, in \[0, 1); 0 releases no curve.
+#' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
+#'   for the default above.
+#' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
+#'   `control`).
+#' @return An object of class `cv.dpsco`: `lambda`, `cvm` (the noisy mean
+#'   validation loss, or `NULL` with `curve = 0`), `cvsd` (the sd of its
+#'   noise), `cvup`, `cvlo` (`cvm` plus and minus `cvsd`), `nzero`,
+#'   `name` (the loss), `lambda.min`, `index` (its position), `dpsco.fit`
+#'   (the path fitted on the training part), `n_train`, `n_val` and
+#'   `privacy` (the record of the whole procedure).
+#' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
+#'   differential privacy. *FOCS 2007*, 94--103.
+#' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()]
+#' @examples
+#' set.seed(1)
+#' n <- 3000; p <- 8
+#' x <- matrix(rexp(n * p), n, p)                 # skewed, unbounded features
+#' y <- drop(x %*% c(3, -2, rep(0, p - 2))) + 5 * rt(n, df = 3)
+#' cvfit <- cv.dpsco(x, y, method = "clip", epsilon = 1)
+#' cvfit
+#' coef(cvfit)
+#' @export
+cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
+                     epsilon = 1, delta = NULL, holdout = 0.2,
+                     type.measure = NULL, curve = 0.25, loss_bound = NULL,
+                     ...) {
+  this_call <- match.call()
+  family <- match_choice(family, "family")
+  method <- if (is.null(method)) "clip" else match_choice(method, "method", method_choices)
+  x <- check_x(x)
+  n <- nrow(x)
+  yy <- check_y(y, n, family)
+  check_number(holdout, "holdout", 0, 0.5)
+  measure <- type.measure %||% if (family == "binomial") "deviance" else "mse"
+  measure <- match_choice(measure, "type.measure",
+                          c("mse", "mae", "deviance", "class"))
+  if ((family == "gaussian") != (measure %in% c("mse", "mae")))
+    arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
+              family, "\".")
+  check_number(curve, "curve", 0, 1, lower_open = FALSE)
+  if (curve >= 1) arg_error("curve", "must be below 1.")
+  if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
+  private <- method != "none"
+  if (private) {
+    check_number(epsilon, "epsilon", 0)
+    delta <- delta %||% (0.1 / n)
+    check_number(delta, "delta", 0, 1)
+    if (delta >= 1) arg_error("delta", "must be below 1.")
+  }
+  val <- stats::runif(n) < holdout
+  n_val <- sum(val)
+  if (n_val < 2L || n - n_val < 2L)
+    arg_error("holdout", "leaves fewer than 2 records in a part (n = ", n, ").")
+  y_fit <- if (family == "binomial") factor(yy$classnames[yy$y + 1L],
+                                            levels = yy$classnames) else yy$y
+  fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
+               method = method, epsilon = epsilon, delta = delta, ...)
+  lam <- fit$lambda
+  k <- length(lam)
+  y_bound <- fit$privacy$released$y_bound
+  r_bound <- if (!is.null(y_bound)) 4 * y_bound else fit$settings$clip
+  bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
+                                  class = 1, deviance = 2 * log(1000))
+  pred <- predict(fit, x[val, , drop = FALSE], type = "response")
+  loss <- pmin(record_loss(measure, yy$y[val], pred), bound)
+  sums <- colSums(loss)
+
+  if (private) {
+    eps_sel <- (1 - curve) * epsilon
+    index <- noisy_argmin(sums, eps_sel, bound)
+    z_curve <- if (curve > 0) calibrate_components(list(), 1, 1, curve * epsilon,
+                                                   delta)
+  } else {
+    index <- which.min(sums)
+    z_curve <- 0
+  }
+  cvm <- cvsd <- NULL
+  if (curve > 0 || !private) {
+    cvsd <- z_curve * bound * sqrt(k) / n_val
+    cvm <- sums / n_val + cvsd * stats::rnorm(k)
+  }
+  record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
+                              z_curve, bound, k, n_val, measure)
+  structure(list(lambda = lam, cvm = cvm, cvsd = cvsd,
+                 cvup = if (!is.null(cvm)) cvm + cvsd,
+                 cvlo = if (!is.null(cvm)) cvm - cvsd,
+                 nzero = fit$df, name = measure_names[[measure]],
+                 lambda.min = lam[index], index = index, dpsco.fit = fit,
+                 n_train = n - n_val, n_val = n_val, loss_bound = bound,
+                 call = this_call, privacy = record),
+            class = "cv.dpsco")
+}
+
+# The exponential mechanism on summed losses: every record's loss lies in
+# [0, bound], so one record moves every sum by at most `bound`, all in the
+# same direction, and P(k) proportional to exp(-eps sums_k / bound) is
+# eps-DP; drawn as report-noisy-min with Gumbel noise.
+noisy_argmin <- function(sums, eps, bound) {
+  which.max(-eps * sums / bound - log(-log(stats::runif(length(sums)))))
+}
+
+measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
+                   deviance = "Binomial deviance",
+                   class = "Misclassification error")
+
+# Per-record losses (n_val x K) of fitted means or probabilities `pred`.
+record_loss <- function(measure, y, pred) {
+  switch(measure,
+    mse = (y - pred)^2,
+    mae = abs(y - pred),
+    class = 1 * ((pred > 0.5) != (y == 1)),
+    deviance = {
+      pr <- pmin(pmax(pred, 1e-300), 1 - 1e-16)
+      -2 * (y * log(pr) + (1 - y) * log1p(-pr))
+    })
+}
+
+# The record of the whole procedure: the fit's parts on the training
+# records, the choice (and the curve) on the validation records, and the
+# guarantee of the two by parallel composition.
+cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
+                              z_curve, bound, k, n_val, measure) {
+  rec <- fit_record
+  rec$shares$pool <- "training"
+  if (!private) return(rec)
+  sel <- data.frame(
+    part = "selection", share = 1 - curve, noise_multiplier = NA_real_,
+    sample_rate = 1, steps = 1, sensitivity = bound,
+    mechanism = "exponential mechanism (report-noisy-min, Gumbel)",
+    released = paste0("the index of lambda.min, from summed ", measure,
+                      " clamped to [0, ", format(signif(bound, 3)), "]"),
+    epsilon_alone = (1 - curve) * epsilon, pool = "validation",
+    stringsAsFactors = FALSE)
+  eps_val <- (1 - curve) * epsilon
+  if (curve > 0) {
+    eps_curve <- account_epsilon(acc_cm(z_curve, 1, 1), delta)
+    eps_val <- eps_val + eps_curve
+    sel <- rbind(sel, data.frame(
+      part = "curve", share = curve, noise_multiplier = z_curve,
+      sample_rate = 1, steps = 1, sensitivity = bound * sqrt(k) / n_val,
+      mechanism = "Gaussian", released = paste("the mean validation", measure,
+                                               "at each of", k, "penalties"),
+      epsilon_alone = eps_curve, pool = "validation",
+      stringsAsFactors = FALSE))
+  }
+  rec$shares <- rbind(rec$shares[, names(sel)], sel)
+  rec$pools <- data.frame(pool = c("training", "validation"),
+                          epsilon = c(fit_record$epsilon_accounted, eps_val),
+                          delta = c(delta, if (curve > 0) delta else 0))
+  rec$epsilon_accounted <- max(rec$pools$epsilon)
+  rec$composition <- paste("parallel: each record is in the training part or",
+                           "in the validation part, never both")
+  rec
+}
+
+#' @rdname cv.dpsco
+#' @param digits significant digits.
+#' @export
+print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
+  cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+  cat(sprintf("Hold-out choice of lambda: %d training and %d validation records\n",
+              x$n_train, x$n_val))
+  cat("Measure:", x$name, "\n\n")
+  i <- x$index
+  tab <- data.frame(Lambda = signif(x$lambda[i], digits), Index = i,
+                    Measure = if (!is.null(x$cvm)) signif(x$cvm[i], digits) else NA,
+                    SD = if (!is.null(x$cvsd)) signif(x$cvsd, digits) else NA,
+                    Nonzero = x$nzero[i], row.names = "min")
+  print(tab)
+  pr <- x$privacy
+  if (pr$private)
+    cat(sprintf("\nPrivacy: (epsilon, delta) = (%s, %s) for the whole procedure; accounted epsilon %s\n",
+                format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
+                format(signif(pr$epsilon_accounted, digits))))
+  else cat("\nPrivacy: none (epsilon = Inf)\n")
+  invisible(x)
+}
+
+# The penalty named by s: "lambda.min" or numbers.
+cv_s <- function(object, s) {
+  if (is.character(s)) {
+    if (!identical(s, "lambda.min"))
+      arg_error("s", "must be \"lambda.min\" or non-negative penalty values.")
+    return(object$lambda.min)
+  }
+  s
+}
+
+#' Coefficients and predictions at the privately chosen penalty
+#'
+#' @param object a `cv.dpsco` object.
+#' @param newx,type as in [predict.dpsco()].
+#' @param s `"lambda.min"` (default) or penalty values.
+#' @param ... unused.
+#' @return As [coef.dpsco()] and [predict.dpsco()].
+#' @export
+coef.cv.dpsco <- function(object, s = "lambda.min", ...) {
+  coef.dpsco(object$dpsco.fit, s = cv_s(object, s))
+}
+
+#' @rdname coef.cv.dpsco
+#' @export
+predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link", ...) {
+  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
+}
+
+#' Plot the private validation curve
+#'
+#' The noisy mean validation loss against `log(lambda)` with bars of one
+#' noise sd, and a dotted line at `lambda.min`; the number of non-zero
+#' coefficients is shown along the top.  Needs a curve (`curve > 0` in
+#' [cv.dpsco()]).
+#'
+#' @param x a `cv.dpsco` object.
+#' @param ... passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @export
+plot.cv.dpsco <- function(x, ...) {
+  if (is.null(x$cvm))
+    arg_error("x", "has no validation curve (it was fitted with curve = 0).")
+  ll <- log(x$lambda)
+  graphics::plot(ll, x$cvm, ylim = range(x$cvlo, x$cvup), pch = 20,
+                 col = "red", xlab = expression(log(lambda)), ylab = x$name, ...)
+  graphics::segments(ll, x$cvlo, ll, x$cvup, col = "grey50")
+  graphics::abline(v = log(x$lambda.min), lty = 3)
+  graphics::axis(3, at = ll, labels = x$nzero, tick = FALSE, line = -0.5)
+  invisible(x)
+}

@@ -1,0 +1,116 @@
+/* Private preconditioned proximal gradient ("noisy proximal Newton") along
+ * a lambda path: a sibling of spgd.c that shares its sampling, its pass
+ * over the batch and its oracles.
+ *
+ * Per step: draw a Poisson batch, stream it once (pass.c), finish the
+ * oracle, add N(0, noise_sd^2) to every coordinate, then move to the
+ * minimiser of the penalised quadratic model built from that noisy
+ * gradient and a released curvature matrix A (quad_lasso.c).  The model
+ * step is post-processing of the two releases.  With A the exact Hessian
+ * of a least-squares loss one step reaches the penalised optimum; with a
+ * noisy, ridged A the steps contract quickly in every direction whose
+ * curvature stands above the ridge, which is what makes few noisy steps
+ * enough on ill-conditioned designs.
+ *
+ * With memory w > 0 the gradient used at each step is (1 - w) times the
+ * fresh release plus w times the previous step's gradient carried to the
+ * new point by the model (g + A (b_new - b) / eta): for a quadratic loss
+ * and A its Hessian both are unbiased, and mixing them averages the noise
+ * of successive releases (post-processing of the releases).
+ *
+ * The first step may reuse a gradient already released at beta0 (the one
+ * that set the lambda grid), so it is not paid for twice.  Random draws
+ * come from R's generator in the order of spgd.c. */
+#include <string.h>
+#include <Rmath.h>
+#include <R_ext/Utils.h>
+#include "dpsco.h"
+
+/* g += A (to - from) / eta: a gradient carried from `from` to `to` by the
+ * quadratic model. */
+static void model_shift(const quad_model *qm, double *g, const double *to,
+                        const double *from, double *diff)
+{
+    int dim = qm->dim;
+    for (int j = 0; j < dim; j++)
+        diff[j] = to[j] - from[j];
+    for (int j = 0; j < dim; j++) {
+        const double *col = qm->A + (size_t) j * dim;
+        double acc = 0.0;
+        for (int i = 0; i < dim; i++)
+            acc += col[i] * diff[i];
+        g[j] += acc / qm->eta;
+    }
+}
+
+void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
+                 const double *lambda, int nlambda, double *beta0,
+                 const double *g_first, double *out, double *trace)
+{
+    int dim = pr->p + pr->has_int;
+    double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
+    double *next = (double *) R_alloc((size_t) dim, sizeof(double));
+    double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
+    double *est = (double *) R_alloc((size_t) dim, sizeof(double));
+    double *work = (double *) R_alloc((size_t) dim, sizeof(double));
+    /* the running gradient estimate, carried to each new point by the
+     * quadratic model and mixed with the fresh release there */
+    double *ghat = (double *) R_alloc((size_t) dim, sizeof(double));
+    double w = qm->memory;
+    int have_ghat = 0;
+    int kamath = o->kind == ORACLE_KAMATH;
+    int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
+    int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
+    poisson_sampler sampler;
+    sampler_init(&sampler, pr->n, pr->q);
+    int noisy = o->kind != ORACLE_NONE;
+    /* iterates after step `tail_from` enter the tail average */
+    int tail_from = pr->steps / 2;
+
+    memcpy(beta, beta0, (size_t) dim * sizeof(double));
+    for (int l = 0; l < nlambda; l++) {
+        memset(avg, 0, (size_t) dim * sizeof(double));
+        int next_trace = 0;
+        for (int t = 1; t <= pr->steps; t++) {
+            if (g_first && l == 0 && t == 1) {
+                memcpy(est, g_first, (size_t) dim * sizeof(double));
+            } else {
+                int count = sample_batch(&sampler, kamath ? o->k : 0, idx, label);
+                oracle_reset(o);
+                batch_pass(pr, o, beta, idx, label, count);
+                oracle_finish(o, est);
+                if (noisy)
+                    for (int j = 0; j < dim; j++)
+                        est[j] += pr->noise_sd * norm_rand();
+            }
+            if (have_ghat && w > 0.0)
+                for (int j = 0; j < dim; j++)
+                    est[j] = (1.0 - w) * est[j] + w * ghat[j];
+            quad_lasso(qm, est, beta, lambda[l], next, work);
+            /* the model's gradient at the new point: est + A (next - beta) / eta */
+            if (w > 0.0) {
+                memcpy(ghat, est, (size_t) dim * sizeof(double));
+                model_shift(qm, ghat, next, beta, work);
+                have_ghat = 1;
+            }
+            memcpy(beta, next, (size_t) dim * sizeof(double));
+            if (t > tail_from)
+                for (int j = 0; j < dim; j++)
+                    avg[j] += (beta[j] - avg[j]) / (t - tail_from);
+            if (trace && next_trace < pr->ntrace && pr->trace_at[next_trace] == t) {
+                double *slot = trace + ((size_t) l * pr->ntrace + next_trace) * dim;
+                memcpy(slot, pr->last_iterate ? beta : avg,
+                       (size_t) dim * sizeof(double));
+                next_trace++;
+            }
+            R_CheckUserInterrupt();
+        }
+        if (!pr->last_iterate) {
+            /* the carried estimate follows the output to the average */
+            if (have_ghat)
+                model_shift(qm, ghat, avg, beta, work);
+            memcpy(beta, avg, (size_t) dim * sizeof(double));
+        }
+        memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
+    }
+}
