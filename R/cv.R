@@ -107,7 +107,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   r_bound <- if (!is.null(y_bound)) 4 * y_bound else fit$settings$clip
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
                                   class = 1, deviance = 2 * log(1000))
-  pred <- predict(fit, x[val, , drop = FALSE], type = "response")
+  pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
   loss <- pmin(record_loss(measure, yy$y[val], pred), bound)
   sums <- colSums(loss)
 
