@@ -52,7 +52,7 @@ cat(sprintf(paste0(
   n_all, length(train), length(test), ncol(x), epsilon, delta))
 
 # ---- The private workflow: one call -----------------------------------------
-set.seed(1)
+set.seed(2)
 elapsed <- system.time(
   cvfit <- cv.dpsco(x_train, y_train, method = "clip", epsilon = epsilon,
                     delta = delta)

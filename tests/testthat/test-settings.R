@@ -97,7 +97,7 @@ log_bounds_ref <- function(v, z, kappa, weight, noise) {
     m <- (sum(L) + 32 * sd1 * noise[[2]][j]) / cnt
     m <- min(max(m, -32), 32) / (1 + (4 * sd1 / max(cnt, 1))^2)
     s2 <- (sum(pmin((L - m)^2, 64)) + 64 * sd2 * noise[[3]][j]) / cnt
-    e <- min(max(m + kappa * sqrt(max(s2, 0)), -32), 32)
+    e <- min(max(m + rep_len(kappa, ncol(v))[j] * sqrt(max(s2, 0)), -32), 32)
     if (!is.finite(e) || !(cnt >= 3 * sd1)) e <- 0
     2^e
   }, 0)
@@ -282,8 +282,8 @@ test_that("a noise-free private fit (method none) releases the plain-R settings"
   rel <- privacy(fit)$released
   zero <- list(numeric(5), numeric(5), numeric(5))
   # bounds on |x_j| and |y| (y weighted by sqrt(p), which without noise
-  # changes nothing)
-  B <- log_bounds_ref(cbind(d$x, d$y), 0, 2, rep(1, 5), zero)
+  # changes nothing); without noise x's kappa is 3.5, y's is always 2
+  B <- log_bounds_ref(cbind(d$x, d$y), 0, c(rep(3.5, 4), 2), rep(1, 5), zero)
   expect_equal(rel$x_bound, B[1:4], tolerance = 1e-12)
   expect_equal(rel$y_bound, B[5], tolerance = 1e-12)
   expect_equal(fit$standardize$scale, B[1:4], tolerance = 1e-12)
@@ -303,7 +303,7 @@ test_that("a noise-free private fit (method none) releases the plain-R settings"
   expect_equal(rb$centre, mean(d$yb), tolerance = 1e-12)
 })
 
-test_that("the private clipping level is the 0.99 quantile edge of |r_i| ||(1, x_i)|| at the start", {
+test_that("the private clipping level is the 0.995 quantile edge of |r_i| ||(1, x_i)|| at the start", {
   # at a huge epsilon the releases are exact up to ~1e-6 relative noise,
   # far below the factor-2 bins
   d <- settings_data()
@@ -314,7 +314,7 @@ test_that("the private clipping level is the 0.99 quantile edge of |r_i| ||(1, x
   xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
   wn <- sqrt(1 + rowSums(xt^2))
   r0 <- rel$centre - d$y
-  expect_identical(rel$clip, quantile_edge_ref(abs(r0) * wn, 0.01))
+  expect_identical(rel$clip, quantile_edge_ref(abs(r0) * wn, 0.005))
   expect_identical(fit$settings$clip, rel$clip)
   # the equal-noise rule: holland's s and kamath's rho give clip's sensitivity
   for (m in c("holland", "kamath")) {
@@ -379,7 +379,8 @@ test_that("dpsco_control() defaults leave every data-dependent setting to the pr
   expect_equal(ctl$shares, c(scale = 0.05, centre = 0.03, quantiles = 0.02,
                              curvature = 0.2))
   expect_equal(ctl$quantiles, c(clip = 0.995, row = 0.9))
-  expect_identical(c(ctl$kappa, ctl$ridge, ctl$memory), c(2, 1, 0.5))
+  expect_null(ctl$kappa)
+  expect_identical(c(ctl$ridge, ctl$memory), c(1, 0.5))
   # ... and the public fit still takes C = 1 and averages all iterates
   d <- settings_data(n = 100)
   f <- dpsco(d$x, d$y, method = "clip", tuning = "public", iterations = 2,
@@ -632,4 +633,15 @@ test_that("new shares change the noise of the parts as documented", {
                z1 * sqrt(c(2 / 0.1, 1 / 0.03, 1 / 0.02, 1 / 0.4)), tolerance = 1e-12)
   expect_equal(sh$steps[5] / sh$noise_multiplier[5]^2 * z1^2, 1 - 0.55,
                tolerance = 1e-5)
+})
+
+test_that("default_kappa() follows its closed form within [2, 3.5]", {
+  rule <- function(n, z1) min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
+  for (n in c(100, 6700 * 4.4, 1e5, 2e5, 1e8))
+    for (z1 in c(0.5, 4.4, 20))
+      expect_equal(dpsco:::default_kappa(n, z1), rule(n, z1), tolerance = 1e-15)
+  expect_equal(dpsco:::default_kappa(6700 * 4.4, 4.4), 2.5)
+  expect_equal(dpsco:::default_kappa(10, 50), 2)
+  expect_equal(dpsco:::default_kappa(1e9, 1), 3.5)
+  expect_equal(dpsco:::default_kappa(1000, 0), 3.5)   # not private
 })
