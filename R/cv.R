@@ -88,10 +88,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
   private <- method != "none"
   if (private) {
-    check_number(epsilon, "epsilon", 0)
-    delta <- delta %||% (0.1 / n)
-    check_number(delta, "delta", 0, 1)
-    if (delta >= 1) arg_error("delta", "must be below 1.")
+    delta <- check_target(epsilon, delta, n)
   }
   val <- stats::runif(n) < holdout
   n_val <- sum(val)

@@ -58,10 +58,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x)
   n <- nrow(xm)
   d <- ncol(xm)
-  check_number(epsilon, "epsilon", 0)
-  delta <- delta %||% (0.1 / n)
-  check_number(delta, "delta", 0, 1)
-  if (delta >= 1) arg_error("delta", "must be below 1.")
+  delta <- check_target(epsilon, delta, n)
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
 

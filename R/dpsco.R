@@ -323,10 +323,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
 
   private <- method != "none"
   if (private) {
-    check_number(epsilon, "epsilon", 0)
-    delta <- delta %||% (0.1 / n)
-    check_number(delta, "delta", 0, 1)
-    if (delta >= 1) arg_error("delta", "must be below 1.")
+    delta <- check_target(epsilon, delta, n)
   } else {
     if (!missing(epsilon)) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
     if (!is.null(delta)) check_number(delta, "delta", 0, 1)

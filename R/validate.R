@@ -71,6 +71,16 @@ match_choice <- function(value, arg, choices = NULL) {
   choices[i]
 }
 
+# The target of a private release: epsilon > 0 and 0 < delta < 1, delta
+# defaulting to 0.1 / n.  Returns delta.
+check_target <- function(epsilon, delta, n) {
+  check_number(epsilon, "epsilon", 0)
+  delta <- delta %||% (0.1 / n)
+  check_number(delta, "delta", 0, 1)
+  if (delta >= 1) arg_error("delta", "must be below 1.")
+  delta
+}
+
 check_count <- function(v, arg, lower = 1, upper = .Machine$integer.max) {
   check_number(v, arg, lower, upper, lower_open = FALSE)
   if (v != round(v)) arg_error(arg, "must be a whole number; got ", v, ".")

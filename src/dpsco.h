@@ -171,6 +171,8 @@ typedef struct {
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace);
+void path_record(const spgd_problem *pr, const double *beta, double *avg,
+                 int t, int tail_from, int l, int *next_trace, double *trace);
 
 /* ---- quad_lasso.c / newton.c ------------------------------------------ */
 typedef struct {
@@ -191,6 +193,9 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
 /* ---- pass.c --------------------------------------------------------- */
 void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count);
+int noisy_gradient(const spgd_problem *pr, oracle_state *o,
+                   const poisson_sampler *s, const double *beta, int *idx,
+                   int *label, double *est);
 int dpsco_thread_limit(void);
 
 #endif

@@ -128,13 +128,7 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
     sampler_init(&sampler, pr.n, pr.q);
     SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
     GetRNGstate();
-    int count = sample_batch(&sampler, kamath ? o.k : 0, idx, label);
-    oracle_reset(&o);
-    batch_pass(&pr, &o, REAL(beta), idx, label, count);
-    oracle_finish(&o, REAL(est));
-    if (o.kind != ORACLE_NONE)
-        for (int j = 0; j < dim; j++)
-            REAL(est)[j] += pr.noise_sd * norm_rand();
+    noisy_gradient(&pr, &o, &sampler, REAL(beta), idx, label, REAL(est));
     PutRNGstate();
     UNPROTECT(1);
     return est;

@@ -63,7 +63,6 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
     int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
     poisson_sampler sampler;
     sampler_init(&sampler, pr->n, pr->q);
-    int noisy = o->kind != ORACLE_NONE;
     /* iterates after step `tail_from` enter the tail average */
     int tail_from = pr->steps / 2;
 
@@ -75,13 +74,7 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
             if (g_first && l == 0 && t == 1) {
                 memcpy(est, g_first, (size_t) dim * sizeof(double));
             } else {
-                int count = sample_batch(&sampler, kamath ? o->k : 0, idx, label);
-                oracle_reset(o);
-                batch_pass(pr, o, beta, idx, label, count);
-                oracle_finish(o, est);
-                if (noisy)
-                    for (int j = 0; j < dim; j++)
-                        est[j] += pr->noise_sd * norm_rand();
+                noisy_gradient(pr, o, &sampler, beta, idx, label, est);
             }
             if (have_ghat && w > 0.0)
                 for (int j = 0; j < dim; j++)
@@ -94,15 +87,7 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
                 have_ghat = 1;
             }
             memcpy(beta, next, (size_t) dim * sizeof(double));
-            if (t > tail_from)
-                for (int j = 0; j < dim; j++)
-                    avg[j] += (beta[j] - avg[j]) / (t - tail_from);
-            if (trace && next_trace < pr->ntrace && pr->trace_at[next_trace] == t) {
-                double *slot = trace + ((size_t) l * pr->ntrace + next_trace) * dim;
-                memcpy(slot, pr->last_iterate ? beta : avg,
-                       (size_t) dim * sizeof(double));
-                next_trace++;
-            }
+            path_record(pr, beta, avg, t, tail_from, l, &next_trace, trace);
             R_CheckUserInterrupt();
         }
         if (!pr->last_iterate) {

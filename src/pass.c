@@ -6,6 +6,7 @@
  * accumulators (oracle.c adds them in chunk order).  With OpenMP the chunks
  * run on up to nchunks threads; without it they run one after the other.
  * Either way the result depends only on the seed and nchunks. */
+#include <Rmath.h>
 #include "dpsco.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -67,6 +68,23 @@ void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
         chunk_pass(pr, o, o->acc + (size_t) c * o->stride, beta, idx, label,
                    from, to);
     }
+}
+
+/* One step's release, shared by the optimisers: a Poisson batch, the pass
+ * over it, the oracle's estimate and its Gaussian noise, drawn in that
+ * order.  Returns the realised batch size. */
+int noisy_gradient(const spgd_problem *pr, oracle_state *o,
+                   const poisson_sampler *s, const double *beta, int *idx,
+                   int *label, double *est)
+{
+    int count = sample_batch(s, o->kind == ORACLE_KAMATH ? o->k : 0, idx, label);
+    oracle_reset(o);
+    batch_pass(pr, o, beta, idx, label, count);
+    oracle_finish(o, est);
+    if (o->kind != ORACLE_NONE)
+        for (int j = 0; j < o->dim; j++)
+            est[j] += pr->noise_sd * norm_rand();
+    return count;
 }
 
 /* The most threads a fit may use: the smaller of OpenMP's thread limit

@@ -16,6 +16,22 @@
 /* Records streamed between two interrupt checks. */
 #define INTERRUPT_EVERY 1000000.0
 
+/* After step t at lambda l: the running (tail) average of the iterates and,
+ * at the trace steps, a copy of the output iterate. */
+void path_record(const spgd_problem *pr, const double *beta, double *avg,
+                 int t, int tail_from, int l, int *next_trace, double *trace)
+{
+    int dim = pr->p + pr->has_int;
+    if (t > tail_from)
+        for (int j = 0; j < dim; j++)
+            avg[j] += (beta[j] - avg[j]) / (t - tail_from);
+    if (trace && *next_trace < pr->ntrace && pr->trace_at[*next_trace] == t) {
+        double *slot = trace + ((size_t) l * pr->ntrace + *next_trace) * dim;
+        memcpy(slot, pr->last_iterate ? beta : avg, (size_t) dim * sizeof(double));
+        (*next_trace)++;
+    }
+}
+
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace)
 {
@@ -29,7 +45,6 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     poisson_sampler sampler;
     sampler_init(&sampler, pr->n, pr->q);
     double since_check = 0.0;
-    int noisy = o->kind != ORACLE_NONE;
     /* iterates after step `tail_from` enter the average */
     int tail_from = pr->tail_average ? pr->steps / 2 : 0;
 
@@ -38,27 +53,12 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
         memset(avg, 0, (size_t) dim * sizeof(double));
         int next_trace = 0;
         for (int t = 1; t <= pr->steps; t++) {
-            int count = sample_batch(&sampler, kamath ? o->k : 0, idx, label);
-            oracle_reset(o);
-            batch_pass(pr, o, beta, idx, label, count);
-            since_check += count;
-            oracle_finish(o, est);
-            if (noisy)
-                for (int j = 0; j < dim; j++)
-                    est[j] += pr->noise_sd * norm_rand();
+            since_check += noisy_gradient(pr, o, &sampler, beta, idx, label, est);
             double gamma = pr->sqrt_schedule ? pr->step0 / sqrt((double) t)
                                              : pr->step0;
             prox_step(beta, est, pr->p, pr->has_int, gamma, lambda[l],
                       pr->alpha, pr->pf);
-            if (t > tail_from)
-                for (int j = 0; j < dim; j++)
-                    avg[j] += (beta[j] - avg[j]) / (t - tail_from);
-            if (trace && next_trace < pr->ntrace && pr->trace_at[next_trace] == t) {
-                double *slot = trace + ((size_t) l * pr->ntrace + next_trace) * dim;
-                memcpy(slot, pr->last_iterate ? beta : avg,
-                       (size_t) dim * sizeof(double));
-                next_trace++;
-            }
+            path_record(pr, beta, avg, t, tail_from, l, &next_trace, trace);
             if (since_check >= INTERRUPT_EVERY) {
                 R_CheckUserInterrupt();
                 since_check = 0.0;
