@@ -82,7 +82,7 @@ dpsco_runner <- function(m, threads) {
   force(threads)
   function() {
     set.seed(1)
-    dpsco(x, y, method = m, nlambda = nlambda, batch_size = n,
+    dpsco(x, y, method = m, tuning = "public", nlambda = nlambda, batch_size = n,
           iterations = iterations, threads = threads)
   }
 }

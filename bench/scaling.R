@@ -77,11 +77,11 @@ engine_fun <- function(x, y, method, m, T) {
     delta <- 0.1 / n
     oracle <- dpsco:::oracle_setup(method, dpsco_control(), m, p,
                                    epsilon / K, delta / K)
-    z <- dpsco:::paper_multiplier(method, epsilon / K, delta / K)
+    z <- dpsco:::paper_multiplier(method, epsilon / K, delta / K, oracle$k)
     settings <- c(oracle, list(
       family = 0L, intercept = 0L, noise_sd = z * oracle$sensitivity,
       steps = as.integer(T), step_size = 1 / p, sqrt_schedule = 0L,
-      last_iterate = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
+      last_iterate = 0L, tail_average = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
     beta0 <- rep(0, p)
     function() .Call(dpsco:::C_dpsco_fit, x, y, settings, lambda, beta0,
                      integer(0))

@@ -73,7 +73,7 @@ timed <- function(f) {
 }
 
 fit_dpsco <- function(method, m, T, calibration) {
-  dpsco(x, y, method = method, epsilon = epsilon, delta = delta,
+  dpsco(x, y, method = method, tuning = "public", epsilon = epsilon, delta = delta,
         lambda = lambda, intercept = FALSE, batch_size = m, iterations = T,
         step_size = step_size, calibration = calibration)
 }
@@ -85,11 +85,11 @@ engine_call <- function(method, m, T) {
   tryCatch({
     d <- p
     oracle <- dpsco:::oracle_setup(method, dpsco_control(), m, d, epsilon, delta)
-    z <- dpsco:::paper_multiplier(method, epsilon, delta)
+    z <- dpsco:::paper_multiplier(method, epsilon, delta, oracle$k)
     settings <- c(oracle, list(
       family = 0L, intercept = 0L, noise_sd = z * oracle$sensitivity,
       steps = as.integer(T), step_size = step_size, sqrt_schedule = 0L,
-      last_iterate = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
+      last_iterate = 0L, tail_average = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
     beta0 <- rep(0, d)
     f <- function() .Call(dpsco:::C_dpsco_fit, x, y, settings, lambda, beta0,
                           integer(0))
