@@ -117,14 +117,16 @@
 #' @section Numerical robustness:
 #' With a private method every step is bounded (the oracle's bound plus the
 #' noise), so any finite `x` and `y` give finite coefficients (checked up to
-#' the largest double).  The privacy record ([privacy()]), the private
-#' lambda grid and the settings depend on public quantities only: values of
-#' 1e12, all-zero columns, separable classes or `p > n` get exactly the
-#' record of a benign data set of the same shape and settings.  The utility
-#' does change.
-#' Measured with `n = 2000`, `p = 5`, `epsilon = 1`, 10 lambdas of 50 steps
-#' of size 0.5, 5 repetitions (error: L2 distance to the true coefficients
-#' at the best lambda):
+#' the largest double).  The accounting of the privacy record
+#' ([privacy()]) depends on public quantities only: values of 1e12,
+#' all-zero columns, separable classes or `p > n` get exactly the noise
+#' multipliers and epsilon of a benign data set of the same shape and
+#' settings (with `tuning = "public"` so do the lambda grid and every
+#' setting; with private tuning those are released, with noise).  The
+#' utility does change.  Measured with `tuning = "public"`, `n = 2000`,
+#' `p = 5`, `epsilon = 1`, 10 lambdas of 50 steps of size 0.5, 5
+#' repetitions (error: L2 distance to the true coefficients at the best
+#' lambda):
 #' \describe{
 #'   \item{Values up to 1e12 in a few records}{Every oracle bounds each
 #'     record's contribution, so 1% of records with `x` or `y` of 1e12 act as

@@ -2,8 +2,10 @@
  * them within k groups (each sampled record carries an independent uniform
  * label), scale each group sum by the expected group size m / k and release
  * the median of the k group means.  One record moves one group mean by at
- * most (rho / 2) k / m per coordinate and so the median by no more, giving
- * L2 sensitivity rho k sqrt(dim) / (2 m). */
+ * most (rho / 2) k / m per coordinate and so the median by no more (by half
+ * as much for even k, where the median averages two order statistics whose
+ * moves add up to at most that), giving L2 sensitivity
+ * rho k sqrt(dim) / (2 m), halved for even k (R/oracles.R). */
 #include <math.h>
 #include "dpsco.h"
 
