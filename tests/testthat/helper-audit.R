@@ -69,3 +69,12 @@ adversarial_records <- function(d) {
   list(huge = 1e12 * signs, max = .Machine$double.xmax * signs,
        square_overflow = 1e200 * signs, tiny = 1e-300 * signs)
 }
+
+# An audited release passes when the honest version's lower bound on
+# epsilon stays below the accounted epsilon (and not trivially far below:
+# the test has power) and the broken version's exceeds it.
+expect_audit <- function(honest, broken, accounted) {
+  testthat::expect_lte(honest, accounted)
+  testthat::expect_gt(honest, 0.3 * accounted)
+  testthat::expect_gt(broken, accounted)
+}
