@@ -457,18 +457,6 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
 # The accountant's view of a privacy part.
 part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]
 
-# The private grid: from the largest coordinate of the gradient released at
-# the starting point, the smallest penalty at which every penalised
-# coefficient would stay at 0 for that gradient, down to lmr times it.
-released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
-  g <- abs(g0[seq_along(pf) + intercept])
-  pen <- pf > 0
-  lmax <- if (any(pen)) max(g[pen] / pf[pen]) / max(alpha, 1e-3) else 1
-  if (!(lmax > 0) || !is.finite(lmax)) lmax <- 1
-  if (nlambda == 1L) return(lmax)
-  exp(seq(log(lmax), log(lmax * lmr), length.out = nlambda))
-}
-
 # Threads the engine may run: OMP_THREAD_LIMIT or the processor count, 1
 # without OpenMP.
 max_threads <- function() .Call(C_dpsco_max_threads)

@@ -1,8 +1,10 @@
-# The lambda grid.  For private methods lambda_max comes from the oracle's
-# public per-coordinate bound: a released gradient coordinate cannot exceed
-# it (up to noise and batch-size variation), so every penalized coefficient
-# stays at zero above bound / (alpha * penalty factor).  No data statistic
-# such as max |X'y| enters a private grid.
+# The lambda grid.  With public tuning, lambda_max of a private method comes
+# from the oracle's public per-coordinate bound: a released gradient
+# coordinate cannot exceed it (up to noise and batch-size variation), so
+# every penalized coefficient stays at zero above bound / (alpha * penalty
+# factor).  With private tuning it comes from the first released gradient
+# (released_grid()).  No unreleased data statistic such as max |X'y|
+# enters a private grid.
 
 lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
                         nlambda, lambda.min.ratio) {
@@ -18,8 +20,25 @@ lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
   } else {
     lmax <- bound / (a * min(pf[pf > 0]))
   }
+  log_grid(lmax, nlambda, lambda.min.ratio)
+}
+
+# nlambda penalties from lmax down to lmax * ratio, evenly spaced in log.
+log_grid <- function(lmax, nlambda, ratio) {
   if (nlambda == 1L) return(lmax)
-  exp(seq(log(lmax), log(lmax * lambda.min.ratio), length.out = nlambda))
+  exp(seq(log(lmax), log(lmax * ratio), length.out = nlambda))
+}
+
+# The grid of a privately tuned fit: from the largest coordinate of the
+# gradient released at the starting point, the smallest penalty at which
+# every penalised coefficient would stay at 0 for that gradient, down to
+# lmr times it (post-processing of that release).
+released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
+  g <- abs(g0[seq_along(pf) + intercept])
+  pen <- pf > 0
+  lmax <- if (any(pen)) max(g[pen] / pf[pen]) / max(alpha, 1e-3) else 1
+  if (!(lmax > 0) || !is.finite(lmax)) lmax <- 1
+  log_grid(lmax, nlambda, lmr)
 }
 
 # y minus the fitted mean of the model with only the unpenalised terms

@@ -67,8 +67,8 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     sample_rate = vapply(parts, `[[`, 0, "sample_rate"),
     steps = vapply(parts, `[[`, 0, "steps"),
     sensitivity = vapply(parts, `[[`, 0, "sensitivity"),
-    mechanism = vapply(parts, function(p) p$mechanism %||% "Gaussian", ""),
-    released = vapply(parts, function(p) p$released %||% "", ""),
+    mechanism = vapply(parts, `[[`, "", "mechanism"),
+    released = vapply(parts, `[[`, "", "released"),
     stringsAsFactors = FALSE)
   eps_total <- if (private) account_parts(parts, delta) else Inf
   # a single part with the whole budget is its own total: not accounted twice
