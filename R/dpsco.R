@@ -114,6 +114,94 @@
 #' that publishes one random record in full is `(0, 1/n)`-DP, so `delta`
 #' must be smaller.
 #'
+#' @section Constraint-set methods:
+#' Five further estimators fit along a path of constraint radii
+#' (`radius`, increasing; `fit$radius` replaces `fit$lambda`, and `s` in
+#' [coef.dpsco()] and [predict.dpsco()] is a radius).  The constraint is
+#' on the whole coefficient vector the loss sees, `(b0, b)` with an
+#' intercept.  With `tuning = "private"` (the default) the data are first
+#' put on the unit scale by private bounds, exactly as for the penalised
+#' path (`clamp(x_j / B_j, -1, 1)`, and a gaussian `y` by its private
+#' bound), the private centre of `y` becomes an offset of the linear
+#' predictor, for `"fw"` and `"htdp_fw"` a private quantile of the
+#' per-record coordinates `|r_i| max(1, |x_i|_inf)` sets the truncation,
+#' and for the mirror methods the private l2 clipping level and row bound
+#' of the penalised path set the clipping and (squared) the smoothness;
+#' radii are then on the unit scale, and the default path has `nlambda`
+#' (10) radii from 0.1 to 100 (gaussian) or 1 to 1000 (binomial).  With
+#' `tuning = "public"` nothing is released before the fit; the
+#' bounded-data methods shrink `x` and `y` to `[-K, K]` (`control$shrink`,
+#' default `(n epsilon)^(1/5)`).
+#' \describe{
+#'   \item{`"fw"`}{private Frank-Wolfe over the l1 ball (Talwar, Thakurta
+#'     and Zhang 2015): each step takes the coordinate-clamped mean
+#'     gradient of all records and picks a vertex `-+r e_j` by the
+#'     exponential mechanism with utility `-<v, g>` (add/remove sensitivity
+#'     `r` times the clamp over `n`), then moves by `2 / (t + 2)`.  Each
+#'     selection at `epsilon0` is `epsilon0^2/8`-zCDP; all of them, and the
+#'     private settings, are composed by Renyi DP.  `iterations` defaults
+#'     to `(n epsilon)^(2/5)` per radius.}
+#'   \item{`"htp_lasso"`}{HTP-LASSO (Hu, Ni, Xiao and Wang 2022): the same
+#'     loop on data shrunk to `[-K, K]`, with the exact mean gradient, whose
+#'     coordinates one record moves by at most
+#'     `max(1, K) (K + |offset| + r max(1, K)) / n` (the paper's
+#'     `2 K^2 (1 + r) / n` for a loss without the factor 1/2).}
+#'   \item{`"htdp_fw"`}{HTDP-FW (Hu et al. 2022): one pass per radius over
+#'     `T = (n epsilon)^(1/3)` disjoint chunks (uniform random labels);
+#'     step `t` uses the coordinate-wise Holland (Catoni-Giulini) mean of
+#'     chunk `t` without Gaussian noise and one exponential mechanism, so
+#'     by parallel composition each pass is `epsilon0`-DP.  With
+#'     `tuning = "public"` the fit is pure `epsilon`-DP (`delta = 0`,
+#'     `epsilon0 = epsilon / nradius`), reported as such.}
+#'   \item{`"objective"`}{approximate objective perturbation (Bassily et
+#'     al. 2019; Su, Zhao and Wang, Algorithms 1-2) over the l1 ball: per
+#'     radius, minimise the mean loss plus `<G, w> / n + lambda ||w||^2`,
+#'     `G ~ N(0, sigma1^2 I)`, `sigma1^2 = 128 L^2 log(2.5/delta) /
+#'     epsilon^2`, `lambda >= r_H beta / (epsilon n)` (the larger of that
+#'     and the theorem's `L / (sqrt(n) ||C||_2)`), to a certified
+#'     suboptimality `alpha` (the Frank-Wolfe gap), then add
+#'     `N(0, 64 alpha log(2.5/delta) / (lambda epsilon^2))` and project on
+#'     the ball.  `L` and the smoothness `beta` follow from the public (or
+#'     released) bounds on `x` and `y`; `r_H = 2` (a GLM's Hessian has rank
+#'     one).  The theorem covers `0 < epsilon < 1` per radius (the budget
+#'     is split evenly over the radii, basic composition); replace-one
+#'     neighbours, which cover add/remove ones since `n` is public and a
+#'     removed record is a record of zero loss.  `control$objective_tol`
+#'     sets `alpha` and `control$strong_convexity` Algorithm 2.  The
+#'     minimiser either certifies `alpha` or the fit stops with an error.}
+#'   \item{`"mirror"`}{noisy regularised mirror descent (Su, Zhao and
+#'     Wang, Algorithm 3) in `l_p`, `1 < lp <= 2`: full-data gradients, each
+#'     record's clipped to `L` in the dual norm `l_q`, plus Generalized
+#'     Gaussian noise in the smooth norm of the dual, and the step
+#'     `argmin <g, w> + beta D_Phi(w, w_t) + alpha Phi(w)` with the mirror
+#'     map `Phi(w) = ||w||_s^2 / (2 (s - 1))` (`s = lp` unless `lp` is
+#'     within about `1 / (2 log d)` of 1), on the `l_s` ball of the radius
+#'     (radial scaling is its exact Bregman projection; `radius = Inf` is
+#'     the seed's unconstrained algorithm); the output is the weighted
+#'     average of the iterates.  At `lp = 2` the noise is Gaussian and is
+#'     calibrated by the accountant with the private settings (any
+#'     `epsilon`); for `lp < 2` the noise is the seed's Theorem 6,
+#'     `sigma^2 = 64 L^2 kappa T log(1/delta) / (n epsilon)^2`, stated for
+#'     `epsilon < 1` per radius (a larger share is spent as 1) and added to
+#'     the rest by basic composition.  Defaults: 50 steps and `alpha = 0`
+#'     with private tuning, Theorem 7's `T` and `alpha` with public
+#'     tuning.}
+#'   \item{`"mirror_shuffled"`}{shuffled truncated one-pass mirror descent
+#'     (Algorithm 4): each record, once per radius, gives its gradient (set
+#'     to 0 if its dual norm exceeds `beta M + lambda`) plus its own
+#'     Generalized Gaussian noise, an `(epsilon0, delta0)`-DP local
+#'     randomizer (the seed's Lemma 3, used for `epsilon0 <= 1`); shuffling
+#'     amplifies each pass (Feldman, McMillan and Talwar 2021, Theorem 3.8).
+#'     The guarantee is for replace-one neighbours (the private settings
+#'     are accounted at twice their add/remove sensitivity to match), and
+#'     it reaches only small epsilons, about `sqrt(log(1/delta) / n)` per
+#'     radius, the limit the seed states: a larger target is spent as that
+#'     reach and the record shows the smaller epsilon.}
+#' }
+#' `lambda`, `alpha`, `penalty.factor`, `optimizer`, `batch_size`,
+#' `step_size`, `trace` and `calibration = "paper"` do not apply to them and
+#' are errors; [cv.dpsco()] does not take them.
+#'
 #' @section Numerical robustness:
 #' With a private method every step is bounded (the oracle's bound plus the
 #' noise), so any finite `x` and `y` give finite coefficients (checked up to
@@ -202,7 +290,9 @@
 #'   `"binomial"` (the second level is the event).
 #' @param family `"gaussian"` (lasso) or `"binomial"` (l1-logistic).
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
-#'   `"kamath"` or `"none"`.  Default `"clip"` with private tuning (at its
+#'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
+#'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or
+#'   `"mirror_shuffled"` (see the section on them).  Default `"clip"` with private tuning (at its
 #'   private level, clipping gave the lowest held-out error of the three on
 #'   the raw data of `bench/utility.R`) and `"holland"` with public tuning.
 #' @param epsilon,delta privacy target for the whole path; `epsilon > 0`
@@ -261,6 +351,11 @@
 #'   for a given seed and `threads` it is identical on every machine, with or
 #'   without OpenMP and whatever number of threads actually ran.  The default
 #'   is `getOption("dpsco.threads", 2)`.
+#' @param radius constraint-set methods only: increasing radii of the
+#'   constraint ball (default: `nlambda` radii from 0.1 to 100, or 1 to
+#'   1000 for binomial, on the unit scale of private tuning).  Each radius spends part of the budget.
+#' @param lp `"mirror"` and `"mirror_shuffled"` only: the norm `l_p` of the
+#'   geometry and of the constraint ball, `1 < lp <= 2` (default 2).
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -294,7 +389,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                   batch_size = NULL, iterations = NULL, step_size = NULL,
                   calibration = c("accountant", "paper"),
                   control = dpsco_control(), trace = FALSE,
-                  threads = getOption("dpsco.threads", 2L)) {
+                  threads = getOption("dpsco.threads", 2L), radius = NULL,
+                  lp = NULL) {
   this_call <- match.call()
   tuning_given <- !missing(tuning)
   family <- match_choice(family, "family")
@@ -308,10 +404,13 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   }
   tuned <- tuning == "private"
   method <- if (is.null(method)) (if (tuned) "clip" else "holland")
-            else match_choice(method, "method", method_choices)
+            else match_choice(method, "method",
+                              c(method_choices, constraint_methods))
+  constrained <- method %in% constraint_methods
+  optimizer_arg <- optimizer
   optimizer <- if (is.null(optimizer)) (if (tuned) "newton" else "spgd")
                else match_choice(optimizer, "optimizer", c("newton", "spgd"))
-  if (optimizer == "newton" && !tuned)
+  if (optimizer == "newton" && !tuned && !constrained)
     arg_error("optimizer", "\"newton\" needs the private curvature of ",
               "tuning = \"private\".")
   x <- check_x(x)
@@ -324,6 +423,34 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
     arg_error("intercept", "must be TRUE or FALSE.")
 
   private <- method != "none"
+  if (constrained) {
+    if (calibration == "paper")
+      arg_error("calibration", "\"paper\" exists only for the paper's ",
+                "methods clip, kamath and holland.")
+    for (a in c("lambda", "optimizer_arg", "batch_size", "step_size"))
+      if (!is.null(get(a)))
+        arg_error(sub("_arg", "", a), "does not apply to the constraint-set method \"",
+                  method, "\" (its path is over `radius`).")
+    if (!identical(alpha, 1) || !is.null(penalty.factor) ||
+        !isFALSE(trace) || !is.null(lambda.min.ratio))
+      arg_error(if (!identical(alpha, 1)) "alpha"
+                else if (!is.null(penalty.factor)) "penalty.factor"
+                else if (!isFALSE(trace)) "trace" else "lambda.min.ratio",
+                "does not apply to the constraint-set method \"", method,
+                "\".")
+    delta <- check_target(epsilon, delta, n)
+    if (!is.finite(epsilon))
+      arg_error("epsilon", "must be finite for the private method \"",
+                method, "\".")
+    return(dpsco_constrained(this_call, x, yy, family, method, epsilon, delta,
+                             radius, nlambda, lp, intercept, standardize,
+                             tuning, iterations, control, threads))
+  }
+  if (!is.null(radius))
+    arg_error("radius", "applies to the constraint-set methods only (",
+              paste0("\"", constraint_methods, "\"", collapse = ", "), ").")
+  if (!is.null(lp))
+    arg_error("lp", "applies to methods \"mirror\" and \"mirror_shuffled\" only.")
   if (private) {
     delta <- check_target(epsilon, delta, n)
   } else {

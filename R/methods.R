@@ -3,7 +3,18 @@
 method_label <- c(holland = "DP-SPGD(H), Holland estimator",
                   kamath = "DP-SPGD(K), Kamath estimator",
                   clip = "DP-SPGD, gradient clipping",
-                  none = "SPGD, not private")
+                  none = "SPGD, not private",
+                  fw = "private Frank-Wolfe over the l1 ball",
+                  htp_lasso = "HTP-LASSO (Hu et al. 2022): shrinkage and private Frank-Wolfe",
+                  htdp_fw = "HTDP-FW (Hu et al. 2022): one-pass Frank-Wolfe, Holland estimator",
+                  objective = "approximate objective perturbation over the l1 ball",
+                  mirror = "noisy regularised mirror descent",
+                  mirror_shuffled = "shuffled truncated DP mirror descent")
+
+# The values the path runs over: penalties (decreasing) or, for the
+# constraint-set methods, radii (increasing).
+path_values <- function(object) object$radius %||% object$lambda
+path_name <- function(object) if (is.null(object$radius)) "Lambda" else "Radius"
 
 #' Print a dpsco fit
 #'
@@ -21,11 +32,18 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat("Method: ", method_label[[x$method]], "; family: ", x$family, "\n\n",
       sep = "")
-  tab <- data.frame(Df = x$df, Lambda = signif(x$lambda, digits))
-  rownames(tab) <- seq_along(x$lambda)
+  tab <- data.frame(Df = x$df, signif(path_values(x), digits))
+  names(tab)[2L] <- path_name(x)
+  rownames(tab) <- seq_len(nrow(tab))
   print(tab)
   pr <- x$privacy
-  if (pr$private)
+  if (pr$private && !is.null(x$radius))
+    cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
+                      "epsilon %s over %d radii, calibration \"%s\"\n"),
+                format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
+                format(signif(pr$epsilon_accounted, digits)), pr$nradius,
+                pr$calibration))
+  else if (pr$private)
     cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
                       "epsilon %s, over %d lambdas x %d steps, calibration \"%s\"\n"),
                 format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
@@ -37,10 +55,15 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
 
 # Coefficients (intercept first) at penalties s by linear interpolation in
 # lambda between neighbouring fitted values, as glmnet does; s outside the
-# fitted range takes the nearest end.
+# fitted range takes the nearest end.  A radius path is increasing: it is
+# read backwards.
 interpolate_coef <- function(object, s) {
   b <- rbind(object$a0, object$beta)
-  lam <- object$lambda
+  lam <- path_values(object)
+  if (!is.null(object$radius)) {
+    b <- b[, rev(seq_along(lam)), drop = FALSE]
+    lam <- rev(lam)
+  }
   out <- if (length(lam) == 1L) {
     b[, rep(1L, length(s)), drop = FALSE]
   } else {
@@ -73,7 +96,8 @@ interpolate_coef <- function(object, s) {
 #'   coefficients are the slopes inside those bounds.
 #' @param s penalties at which to evaluate; default the fitted `lambda`.
 #'   Values between fitted penalties are interpolated linearly in lambda, as
-#'   in glmnet.
+#'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
+#'   interpolated linearly in the radius.
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean or
 #'   probability), `"class"` (binomial class label), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
@@ -153,6 +177,7 @@ clamp_columns <- function(x, range) {
 summary.dpsco <- function(object, ...) {
   pr <- object$privacy
   st <- object$settings
+  if (!is.null(object$radius)) return(summary_constrained(object))
   fit_text <- sprintf(paste(
     "A %s-penalised %s model (alpha = %s) was fitted on n = %d records and",
     "p = %d predictors along %d penalties by %s, with Poisson batches of",
@@ -175,6 +200,43 @@ summary.dpsco <- function(object, ...) {
   priv_text <- privacy_paragraph(pr)
   structure(list(text = c(fit_text, priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),
+                 privacy = pr),
+            class = "summary.dpsco")
+}
+
+# summary() of a constraint-set fit: the path is over radii, and the
+# privacy paragraph lists the method's own mechanisms.
+summary_constrained <- function(object) {
+  pr <- object$privacy
+  st <- object$settings
+  num <- function(v) format(signif(v, 4))
+  set <- if (identical(st$tuning, "private"))
+    "estimated privately inside the budget (see the privacy record)"
+    else "public"
+  fit_text <- sprintf(paste(
+    "A %s model was fitted on n = %d records and p = %d predictors over the",
+    "%s ball of each of %d radii (%s to %s) by %s%s; its settings were %s."),
+    if (object$family == "gaussian") "linear" else "logistic",
+    object$nobs, object$dim[1L],
+    if (is.null(st$lp)) "l1" else paste0("l", num(st$lp)),
+    length(object$radius), num(min(object$radius)), num(max(object$radius)),
+    method_label[[object$method]],
+    if (is.null(st$steps)) "" else sprintf(", %d steps per radius", st$steps),
+    set)
+  sh <- pr$shares
+  priv_text <- paste0(sprintf(paste(
+    "Privacy: add/remove-one adjacency unless a part says otherwise; target",
+    "(epsilon, delta) = (%s, %s), accounted epsilon %s (%s). Parts: "),
+    num(pr$epsilon), num(pr$delta), num(pr$epsilon_accounted), pr$accountant),
+    paste(sprintf("%s (%s)", sh$part, sh$mechanism), collapse = "; "),
+    if (!is.null(pr$pure_epsilon))
+      sprintf(". The release is pure %s-DP (delta = 0)", num(pr$pure_epsilon)),
+    ". Treated as public: ", paste(pr$public, collapse = ", "), ".",
+    if (length(pr$not_covered))
+      paste0(" NOT covered by the guarantee: ",
+             paste(pr$not_covered, collapse = ", "), "."))
+  structure(list(text = c(fit_text, priv_text),
+                 path = data.frame(Df = object$df, Radius = object$radius),
                  privacy = pr),
             class = "summary.dpsco")
 }

@@ -82,6 +82,37 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   new point by the quadratic model (`g + A (b_new - b) / eta`), which
 #'   averages the noise of successive releases (post-processing).  0 uses
 #'   each release alone.
+#' @param shrink the shrinkage level `K` of the constraint-set methods
+#'   (`dpsco(method = "htp_lasso")`, and `"objective"`, `"mirror"` and
+#'   `"mirror_shuffled"` with `tuning = "public"`): every entry of `x` and
+#'   (gaussian) `y` is shrunk to `[-K, K]`, `sign(v) min(|v|, K)`.  Default
+#'   `(n epsilon)^(1/5)` (the rate of Hu et al. 2022) with public tuning;
+#'   with private tuning the released bounds put the data on `[-1, 1]`
+#'   instead.
+#' @param objective_tol the optimisation accuracy `alpha` of
+#'   `dpsco(method = "objective")` (one number, or one per radius): the
+#'   perturbed objective is minimised until its Frank-Wolfe gap, a
+#'   certified bound on the suboptimality, is at most `alpha`, and the
+#'   output noise has variance `64 alpha log(2.5/delta) / (lambda eps^2)`.
+#'   Default: the rule of Su, Zhao and Wang's Theorem 2, raised to a
+#'   numerical floor where it is below it (the record says so).
+#' @param strong_convexity a public lower bound `Delta` on the l2 strong
+#'   convexity of every record's loss; `Delta > 0` selects the strongly
+#'   convex variant (Algorithm 2) of `"objective"`.  A GLM loss has a
+#'   rank-one Hessian, so `Delta > 0` holds only with one coefficient.
+#' @param objective_maxit the most solver steps of `"objective"` per radius;
+#'   a fit that cannot certify its tolerance within them is an error (and
+#'   releases nothing).
+#' @param mirror_alpha the weight `alpha` of the regulariser `alpha Phi(w)`
+#'   of `dpsco(method = "mirror")` (Algorithm 3 of Su, Zhao and Wang).
+#'   Default 0 with `tuning = "private"` (whose default is also 50 steps per
+#'   radius), and their Theorem 7's `4 beta log2(n / T) / T` (with its `T`)
+#'   with `tuning = "public"`.
+#' @param mirror_lambda,mirror_gamma `"mirror_shuffled"` (Algorithm 4): the
+#'   truncation margin `lambda` (a record's gradient is set to 0 when its
+#'   dual norm exceeds `beta M + lambda`) and the step weight `gamma`.
+#'   Defaults from their Theorem 10: `lambda = sqrt(n eps) /
+#'   (kappa^2 d log(1/delta))^(1/4)`, `gamma = sqrt(T)`.
 #' @return A list of class `dpsco_control`.
 #' @seealso [dpsco()]
 #' @examples
@@ -94,7 +125,10 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           output = NULL, std_share = 0.1, shares = NULL,
                           x_bound = NULL, center = NULL, row_bound = NULL,
                           quantiles = c(clip = 0.995, row = 0.9), kappa = NULL,
-                          ridge = 1, memory = 0.5) {
+                          ridge = 1, memory = 0.5, shrink = NULL,
+                          objective_tol = NULL, strong_convexity = 0,
+                          objective_maxit = 1e5, mirror_alpha = NULL,
+                          mirror_lambda = NULL, mirror_gamma = NULL) {
   if (!is.null(clip)) check_number(clip, "clip", 0)
   if (!is.null(rho)) check_number(rho, "rho", 0)
   check_number(kmom, "kmom", 2, lower_open = FALSE)
@@ -121,12 +155,28 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
   check_number(ridge, "ridge", 0)
   check_number(memory, "memory", 0, 1, lower_open = FALSE)
   if (memory >= 1) arg_error("memory", "must be below 1.")
+  if (!is.null(shrink)) check_number(shrink, "shrink", 0)
+  if (!is.null(objective_tol) &&
+      (!is.numeric(objective_tol) || !length(objective_tol) ||
+       anyNA(objective_tol) || any(objective_tol <= 0 | objective_tol > 1)))
+    arg_error("objective_tol", "must be numbers in (0, 1].")
+  check_number(strong_convexity, "strong_convexity", 0, lower_open = FALSE)
+  check_number(objective_maxit, "objective_maxit", 1, lower_open = FALSE)
+  if (!is.null(mirror_alpha))
+    check_number(mirror_alpha, "mirror_alpha", 0, lower_open = FALSE)
+  if (!is.null(mirror_lambda)) check_number(mirror_lambda, "mirror_lambda", 0)
+  if (!is.null(mirror_gamma)) check_number(mirror_gamma, "mirror_gamma", 0)
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
                  nu = nu, tau = tau, schedule = match_choice(schedule, "schedule"),
                  output = output, std_share = std_share, shares = sh,
                  x_bound = x_bound, center = center, row_bound = row_bound,
                  quantiles = quantiles, kappa = kappa, ridge = ridge,
-                 memory = memory),
+                 memory = memory, shrink = shrink,
+                 objective_tol = objective_tol,
+                 strong_convexity = strong_convexity,
+                 objective_maxit = objective_maxit,
+                 mirror_alpha = mirror_alpha, mirror_lambda = mirror_lambda,
+                 mirror_gamma = mirror_gamma),
             class = "dpsco_control")
 }
 

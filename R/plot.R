@@ -6,7 +6,8 @@
 #'
 #' @param x a `dpsco` fit.
 #' @param xvar `"lambda"` (log penalty, decreasing to the right as the path
-#'   is fitted) or `"norm"` (L1 norm).
+#'   is fitted; for the constraint-set methods the log radius, increasing)
+#'   or `"norm"` (L1 norm).
 #' @param label label the curves with their column numbers at the path end?
 #' @param ... passed to [graphics::matplot()].
 #' @return `x`, invisibly.
@@ -22,7 +23,13 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   xvar <- match.arg(xvar)
   beta <- x$beta
   df <- x$df
-  if (xvar == "lambda") {
+  if (xvar == "lambda" && !is.null(x$radius)) {
+    keep <- is.finite(x$radius)
+    beta <- beta[, keep, drop = FALSE]
+    df <- df[keep]
+    h <- log(x$radius[keep])
+    xlab <- "log(radius)"
+  } else if (xvar == "lambda") {
     keep <- x$lambda > 0  # log(0) cannot be drawn
     beta <- beta[, keep, drop = FALSE]
     df <- df[keep]
@@ -34,7 +41,7 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   }
   args <- list(x = h, y = t(beta), type = "l", lty = 1, xlab = xlab,
                ylab = "Coefficients", col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
-  if (xvar == "lambda") args$xlim <- rev(range(h))
+  if (xvar == "lambda" && is.null(x$radius)) args$xlim <- rev(range(h))
   dots <- list(...)
   main <- dots$main
   dots$main <- NULL

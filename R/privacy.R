@@ -23,26 +23,75 @@ rng_note <- paste(
 
 # One accounted part of a release: `steps` Gaussian steps with multiplier z at
 # Poisson rate q, given `share` of the budget.
-# `mechanism` and `released` describe it for the record.
+# `mechanism` and `released` describe it for the record.  `kind` says how
+# the accountant reads it: "gaussian" (Gaussian mechanisms, composed
+# exactly when unsampled), "rdp" (a mechanism whose Renyi DP at every order
+# is at most that of the Gaussian with multiplier z, e.g. an exponential
+# mechanism; composed through its RDP curve only) or "dp" (a mechanism
+# with its own (epsilon, delta) guarantee, see dp_part()).
 privacy_part <- function(name, z, q, steps, sensitivity, share,
-                         mechanism = "Gaussian", released = "") {
+                         mechanism = "Gaussian", released = "",
+                         kind = "gaussian") {
   list(name = name, noise_multiplier = z, sample_rate = q, steps = steps,
        sensitivity = sensitivity, share = share, mechanism = mechanism,
-       released = released)
+       released = released, kind = kind)
 }
+
+# A part whose guarantee is a stated (epsilon, delta) (a theorem's
+# calibration, or pure epsilon-DP with delta = 0): it composes with the
+# other parts by basic composition, adding epsilons and deltas.
+dp_part <- function(name, epsilon, delta, steps, sensitivity, share,
+                    mechanism, released = "") {
+  part <- privacy_part(name, NA_real_, 1, steps, sensitivity, share,
+                       mechanism = mechanism, released = released, kind = "dp")
+  part$epsilon <- epsilon
+  part$delta <- delta
+  part
+}
+
+# A Gaussian-type part described as a Gaussian mechanism: its RDP curve is
+# what the accountant composes.  An epsilon0 exponential mechanism is
+# epsilon0^2 / 8-zCDP (Cesar and Rogers 2021, bounded range), the RDP of a
+# Gaussian with multiplier 2 / epsilon0.
+exp_mech_multiplier <- function(eps0) 2 / eps0
 
 accountant_label <- function(parts) {
-  if (all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
-    "exact composition of Gaussian mechanisms (analytic Gaussian, Balle and Wang 2018)"
-  else paste("Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and",
-             "Zhang 2019) over orders 1.1-63, improved conversion (Balle et al. 2020)")
+  kinds <- vapply(parts, part_kind, "")
+  label <- if (all(kinds == "dp")) "basic composition of the stated guarantees"
+  else if (any(kinds == "rdp") ||
+           !all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
+    paste("Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and",
+          "Zhang 2019) over orders 1.1-63, improved conversion (Balle et al. 2020)")
+  else "exact composition of Gaussian mechanisms (analytic Gaussian, Balle and Wang 2018)"
+  if (any(kinds == "dp") && !all(kinds == "dp"))
+    label <- paste0(label, "; parts with a stated (epsilon, delta) added by ",
+                    "basic composition")
+  label
 }
 
+part_kind <- function(p) p$kind %||% "gaussian"
+
+# epsilon of the composed parts at `delta`: the parts with a stated
+# guarantee add their epsilons and use up their deltas; the others are
+# accounted at what delta is left (through their RDP curves when any of
+# them is only RDP-bounded).
 account_parts <- function(parts, delta) {
-  comps <- lapply(parts, function(p) list(noise_multiplier = p$noise_multiplier,
-                                          sample_rate = p$sample_rate,
-                                          steps = p$steps))
-  account_epsilon(comps, delta)
+  kinds <- vapply(parts, part_kind, "")
+  stated <- parts[kinds == "dp"]
+  eps_dp <- sum(vapply(stated, `[[`, 0, "epsilon"))
+  delta_dp <- sum(vapply(stated, `[[`, 0, "delta"))
+  rest <- parts[kinds != "dp"]
+  if (!length(rest)) return(eps_dp)
+  if (!(delta_dp < delta)) return(Inf)
+  comps <- lapply(rest, function(p) list(noise_multiplier = p$noise_multiplier,
+                                         sample_rate = p$sample_rate,
+                                         steps = p$steps))
+  eps_rest <- if (any(kinds == "rdp")) {
+    orders <- dp_orders()
+    rdp_to_epsilon(acc_rdp_total(acc_components(comps), orders), orders,
+                   delta - delta_dp)
+  } else account_epsilon(comps, delta - delta_dp)
+  eps_rest + eps_dp
 }
 
 # The delta at which a part's own epsilon is shown: the private settings'
@@ -69,6 +118,7 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     sensitivity = vapply(parts, `[[`, 0, "sensitivity"),
     mechanism = vapply(parts, `[[`, "", "mechanism"),
     released = vapply(parts, `[[`, "", "released"),
+    kind = vapply(parts, part_kind, ""),
     stringsAsFactors = FALSE)
   eps_total <- if (private) account_parts(parts, delta) else Inf
   # a single part with the whole budget is its own total: not accounted twice
@@ -153,7 +203,11 @@ format.dpsco_privacy <- function(x, ...) {
              x$rng))
   lines <- c(
     sprintf("Target: (epsilon, delta) = (%s, %s)%s", num(x$epsilon), num(x$delta),
-            if (!is.null(x$nlambda)) " for the whole path" else ""),
+            if (!is.null(x$nlambda) || !is.null(x$nradius)) " for the whole path"
+            else ""),
+    if (!is.null(x$pure_epsilon))
+      sprintf("Pure differential privacy: epsilon = %s, delta = 0",
+              num(x$pure_epsilon)),
     sprintf("Accounted: epsilon = %s at delta = %s%s", num(x$epsilon_accounted),
             num(x$delta), if (x$epsilon_accounted > x$epsilon * (1 + 1e-9))
               "  (ABOVE the target: the paper's scales overshoot)" else ""),
@@ -162,17 +216,28 @@ format.dpsco_privacy <- function(x, ...) {
     if (!is.null(x$nlambda))
       sprintf("Steps: %d lambdas x %d steps = %d noisy releases", x$nlambda,
               x$steps, x$nlambda * x$steps)
+    else if (!is.null(x$nradius))
+      sprintf("Path: %d radii%s", x$nradius, if (is.na(x$steps)) ""
+              else sprintf(" x %d steps", x$steps))
     else sprintf("Steps: %d", x$steps),
-    sprintf("Noise multiplier z = %s, L2 sensitivity = %s, noise sd = %s",
-            num(x$noise_multiplier), num(x$sensitivity), num(x$noise_sd)),
-    sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
+    if (is.null(x$nradius))
+      sprintf("Noise multiplier z = %s, L2 sensitivity = %s, noise sd = %s",
+              num(x$noise_multiplier), num(x$sensitivity), num(x$noise_sd))
+    else sprintf("Main release: %s", x$shares$mechanism[nrow(x$shares)]),
+    if (is.null(x$nradius))
+      sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
     sprintf("Adjacency: %s", x$adjacency))
   if (nrow(x$shares) > 1L) {
     sh <- x$shares
-    lines <- c(lines, "Budget shares:", sprintf(
-      "  %-16s share %s: z = %s, q = %s, %d steps, epsilon alone %s",
-      sh$part, num(sh$share), num(sh$noise_multiplier),
-      num(sh$sample_rate), as.integer(sh$steps), num(sh$epsilon_alone)))
+    lines <- c(lines, "Budget shares:", ifelse(
+      sh$kind == "dp",
+      sprintf("  %-16s share %s: stated guarantee, %d steps, epsilon alone %s",
+              sh$part, num(sh$share), as.integer(sh$steps),
+              num(sh$epsilon_alone)),
+      sprintf("  %-16s share %s: z = %s, q = %s, %d steps, epsilon alone %s",
+              sh$part, num(sh$share), num(sh$noise_multiplier),
+              num(sh$sample_rate), as.integer(sh$steps),
+              num(sh$epsilon_alone))))
     described <- nzchar(sh$released)
     if (any(described))
       lines <- c(lines, "Data-dependent choices (mechanism: released):",
@@ -204,4 +269,19 @@ privacy_warning <- function(...) {
   warning(structure(
     class = c("dpsco_privacy_warning", "warning", "condition"),
     list(message = msg, call = sys.call(-1))))
+}
+
+# What a method with a stated (epsilon, delta) guarantee may spend after
+# the parts `fixed` (the private settings): those are accounted at a
+# quarter of delta, and basic composition leaves the rest, so that
+# account_parts(c(fixed, method part)) meets (epsilon, delta) exactly.
+remaining_budget <- function(fixed, epsilon, delta) {
+  if (!length(fixed)) return(list(epsilon = epsilon, delta = delta))
+  d_fixed <- delta / 4
+  e_fixed <- account_parts(fixed, d_fixed)
+  if (!(e_fixed < epsilon))
+    arg_error("epsilon", "= ", format(epsilon), " is used up by the private ",
+              "settings (epsilon ", format(signif(e_fixed, 4)), "); declare ",
+              "them in dpsco_control() or use tuning = \"public\".")
+  list(epsilon = epsilon - e_fixed, delta = delta - d_fixed)
 }

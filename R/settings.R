@@ -136,8 +136,17 @@ hist_quantile <- function(counts, tau, n, sd) {
 # response (0/1 for binomial); z1 is the single-release multiplier (0 when
 # not private).  Returns the transformed design, the starting point, the
 # oracle parameters, the curvature, the step size and the privacy parts.
+# The constraint-set methods (constrained.R, `constrained = TRUE`) state
+# their sensitivities for bounded data: a gaussian y is put on [-1, 1] by
+# its released bound as well (the centre is then on that scale), the
+# clipping level is that of a per-coordinate clamp, |r_i| max(1, |x_i|_inf),
+# and there is no curvature.
+# Mirror descent keeps the l2 clipping level and also takes the row bound,
+# whose square is its smoothness (`clip_norm = "l2"`, `row = TRUE`).
 tune_private <- function(x, y, family, method, optimizer, intercept, z1,
-                         step_size, control) {
+                         step_size, control, constrained = FALSE,
+                         clip_norm = if (constrained) "coordinate" else "l2",
+                         row = !constrained) {
   ctl <- control
   n <- nrow(x)
   p <- ncol(x)
@@ -156,7 +165,8 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                            else paste0(fmt(min(v)), " to ", fmt(max(v)))
 
   # 1. scale: bounds on |x_j| (and on |y| for the centre of a gaussian y)
-  need_y_bound <- family == "gaussian" && intercept && is.null(ctl$center)
+  need_y_bound <- family == "gaussian" &&
+    (constrained || intercept && is.null(ctl$center))
   cols <- cbind(if (is.null(ctl$x_bound)) x, if (need_y_bound) y)
   bound <- NULL
   y_bound <- NULL
@@ -184,12 +194,18 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     public <- c(public, "bounds on |x_j|")
   }
   xt <- pmin(pmax(x / rep(bound, each = n), -1), 1)
+  y_scale <- 1
+  if (constrained && family == "gaussian") {
+    y_scale <- y_bound
+    y <- pmin(pmax(y / y_scale, -1), 1)
+    y_bound <- 1
+  }
 
   # 2. centre: the starting intercept
   beta0 <- rep(0, d)
   if (intercept) {
     if (!is.null(ctl$center)) {
-      centre <- ctl$center
+      centre <- ctl$center / y_scale
       public <- c(public, "centre of y")
     } else {
       z <- part_multiplier(z1, shares[["centre"]])
@@ -208,10 +224,12 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   # 3. quantiles: the clipping level C (from |r_i| ||w_i|| at beta0) and the
   #    bound B_H on the rows that enter the curvature (from ||w_i||)
   w_norm <- sqrt(rowSums(xt * xt) + intercept)
+  c_norm <- if (clip_norm == "coordinate") pmax(intercept, apply(abs(xt), 1L, max))
+            else w_norm
   r0 <- glm_residual_r(family, beta0[1L], y)
   need_clip <- is.null(ctl$clip) && method != "none"
-  need_row <- is.null(ctl$row_bound)
-  vals <- cbind(if (need_clip) abs(r0) * w_norm, if (need_row) w_norm)
+  need_row <- row && is.null(ctl$row_bound)
+  vals <- cbind(if (need_clip) abs(r0) * c_norm, if (need_row) w_norm)
   clip <- ctl$clip
   row_bound <- ctl$row_bound
   if (!is.null(vals)) {                # NULL: both levels declared
@@ -223,22 +241,30 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     if (need_clip) {
       clip <- hist_quantile(noisy[, k], 1 - ctl$quantiles[["clip"]], n, sd_count)
       # a logistic residual is at most 1 and a row norm at most sqrt(d)
-      if (family == "binomial") clip <- min(clip, sqrt(d))
+      if (family == "binomial")
+        clip <- min(clip, if (clip_norm == "coordinate") 1 else sqrt(d))
       k <- k + 1L
     }
     if (need_row)
       row_bound <- min(hist_quantile(noisy[, k], 1 - ctl$quantiles[["row"]], n,
                                      sd_count), sqrt(d))
     add_part("quantiles", z, 1, sqrt(ncol(vals)),
-             "Gaussian: histograms of log2 |r_i| ||(1, x_i)|| and log2 ||(1, x_i)||",
+             paste0("Gaussian: histograms of log2 ",
+                    if (clip_norm == "coordinate") "|r_i| max(1, |x_i|_inf)"
+                    else "|r_i| ||(1, x_i)||",
+                    if (need_row) " and log2 ||(1, x_i)||"),
              paste(c(if (need_clip) paste("clip level", fmt(clip)),
                      if (need_row) paste("row bound", fmt(row_bound))),
                    collapse = "; "))
   }
   if (!need_clip && method != "none") public <- c(public, "clip level")
-  if (!need_row) public <- c(public, "row bound of the curvature")
+  if (row && !need_row) public <- c(public, "row bound of the curvature")
   released$clip <- clip
   released$row_bound <- row_bound
+  if (constrained)
+    return(list(x = xt, y = y, y_scale = y_scale, bound = bound,
+                beta0 = beta0, clip = clip, row_bound = row_bound,
+                parts = parts, released = released, public = public))
 
   # 4. curvature: the second-moment matrix of the rows clipped to B_H
   z <- part_multiplier(z1, shares[["curvature"]])

@@ -17,6 +17,10 @@
  *   spgd.c            the optimizer loop over steps and lambdas
  *   newton.c          its preconditioned sibling (noisy proximal Newton)
  *   quad_lasso.c      penalised minimiser of a released quadratic model
+ *   frank_wolfe.c     private Frank-Wolfe over the l1 ball (exponential
+ *                     mechanism per step), full-data or one pass in chunks
+ *   mirror.c          noisy mirror descent in l_p, full-data or shuffled
+ *   gg_noise.c        generalized Gaussian noise in an l_r norm
  *   entry.c           .Call entry points (argument unpacking only)
  *   init.c            routine registration
  */
@@ -114,6 +118,7 @@ typedef struct {
     int has_int;
     double m;          /* expected batch size: every estimator divides by it */
     double clip;       /* clip: per-record L2 bound C */
+    int truncate;      /* clip: drop (not scale) a record above C */
     double half_rho;   /* kamath: values clipped to [-rho/2, rho/2] */
     int k;             /* kamath: number of groups */
     double s, nu;      /* holland: scale and variance parameter */
@@ -167,6 +172,8 @@ typedef struct {
     const int *trace_at; /* sorted steps (1-based) to record */
     int ntrace;
     int max_threads;    /* threads the chunks may run on */
+    double offset;      /* added to every linear predictor (0 but for the
+                         * constraint-set optimisers' released centre) */
 } spgd_problem;
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
@@ -190,6 +197,19 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
                  const double *lambda, int nlambda, double *beta0,
                  const double *g_first, double *out, double *trace);
 
+/* ---- frank_wolfe.c -------------------------------------------------- */
+typedef struct {
+    double eps0;        /* exponential mechanism's epsilon per selection;
+                         * <= 0 selects exactly (not private) */
+    double sensitivity; /* add/remove bound on any coordinate of the
+                         * oracle's estimate */
+    int chunked;        /* 1: step t sees only the records of chunk t */
+} fw_setup;
+
+void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
+             const double *radius, int nradius, const double *beta0,
+             double *out);
+
 /* ---- pass.c --------------------------------------------------------- */
 void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count);
@@ -197,5 +217,38 @@ int noisy_gradient(const spgd_problem *pr, oracle_state *o,
                    const poisson_sampler *s, const double *beta, int *idx,
                    int *label, double *est);
 int dpsco_thread_limit(void);
+
+/* ---- mirror.c / gg_noise.c ------------------------------------------ */
+/* Noisy mirror descent in l_p, 1 < p <= 2 (mirror.c: the loops over steps
+ * and radii of Algorithms 3 and 4 of the mirror-descent method and the
+ * mirror map), with generalized Gaussian noise of density proportional to
+ * exp(-||z||_r^2 / (2 sigma^2)) (gg_noise.c).  Records are clipped (or
+ * truncated) in the dual norm l_q through the clip oracle: the records'
+ * norms are their l_q norms (mirror_dual_norms). */
+double lp_norm(const double *v, int d, double s);
+void mirror_grad(const double *w, int d, double s, double *out);
+void mirror_grad_inverse(const double *theta, int d, double s, double *out);
+void mirror_step(double *w, const double *g, int d, double s, double b,
+                 double a, double radius, double *work);
+void gg_draw(double *z, int d, double r, double sigma);
+void gg_add_sum(double *acc, int d, double r, double sigma, int k,
+                double *work);
+
+/* One fit's plan: the exponents and, per radius, the steps, the clip (or
+ * truncation) level, the noise scale and the step weights b and a. */
+typedef struct {
+    int shuffled;
+    int nr;
+    double s;              /* the mirror map's exponent */
+    double r;              /* the noise's norm exponent, s / (s - 1) */
+    const double *radius;
+    const int *steps;
+    const double *clip, *sigma, *b, *a;
+} mirror_plan;
+
+void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
+                       int threads);
+void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
+                 double *beta, double *out);
 
 #endif

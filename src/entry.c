@@ -59,6 +59,8 @@ static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
     int threads = integer(settings, "threads");
     int limit = dpsco_thread_limit();
     pr->max_threads = threads < limit ? threads : limit;
+    SEXP offset = field_or_null(settings, "offset");
+    pr->offset = Rf_isNull(offset) ? 0.0 : Rf_asReal(offset);
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
@@ -109,6 +111,113 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     Rf_setAttrib(res, R_NamesSymbol, nms);
     UNPROTECT(4);
     return res;
+}
+
+/* A private Frank-Wolfe path over the increasing radii. */
+SEXP dpsco_fw(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
+{
+    spgd_problem pr;
+    problem_from(&pr, x, y, settings);
+    pr.steps = integer(settings, "steps");
+    int dim = pr.p + pr.has_int, nradius = Rf_length(radius);
+    oracle_state o;
+    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
+    fw_setup fs = {num(settings, "eps0"), num(settings, "score_sensitivity"),
+                   integer(settings, "chunked")};
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nradius));
+    GetRNGstate();
+    fw_path(&pr, &o, &fs, REAL(radius), nradius, REAL(beta0), REAL(out));
+    PutRNGstate();
+    UNPROTECT(1);
+    return out;
+}
+
+/* A per-radius setting: a double (or integer) vector of length nr. */
+static const double *per_radius(SEXP s, const char *name, int nr)
+{
+    SEXP v = field(s, name);
+    if (TYPEOF(v) != REALSXP || XLENGTH(v) != nr)
+        Rf_error("internal error: setting '%s' must be %d doubles", name, nr);
+    return REAL(v);
+}
+
+static SEXP map_task(SEXP settings, SEXP v)
+{
+    int d = Rf_length(v);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, d));
+    double s = num(settings, "s");
+    if (integer(settings, "inverse"))
+        mirror_grad_inverse(REAL(v), d, s, REAL(out));
+    else
+        mirror_grad(REAL(v), d, s, REAL(out));
+    UNPROTECT(1);
+    return out;
+}
+
+static SEXP noise_task(SEXP settings)
+{
+    int d = integer(settings, "dim"), k = integer(settings, "draws");
+    double r = num(settings, "r"), sigma = num(settings, "sigma");
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d, k));
+    GetRNGstate();
+    for (int i = 0; i < k; i++)
+        gg_draw(REAL(out) + (size_t) i * d, d, r, sigma);
+    PutRNGstate();
+    UNPROTECT(1);
+    return out;
+}
+
+/* What .Call asks of dpsco_mirror (settings$task). */
+enum { TASK_FIT = 0, TASK_MAP = 1, TASK_NOISE = 2 };
+
+/* settings$task: TASK_FIT (the path; x, y, radius, beta0), TASK_MAP
+ * (grad Phi, or its inverse, of the vector beta0) or TASK_NOISE (a
+ * dim x draws matrix of generalized Gaussian draws). */
+SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
+{
+    int task = integer(settings, "task");
+    if (task == TASK_MAP)
+        return map_task(settings, beta0);
+    if (task == TASK_NOISE)
+        return noise_task(settings);
+
+    spgd_problem pr;
+    problem_from(&pr, x, y, settings);  /* m = n, noise_sd = 0 (added below) */
+    int n = pr.n, p = pr.p, has_int = pr.has_int;
+    int dim = p + has_int, nr = Rf_length(radius);
+    int threads = integer(settings, "threads");
+    double q = num(settings, "q");
+    if (q != 2.0)
+        mirror_dual_norms(&pr.rec, n, p, has_int, q, pr.max_threads);
+
+    mirror_plan mp;
+    mp.shuffled = integer(settings, "shuffled");
+    mp.nr = nr;
+    mp.s = num(settings, "s");
+    mp.r = mp.s / (mp.s - 1.0);
+    mp.radius = REAL(radius);
+    SEXP steps = field(settings, "steps");
+    if (TYPEOF(steps) != INTSXP || XLENGTH(steps) != nr)
+        Rf_error("internal error: setting 'steps' must be %d integers", nr);
+    mp.steps = INTEGER(steps);
+    mp.clip = per_radius(settings, "clip", nr);
+    mp.sigma = per_radius(settings, "sigma", nr);
+    mp.b = per_radius(settings, "b", nr);
+    mp.a = per_radius(settings, "a", nr);
+
+    oracle_state o;
+    oracle_setup(&o, ORACLE_CLIP, p, has_int, (double) n, mp.clip[0], 0.0, 1,
+                 1.0, 1.0, 1, threads);
+    o.truncate = mp.shuffled;
+
+    double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
+    memcpy(beta, REAL(beta0), (size_t) dim * sizeof(double));
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nr));
+    GetRNGstate();
+    mirror_path(&pr, &o, &mp, beta, REAL(out));
+    PutRNGstate();
+    UNPROTECT(1);
+    return out;
 }
 
 /* One noisy release of the oracle's gradient estimate at beta, on a

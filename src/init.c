@@ -4,11 +4,13 @@
 
 SEXP dpsco_fit(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_release(SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_fw(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
 SEXP dpsco_catoni_mean(SEXP, SEXP);
 SEXP dpsco_holland_h(SEXP, SEXP, SEXP);
 SEXP dpsco_all_finite(SEXP);
 SEXP dpsco_max_threads(void);
+SEXP dpsco_mirror(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -17,11 +19,13 @@ SEXP dpsco_max_threads(void);
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_fit, 6),
     CALLDEF(dpsco_release, 4),
+    CALLDEF(dpsco_fw, 5),
     CALLDEF(dpsco_oracle_mean, 3),
     CALLDEF(dpsco_catoni_mean, 2),
     CALLDEF(dpsco_holland_h, 3),
     CALLDEF(dpsco_all_finite, 1),
     CALLDEF(dpsco_max_threads, 0),
+    CALLDEF(dpsco_mirror, 5),
     {NULL, NULL, 0}
 };
 

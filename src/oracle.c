@@ -27,6 +27,7 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     o->k = kind == ORACLE_KAMATH ? k : 1;
     o->s = s;
     o->nu = nu;
+    o->truncate = 0;
     o->nchunks = nchunks < 1 ? 1 : nchunks;
     size_t set = (size_t) o->k * o->dim;
     o->stride = (set + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;

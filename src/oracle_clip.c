@@ -13,6 +13,10 @@ void clip_add(const oracle_state *o, double *restrict acc, double r,
     /* |r| norm > C, compared without forming |r| norm, which may overflow:
      * the clipped weight is then sign(r) C / norm. */
     double cap = o->clip / norm;
+    /* truncation (mirror.c's Algorithm 4): a record over the bound is
+     * dropped, so each record still moves the sum by at most C */
+    if (o->truncate && fabs(r) > cap)
+        return;
     double w = fabs(r) > cap ? copysign(cap, r) : r;
     int p = o->dim - o->has_int;
     if (o->has_int)

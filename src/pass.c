@@ -42,7 +42,7 @@ static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
     for (int c = from; c < to; c++) {
         int i = idx[c];
         const double *x = rec->xt + (size_t) i * pr->p;
-        double r = glm_residual(pr->family,
+        double r = glm_residual(pr->family, pr->offset +
                                 linear_predictor(beta, x, pr->p, pr->has_int),
                                 pr->y[i]);
         oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
@@ -81,7 +81,9 @@ int noisy_gradient(const spgd_problem *pr, oracle_state *o,
     oracle_reset(o);
     batch_pass(pr, o, beta, idx, label, count);
     oracle_finish(o, est);
-    if (o->kind != ORACLE_NONE)
+    /* noise_sd 0: an optimiser that privatises elsewhere (Frank-Wolfe's
+     * selection, mirror descent's own noise) */
+    if (o->kind != ORACLE_NONE && pr->noise_sd > 0)
         for (int j = 0; j < o->dim; j++)
             est[j] += pr->noise_sd * norm_rand();
     return count;

@@ -346,3 +346,30 @@ test_that("predict() works for a single new row", {
                unname(cbind(1, newx) %*% rbind(fit$a0, fit$beta)),
                tolerance = 1e-12)
 })
+
+test_that("a radius path: coef() interpolates linearly in the radius, print and summary name it", {
+  set.seed(31)
+  x <- matrix(runif(1200, -1, 1), 400, 3)
+  y <- drop(x %*% c(2, -1, 0)) + rnorm(400)
+  fit <- dpsco(x, y, method = "fw", epsilon = 2, tuning = "public",
+               radius = c(0.5, 1, 2), iterations = 10)
+  b <- coef(fit)
+  expect_equal(unname(coef(fit, s = 1)), unname(b[, 2, drop = FALSE]))
+  # a quarter of the way from radius 1 to 2
+  expect_equal(unname(coef(fit, s = 1.25)),
+               unname(0.75 * b[, 2, drop = FALSE] + 0.25 * b[, 3, drop = FALSE]))
+  # outside the path: the nearest end
+  expect_equal(unname(coef(fit, s = c(0.1, 10))), unname(b[, c(1, 3)]))
+  expect_equal(unname(predict(fit, x[1:5, ], s = 2)),
+               unname(cbind(1, x[1:5, ]) %*% b[, 3]))
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("Radius", out)))
+  expect_true(any(grepl("over 3 radii", out)))
+  sm <- summary(fit)
+  expect_equal(sm$path$Radius, c(0.5, 1, 2))
+  expect_equal(sm$path$Df, unname(colSums(fit$beta != 0)))
+  expect_match(sm$text[1], "3 radii (0.5 to 2)", fixed = TRUE)
+  expect_match(sm$text[2], sprintf("accounted epsilon %s",
+                                   format(signif(privacy(fit)$epsilon_accounted, 4))),
+               fixed = TRUE)
+})

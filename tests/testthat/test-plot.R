@@ -123,3 +123,15 @@ test_that("a private binomial fit plots too", {
   usr <- par("usr")
   expect_equal(usr[1:2], extend(range(colSums(abs(fit$beta)))), tolerance = 1e-10)
 })
+
+test_that("a radius path is drawn against increasing log(radius)", {
+  set.seed(32)
+  x <- matrix(runif(900, -1, 1), 300, 3)
+  y <- drop(x %*% c(1, -1, 0)) + rnorm(300)
+  fit <- dpsco(x, y, method = "htdp_fw", epsilon = 2, radius = c(0.2, 1, 3))
+  local_null_device()
+  plot(fit)
+  usr <- par("usr")
+  expect_lt(usr[1], usr[2])
+  expect_equal(usr[1:2], extend(range(log(fit$radius))), tolerance = 1e-10)
+})

@@ -57,7 +57,8 @@ test_that("privacy() returns the record attached to the fit", {
   expect_identical(names(rec$shares),
                    c("part", "share", "noise_multiplier", "sample_rate",
                      "steps", "sensitivity", "mechanism", "released",
-                     "epsilon_alone"))
+                     "kind", "epsilon_alone"))
+  expect_identical(rec$shares$kind, "gaussian")
   expect_identical(rec$shares$sensitivity, rec$sensitivity)
   expect_match(rec$shares$mechanism, "^Gaussian: clip oracle")
   # 3 lambdas x 2 steps = 6 gradients, the public grid not among them
@@ -476,4 +477,47 @@ test_that("calibration is checked", {
               iterations = 2, step_size = 0.2)
   expect_identical(privacy(fn)$calibration, "none")
   expect_identical(privacy(fn)$noise_sd, 0)
+})
+
+test_that("parts with a stated guarantee add by basic composition; RDP-only parts skip the analytic route", {
+  delta <- 1e-5
+  g <- dpsco:::privacy_part("g", 3, 1, 4, 1, 0.5)
+  # alone, a Gaussian part is accounted exactly (analytic Gaussian)
+  mu <- sqrt(4) / 3
+  expect_equal(dpsco:::account_parts(list(g), delta),
+               dpsco:::gaussian_epsilon(mu, delta))
+  # the same curve marked RDP-only goes through the RDP conversion
+  r <- g
+  r$kind <- "rdp"
+  a <- dpsco:::dp_orders()
+  rdp_ref <- min(a * 4 / (2 * 9) + log1p(-1 / a) - (log(delta) + log(a)) / (a - 1))
+  expect_equal(dpsco:::account_parts(list(r), delta), rdp_ref, tolerance = 1e-12)
+  expect_gt(rdp_ref, dpsco:::gaussian_epsilon(mu, delta))
+  # a stated (0.4, delta / 2) part adds 0.4 and leaves delta / 2
+  s <- dpsco:::dp_part("s", 0.4, delta / 2, 1, 1, 0.5, mechanism = "stated")
+  expect_equal(dpsco:::account_parts(list(g, s), delta),
+               dpsco:::gaussian_epsilon(mu, delta / 2) + 0.4, tolerance = 1e-12)
+  expect_equal(dpsco:::account_parts(list(s), delta), 0.4)
+  # a stated delta that uses up the target leaves nothing for the rest
+  big <- dpsco:::dp_part("b", 0.1, delta, 1, 1, 0.5, mechanism = "stated")
+  expect_equal(dpsco:::account_parts(list(g, big), delta), Inf)
+})
+
+test_that("remaining_budget() leaves exactly what composes to the target", {
+  delta <- 1e-6
+  fixed <- list(dpsco:::privacy_part("scale", 8, 1, 2, 1, 0.05),
+                dpsco:::privacy_part("centre", 10, 1, 1, 1, 0.03))
+  rb <- dpsco:::remaining_budget(fixed, 1, delta)
+  mu <- sqrt(2 / 64 + 1 / 100)
+  expect_equal(rb$delta, 0.75 * delta)
+  expect_equal(rb$epsilon, 1 - dpsco:::gaussian_epsilon(mu, delta / 4),
+               tolerance = 1e-12)
+  s <- dpsco:::dp_part("m", rb$epsilon, rb$delta, 1, 1, 0.9, mechanism = "m")
+  expect_equal(dpsco:::account_parts(c(fixed, list(s)), delta), 1,
+               tolerance = 1e-12)
+  expect_identical(dpsco:::remaining_budget(list(), 1, delta),
+                   list(epsilon = 1, delta = delta))
+  err <- expect_error(dpsco:::remaining_budget(fixed, 0.01, delta),
+                      class = "dpsco_arg_error")
+  expect_equal(err$arg, "epsilon")
 })

@@ -1,0 +1,292 @@
+# The constraint-set methods: private Frank-Wolfe over the l1 ball ("fw"),
+# the two heavy-tailed baselines of Hu, Ni, Xiao and Wang (2022)
+# ("htp_lasso", "htdp_fw"), approximate objective perturbation
+# ("objective", objective.R) and noisy mirror descent ("mirror",
+# "mirror_shuffled", mirror.R).  They fit along a path of constraint radii
+# instead of penalties.  dpsco() hands them to dpsco_constrained(), which
+# chooses every data-dependent setting in one place (the private bounds
+# and centre of tune_private(), or the public rules), calls the method and
+# builds the fit and its privacy record from the parts it returns.
+
+constraint_methods <- c("fw", "htp_lasso", "htdp_fw", "objective", "mirror",
+                        "mirror_shuffled")
+
+# Every method the bounded-data sensitivities of which need |x| <= x_bound
+# and |y| <= y_bound: their data are clamped (shrunk) to public bounds.
+bounded_methods <- c("htp_lasso", "objective", "mirror", "mirror_shuffled")
+mirror_methods <- c("mirror", "mirror_shuffled")
+
+dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
+                              radius, nradius, lp, intercept, standardize,
+                              tuning, iterations, control, threads) {
+  n <- nrow(x)
+  p <- ncol(x)
+  d <- p + intercept
+  mirror <- method %in% mirror_methods
+  if (mirror) {
+    lp <- lp %||% 2
+    check_number(lp, "lp", 1, 2)
+  } else if (!is.null(lp)) {
+    arg_error("lp", "applies to methods \"mirror\" and \"mirror_shuffled\" only.")
+  }
+  radius <- if (is.null(radius)) NULL
+            else check_radius(radius, allow_inf = method == "mirror")
+  nr <- if (is.null(radius)) check_count(nradius %||% 10L, "nlambda", 1, 1000)
+        else length(radius)
+  steps <- if (is.null(iterations)) NULL
+           else check_count(iterations, "iterations", 1, 1e6)
+  threads <- check_count(threads, "threads", 1, 64)
+  if (!is.null(control$shrink) && method != "htp_lasso" &&
+      !(method %in% bounded_methods && tuning == "public"))
+    arg_error("control", "$shrink (K) applies to \"htp_lasso\", and to the ",
+              "bounded-data methods with tuning = \"public\".")
+
+  std <- standardize_x(x, standardize, intercept, TRUE, epsilon, delta, control)
+  x <- std$x
+  fixed <- if (is.null(std$part)) list() else list(std$part)
+  y <- yy$y
+  y_scale <- 1
+  released <- NULL
+  public <- c("n (sample size)", "p (dimension)", "constraint radii",
+              "iterations", std$public)
+  if (tuning == "private") {
+    # one place for the data-dependent settings: bounds on x and y (the fit
+    # sees clamp(x / B, -1, 1) and, for gaussian, clamp(y / B_y, -1, 1)),
+    # the centre as an offset of the linear predictor, and for the
+    # Frank-Wolfe oracles the truncation level
+    z1 <- calibrate_components(list(), 1, 1, epsilon, delta)
+    # mirror descent clips in (a norm below) l2 and steps by the squared
+    # row bound; the Frank-Wolfe oracles clamp coordinates
+    tn <- tune_private(x, y, family, if (method %in% c("fw", "htdp_fw", mirror_methods))
+                       "clip" else "none", "spgd", intercept, z1, NULL, control,
+                       constrained = TRUE,
+                       clip_norm = if (mirror) "l2" else "coordinate",
+                       row = mirror)
+    x <- tn$x
+    y <- tn$y
+    y_scale <- tn$y_scale
+    std <- add_bounds(std, tn$bound)
+    fixed <- c(fixed, tn$parts)
+    offset <- tn$beta0[1L] * intercept
+    x_bound <- 1
+    y_bound <- 1
+    clip <- tn$clip
+    smoothness <- if (mirror) tn$row_bound^2
+    released <- tn$released
+    public <- c(public, "budget shares", tn$public)
+  } else {
+    offset <- if (!intercept || is.null(control$center)) 0
+              else if (family == "gaussian") control$center
+              else stats::qlogis(control$center)
+    if (intercept && !is.null(control$center)) public <- c(public, "centre of y")
+    x_bound <- y_bound <- Inf
+    if (method %in% bounded_methods) {
+      # the shrinkage of Hu et al.: every entry of x and y to [-K, K]
+      k <- control$shrink %||% (n * epsilon)^(1 / 5)
+      x <- pmin(pmax(x, -k), k)
+      if (family == "gaussian") y <- pmin(pmax(y, -k), k)
+      x_bound <- k
+      y_bound <- if (family == "gaussian") k else 1
+      public <- c(public, sprintf("shrinkage level K = %s",
+                                  format(signif(k, 4))))
+    }
+    clip <- control$clip %||% 1
+    smoothness <- NULL
+    public <- c(public, "oracle parameters")
+  }
+  if (family == "binomial") y_bound <- 1
+  if (method == "htp_lasso" && tuning == "private" && !is.null(control$shrink)) {
+    x <- pmin(pmax(x, -control$shrink), control$shrink)
+    x_bound <- min(1, control$shrink)
+  }
+  radius <- radius %||% default_radii(nr, family)
+  prob <- list(x = x, y = y, family = family, intercept = intercept,
+               offset = offset, n = n, p = p, d = d, x_bound = x_bound,
+               y_bound = y_bound, threads = threads, smoothness = smoothness,
+               tuning = tuning)
+  if (method == "mirror_shuffled") fixed <- replace_one_parts(fixed)
+
+  res <- switch(method,
+    fw = , htp_lasso = , htdp_fw =
+      fit_fw(prob, radius, method, steps, fixed, epsilon, delta, clip,
+             control, tuning, threads),
+    objective = fit_objective(prob, radius,
+                              remaining_budget(fixed, epsilon, delta), control),
+    fit_mirror(prob, radius, lp,
+               list(epsilon = epsilon, delta = delta,
+                    fixed_components = lapply(fixed, part_component),
+                    remaining = remaining_budget(fixed, epsilon, delta)),
+               if (tuning == "private") utils::modifyList(control, list(clip = clip))
+               else control, shuffled = method == "mirror_shuffled",
+               iterations = steps))
+
+  # the method's parts take what the private settings leave
+  for (k in seq_along(res$parts))
+    res$parts[[k]]$share <- (1 - sum(vapply(fixed, `[[`, 0, "share"))) /
+      length(res$parts)
+  beta <- res$beta
+  if (intercept) beta[1L, ] <- beta[1L, ] + offset
+  beta <- beta * y_scale
+  parts <- c(fixed, res$parts)
+  kinds <- vapply(res$parts, part_kind, "")
+  record <- new_privacy_record(
+    epsilon, delta, parts,
+    calibration = if (any(kinds == "dp")) "theorem" else "accountant",
+    public = unique(c(public, res$public,
+                      "any preprocessing applied to x and y before the call")),
+    not_covered = std$not_covered,
+    extra = list(steps = res$settings$steps %||% NA_integer_, nradius = nr,
+                 radius = radius, tuning = tuning, released = released,
+                 pure_epsilon = res$pure_epsilon,
+                 adjacency = res$adjacency %||% "add/remove one record"))
+  settings <- c(res$settings, list(tuning = tuning, radius = radius,
+                                   lp = if (mirror) lp, offset = offset,
+                                   y_scale = y_scale, x_bound = x_bound,
+                                   y_bound = y_bound, control = control,
+                                   threads = threads))
+  fit <- new_dpsco(list(beta = beta), x, radius, intercept, call, family,
+                   method, yy$classnames, settings = settings,
+                   privacy = record, trace_at = integer(), std = std)
+  fit$radius <- radius
+  fit$lambda <- NULL
+  colnames(fit$beta) <- names(fit$a0) <- paste0("r", seq_len(nr) - 1L)
+  fit
+}
+
+# The shuffle model's guarantee is for replace-one neighbours: the
+# Gaussian releases of the private settings, each a sum over records with
+# add/remove sensitivity Delta, move by at most 2 Delta when a record is
+# replaced, so they enter that record with half their noise multiplier.
+replace_one_parts <- function(parts) {
+  lapply(parts, function(p) {
+    p$noise_multiplier <- p$noise_multiplier / 2
+    p$sensitivity <- 2 * p$sensitivity
+    p$mechanism <- paste0(p$mechanism, " (replace-one: twice the add/remove ",
+                          "sensitivity)")
+    p
+  })
+}
+
+check_radius <- function(radius, allow_inf = FALSE) {
+  if (!is.numeric(radius) || !length(radius) || anyNA(radius) ||
+      any(radius <= 0) || (!allow_inf && any(!is.finite(radius))))
+    arg_error("radius", "must be positive", if (!allow_inf) " finite",
+              " numbers.")
+  if (length(radius) > 1L && any(diff(radius) <= 0))
+    arg_error("radius", "must be strictly increasing (each radius spends ",
+              "budget and warm-starts the next).")
+  as.double(radius)
+}
+
+# The default path: nr radii on a log scale, from 0.1 to 100 (gaussian) or
+# 1 to 1000 (binomial: log-odds need larger coefficients).  With private
+# tuning the data are on the unit scale (|x| <= 1, |y| <= 1), where a
+# least-squares fit's l1 norm on the raw blog data and a logistic fit's on
+# Satellite (glmnet at lambda.min: 424) fall inside these; with public
+# tuning the user's scale decides and radii should be given.
+default_radii <- function(nr, family) {
+  top <- if (family == "binomial") 1000 else 100
+  if (nr == 1L) return(top / 100)
+  top * 10^seq(-3, 0, length.out = nr)
+}
+
+# Frank-Wolfe over the l1 ball for "fw", "htp_lasso" and "htdp_fw": the
+# gradient estimate of the oracle (no Gaussian noise) and one exponential
+# mechanism per step.
+fit_fw <- function(prob, radius, method, steps, fixed, epsilon, delta, clip,
+                   control, tuning, threads) {
+  n <- prob$n
+  d <- prob$d
+  nr <- length(radius)
+  chunked <- method == "htdp_fw"
+  # T of the rates of Hu et al.: (n eps)^(2/5) for the full-data methods,
+  # (n eps)^(1/3) for the one-pass HTDP-FW (at most n chunks)
+  steps <- steps %||% as.integer(ceiling((n * epsilon)^(if (chunked) 1 / 3
+                                                          else 2 / 5)))
+  if (chunked) steps <- min(steps, n)
+  m <- if (chunked) n / steps else n
+  # `coord`: how far one record's contribution can move any coordinate of
+  # the oracle's sum, so the estimate's add/remove sensitivity is coord / m
+  if (chunked) {
+    ctl <- control
+    if (tuning == "private") {
+      # Holland's per-coordinate bound 2 sqrt(2) s / 3 equal to the private
+      # clipping level C, as a coordinate clamp at C would have
+      ctl$s <- ctl$s %||% (3 * clip / (2 * sqrt(2)))
+      ctl$nu <- ctl$nu %||% 10
+    }
+    oracle <- oracle_setup("holland", ctl, m, d, epsilon, delta)
+    coord <- oracle$bound
+  } else {
+    # |resid| <= |y| + |offset| + r max(1, K) inside the ball of radius r,
+    # and each coordinate of (1, x) is at most max(1, K): HTP-LASSO's bound,
+    # which also caps the clamp of "fw" on bounded (privately tuned) data
+    # (a logistic residual is at most 1)
+    hard <- max(1, prob$x_bound) *
+      if (prob$family == "binomial") 1
+      else prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound)
+    coord <- if (method == "htp_lasso") hard else min(clip, hard)
+    # one Kamath group is a coordinate clamp at rho / 2
+    oracle <- list(oracle = oracle_codes[["kamath"]], m = m, clip = 1,
+                   rho = 2 * coord, k = 1L, s = 1, nu = 1)
+  }
+  sens <- coord / m
+  selections <- if (chunked) nr else as.double(nr) * steps
+  # pure epsilon-DP only when nothing else (e.g. a private standardisation)
+  # has spent part of the budget
+  pure <- chunked && tuning == "public" && !length(fixed)
+  if (pure) {
+    eps0 <- epsilon / nr
+    part <- dp_part("optimizer", epsilon, 0, nr, sens, 1, mechanism = sprintf(
+      paste("exponential mechanism over the %d vertices, epsilon0 = %s per",
+            "pass (pure epsilon-DP: parallel composition over the %d chunks,",
+            "basic over the radii)"), 2L * d, format(signif(eps0, 4)), steps),
+      released = sprintf("%d vertices per radius", steps))
+  } else {
+    z <- calibrate_rdp(fixed, selections, epsilon, delta)
+    eps0 <- 2 / z
+    part <- privacy_part(
+      "optimizer", z, 1, selections, sens, 1, kind = "rdp",
+      mechanism = sprintf(paste(
+        "exponential mechanism over the %d vertices, epsilon0 = %s per",
+        "selection (epsilon0^2/8-zCDP)%s"), 2L * d, format(signif(eps0, 4)),
+        if (chunked) ", one pass in chunks per radius" else ""),
+      released = sprintf("%d vertices per radius", steps))
+  }
+  beta <- fw_engine(prob, radius, oracle, steps, eps0, sens, chunked, threads)
+  list(beta = beta, parts = list(part),
+       settings = list(steps = steps, eps0 = eps0, sensitivity = sens,
+                       batch_size = m, coordinate_bound = coord,
+                       s = if (chunked) oracle$s, nu = if (chunked) oracle$nu,
+                       clip = if (method == "fw") clip),
+       public = character(), pure_epsilon = if (pure) epsilon)
+}
+
+# The Frank-Wolfe path in C: `oracle` as from oracle_setup(), eps0 the
+# exponential mechanism's epsilon per selection (0: exact selection, not
+# private), `sens` the bound on one record's move of any coordinate of the
+# oracle's estimate.  Returns the d x length(radius) matrix of outputs.
+fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
+                      threads = 1L) {
+  settings <- c(oracle, list(
+    family = if (prob$family == "binomial") 1L else 0L,
+    intercept = as.integer(prob$intercept), noise_sd = 0,
+    threads = as.integer(threads), offset = prob$offset,
+    steps = as.integer(steps), eps0 = eps0, score_sensitivity = sens,
+    chunked = as.integer(chunked)))
+  .Call(C_dpsco_fw, prob$x, as.double(prob$y), settings, as.double(radius),
+        rep(0, prob$d))
+}
+
+# The largest noise multiplier-equivalent z (an exponential mechanism with
+# epsilon0 = 2 / z) such that `steps` such selections composed with the
+# `fixed` parts meet (epsilon, delta) through their Renyi curves.
+calibrate_rdp <- function(fixed, steps, epsilon, delta) {
+  eps_at <- function(z) account_parts(c(fixed, list(privacy_part(
+    "em", z, 1, steps, 1, 1, kind = "rdp"))), delta)
+  floor_eps <- if (length(fixed)) account_parts(fixed, delta) else 0
+  if (floor_eps >= epsilon)
+    arg_error("epsilon", "= ", format(epsilon), " is used up by the private ",
+              "settings (epsilon ", format(signif(floor_eps, 4)), ").")
+  calibration_search(eps_at, sqrt(steps), epsilon, 1e-6)$hi
+}

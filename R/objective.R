@@ -1,0 +1,425 @@
+# Approximate objective perturbation (App-ObjP) over l1 balls.
+#
+# Su, Zhao and Wang, "DP-SCO in Euclidean space", Algorithms 1 and 2 (the
+# algorithm is the approximate objective perturbation of Bassily, Feldman,
+# Talwar and Thakurta 2019).  For each radius r of the path, with
+# C_r = {w : ||w||_1 <= r} over all d coordinates (intercept included):
+#   1. draw G ~ N(0, sigma1^2 I_d), sigma1^2 = 128 L^2 log(2.5/delta) / eps^2;
+#   2. J(w) = risk(w) + <G, w> / n + lambda ||w||_2^2;
+#   3. find theta2 in C_r with J(theta2) - min_C J <= alpha (certified);
+#   4. release Proj_C(theta2 + H), H ~ N(0, sigma2^2 I_d), with
+#      sigma2^2 = 64 alpha log(2.5/delta) / (lambda eps^2)          (Alg. 1)
+#      sigma2^2 = 64 alpha log(2.5/delta) ||C||_2^2 / (Delta eps^2)  (Alg. 2).
+# The theorems (1 and 3) state (eps, delta)-DP for 0 < eps, delta < 1; the
+# path splits the budget evenly over the radii (basic composition).
+#
+# The non-private solver sees the data only to compute J and its gradient:
+# every setting (lambda, alpha, sigma1, sigma2, step sizes) comes from the
+# public bounds x_bound, y_bound, the offset, n, p and the radii.
+
+# Euclidean projection onto {w : ||w||_1 <= r}, by sorting (Duchi,
+# Shalev-Shwartz, Singer and Chandra 2008, Figure 1): soft-threshold at the
+# theta that makes the l1 norm exactly r.
+obj_proj_l1 <- function(v, r) {
+  a <- abs(v)
+  if (sum(a) <= r) return(v)
+  u <- sort(a, decreasing = TRUE)
+  css <- cumsum(u)
+  # the last index whose sorted magnitude stays above the running threshold
+  # (index 1 always qualifies since u_1 - (u_1 - r) = r > 0)
+  k <- max(which(u - (css - r) / seq_along(u) > 0))
+  theta <- (css[k] - r) / k
+  sign(v) * pmax(a - theta, 0)
+}
+
+# Frank-Wolfe duality gap of a convex J at w over the l1 ball of radius r:
+# max_{v in C} <g, w - v> = <g, w> + r ||g||_inf.  By convexity it bounds
+# J(w) - min_C J from above, whatever the problem's conditioning.
+obj_fw_gap <- function(g, w, r) sum(g * w) + r * max(abs(g))
+
+# Public constants of the loss (Assumption 1): rows z_i = (1, x_i) have
+# ||z_i||_2 <= X2 and |z_ij| <= zmax; the per-record Hessian is h z_i z_i'
+# (h = 1 gaussian, h <= 1/4 binomial), so it has rank 1, the smoothness is
+# beta = h X2^2 and the seed's r = min(d, 2 rank) = min(d, 2).
+obj_bounds <- function(prob) {
+  X2 <- sqrt(prob$intercept + prob$p * prob$x_bound^2)
+  h <- if (prob$family == "binomial") 0.25 else 1
+  list(X2 = X2, zmax = max(if (prob$intercept) 1, prob$x_bound),
+       curvature = h, beta = h * X2^2, rank = min(prob$d, 2))
+}
+
+# Residual bound over C_r: |eta| <= |offset| + ||w||_1 max(1, x_bound), so a
+# gaussian residual is at most y_bound + |offset| + r max(1, x_bound); a
+# logistic one at most 1.  L = that bound times X2.
+obj_resid_bound <- function(prob, r) {
+  if (prob$family == "binomial") 1
+  else prob$y_bound + abs(prob$offset) + r * max(1, prob$x_bound)
+}
+
+# Linear predictor and risk gradient on the full data (BLAS products, no
+# copy of x with a column of ones).
+obj_eta <- function(prob, w) {
+  b <- if (prob$intercept) w[-1L] else w
+  eta <- drop(prob$x %*% b) + prob$offset
+  if (prob$intercept) eta + w[1L] else eta
+}
+
+obj_grad_risk <- function(prob, w) {
+  res <- glm_residual_r(prob$family, obj_eta(prob, w), prob$y)
+  g <- drop(crossprod(prob$x, res)) / prob$n
+  if (prob$intercept) c(sum(res) / prob$n, g) else g
+}
+
+# Empirical risk (mean loss); the logistic loss in a form that does not
+# overflow.
+obj_risk <- function(prob, w) {
+  eta <- obj_eta(prob, w)
+  y <- prob$y
+  if (prob$family == "binomial")
+    mean(pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta)
+  else 0.5 * mean((y - eta)^2)
+}
+
+obj_J <- function(prob, w, G, lambda) {
+  obj_risk(prob, w) + sum(G * w) / prob$n + lambda * sum(w * w)
+}
+
+# v -> h Z'Z v / n, a quadratic majoriser's curvature (exact for gaussian,
+# Bohning's bound for the logistic loss).  The d x d Gram matrix is formed
+# once (one BLAS pass over x) when it is smaller than x; then each inner
+# step costs O(d^2) instead of O(n d).
+obj_curvature <- function(prob) {
+  h <- obj_bounds(prob)$curvature
+  n <- prob$n
+  x <- prob$x
+  if (prob$d <= min(n, 4000L)) {
+    S <- crossprod(x) * (h / n)
+    if (prob$intercept) {
+      cm <- colMeans(x) * h
+      S <- rbind(c(h, cm), cbind(cm, S))
+    }
+    function(v) drop(S %*% v)
+  } else {
+    function(v) {
+      b <- if (prob$intercept) v[-1L] else v
+      e <- drop(x %*% b)
+      if (prob$intercept) e <- e + v[1L]
+      g <- drop(crossprod(x, e)) * (h / n)
+      if (prob$intercept) c(sum(e) * (h / n), g) else g
+    }
+  }
+}
+
+# A bound on how far rounding can move the computed Frank-Wolfe gap below
+# the exact one at a point of C_r, from the standard summation bounds
+# gamma_k = k u / (1 - k u) (Higham, Accuracy and Stability, Ch. 3; any
+# summation order, so any BLAS).  Inputs: the residual bound R, the largest
+# |G_j| / n and the largest computed |gradient|.  It is added to the
+# computed gap, so the certificate stays an upper bound in floating point.
+obj_rounding <- function(prob, r, R, zmax, gmax_lin, lambda, gmax) {
+  u <- .Machine$double.eps / 2
+  gam <- function(k) k * u / (1 - k * u)
+  e_eta <- gam(prob$d + 2) * (abs(prob$offset) + r * zmax)
+  e_res <- e_eta + 4 * u * R
+  e_g <- gam(prob$n + 2) * R * zmax + zmax * e_res +
+    4 * u * (R * zmax + gmax_lin + 2 * lambda * r)
+  # factor 2 for the terms these first-order bounds leave out
+  2 * (2 * r * e_g + gam(prob$d + 2) * 2 * r * gmax)
+}
+
+# Accelerated projected gradient (FISTA, Beck and Teboulle 2009, with the
+# gradient restart of O'Donoghue and Candes 2015) on the quadratic model
+#   q(x) = <g0, x - w0> + (x - w0)' (A + 2 lambda I) (x - w0) / 2
+# over the l1 ball of radius r_proj, A = curv().  The step 1 / (beta +
+# 2 lambda) is the public bound on q's curvature.  Stops when q's
+# Frank-Wolfe gap (over radius r_gap) is at most tol.  A(x - w0) is
+# computed once per iteration; A at the extrapolated point follows by
+# linearity.
+obj_fista <- function(g0, w0, curv, lambda, r_proj, r_gap, step, tol, maxit) {
+  x <- w0
+  Ax <- numeric(length(w0))      # (A + 2 lambda I)(x - w0) at x = w0
+  y <- x
+  Ay <- Ax
+  t <- 1
+  gap <- Inf
+  it <- 0L
+  while (it < maxit) {
+    it <- it + 1L
+    xn <- obj_proj_l1(y - step * (g0 + Ay), r_proj)
+    dx <- xn - w0
+    Axn <- curv(dx) + 2 * lambda * dx
+    gq <- g0 + Axn
+    gap <- sum(gq * xn) + r_gap * max(abs(gq))
+    if (gap <= tol) return(list(w = xn, gap = gap, iter = it))
+    if (sum((y - xn) * (xn - x)) > 0) {
+      # momentum points uphill: restart it
+      t <- 1
+      y <- xn
+      Ay <- Axn
+    } else {
+      tn <- (1 + sqrt(1 + 4 * t * t)) / 2
+      mom <- (t - 1) / tn
+      y <- xn + mom * (xn - x)
+      Ay <- Axn + mom * (Axn - Ax)
+      t <- tn
+    }
+    x <- xn
+    Ax <- Axn
+  }
+  list(w = x, gap = gap, iter = it)
+}
+
+# theta2: a point of C_r whose certified J(theta2) - min_C J is at most
+# alpha.  Outer loop: the full-data gradient at w gives the certificate
+# (Frank-Wolfe gap plus the rounding allowance); if it is above alpha, the
+# quadratic model at w (exact for gaussian, a majoriser for binomial) is
+# minimised by FISTA and the loop repeats.  The iterates stay in the ball of
+# radius r (1 - 4 (d + 2) eps) so that rounding in the projection cannot
+# put theta2 outside C_r.  Returns the point, its certified gap and the
+# work done; `certified` is FALSE when `maxit` inner steps did not suffice.
+obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
+                      curv = obj_curvature(prob), maxit = 1e5) {
+  d <- prob$d
+  bd <- obj_bounds(prob)
+  R <- obj_resid_bound(prob, r)
+  r_in <- r * (1 - 4 * (d + 2) * .Machine$double.eps)
+  step <- 1 / (bd$beta + 2 * lambda)
+  lin <- G / prob$n
+  gmax_lin <- max(abs(lin))
+  quad <- prob$family == "gaussian"
+  w <- obj_proj_l1(if (is.null(start)) numeric(d) else start, r_in)
+  inner <- 0
+  outer <- 0L
+  repeat {
+    g <- obj_grad_risk(prob, w) + lin + 2 * lambda * w
+    gap <- obj_fw_gap(g, w, r) +
+      obj_rounding(prob, r, R, bd$zmax, gmax_lin, lambda, max(abs(g)))
+    if (gap <= alpha || inner >= maxit) break
+    # gaussian: the model is J itself; binomial: solve each majoriser only
+    # as far as the outer gap warrants
+    tol <- if (quad) alpha / 4 else max(alpha / 4, gap / 10)
+    fs <- obj_fista(g, w, curv, lambda, r_in, r, step, tol, maxit - inner)
+    w <- fs$w
+    inner <- inner + fs$iter
+    outer <- outer + 1L
+  }
+  list(w = w, gap = gap, certified = gap <= alpha, outer = outer,
+       inner = inner)
+}
+
+# Per-radius calibration from public quantities only.  eps, delta: the
+# radius's share; Delta: the declared l2 strong convexity (0: Algorithm 1).
+obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
+  bd <- obj_bounds(prob)
+  n <- prob$n
+  d <- prob$d
+  R <- obj_resid_bound(prob, r)
+  L <- R * bd$X2
+  diam <- 2 * r                                  # ||C||_2, the l2 diameter
+  width <- r * sqrt(2 * log(2 * d))      # G_C of the l1 ball (constant 1)
+  logd <- log(2.5 / delta)
+  sigma1 <- sqrt(128 * L^2 * logd) / eps
+  lower <- bd$rank * bd$beta / (eps * n)         # lambda >= r beta / (eps n)
+  if (Delta > 0) {
+    # Algorithm 2 assumes Delta-strong convexity w.r.t. the Minkowski norm
+    # of C; an l2 modulus Delta gives Delta C_min^2 there (the seed's remark
+    # after Assumption 2), C_min = r / sqrt(d) for the l1 ball.  lambda
+    # subtracts the smaller of the two moduli, so J is at least as strongly
+    # convex (in l2) as the seed requires under either reading.
+    Delta_C <- Delta * r^2 / d
+    lambda <- max(lower - min(Delta, Delta_C), 0)
+    alpha_thm <- min(L^2 * diam^2 / (Delta_C * n^2),               # Theorem 4
+                     L^4 * diam^6 * eps^2 /
+                       (Delta_C^3 * n^4 * width^2 * log(1 / delta)))
+  } else {
+    Delta_C <- 0
+    # the lower bound, or Theorem 2's utility choice L / (sqrt(n) ||C||_2)
+    # when that is larger
+    lambda <- max(lower, L / (sqrt(n) * diam))
+    alpha_thm <- min(L * diam / n^1.5,                              # Theorem 2
+                     eps^2 * L * diam^3 / (width^2 * log(1 / delta) * n^1.5))
+  }
+  # numerical floor on the tolerance: 1e-10 of J's range over C (at most
+  # L ||C||_2 for the risk), or ten times the rounding allowance with a
+  # typical |G|_inf (sigma1 (sqrt(2 log 2d) + 3), used for this public
+  # choice only; the certificate uses the actual draw)
+  g_typ <- sigma1 * (sqrt(2 * log(2 * d)) + 3) / n
+  floor <- max(1e-10 * L * diam,
+               10 * obj_rounding(prob, r, R, bd$zmax, g_typ, lambda,
+                                 R * bd$zmax + g_typ + 2 * lambda * r))
+  # Algorithms 1 and 2 take alpha in [0, 1]
+  alpha_thm <- min(alpha_thm, 1)
+  alpha <- min(max(tol %||% alpha_thm, floor), 1)
+  sigma2 <- if (Delta > 0) sqrt(64 * alpha * logd * diam^2 / (Delta_C * eps^2))
+            else sqrt(64 * alpha * logd / (lambda * eps^2))
+  list(L = L, resid_bound = R, diameter = diam, width = width,
+       sigma1 = sigma1, lambda = lambda, lambda_lower = lower,
+       alpha = alpha, alpha_theorem = alpha_thm, alpha_floor = floor,
+       alpha_raised = alpha > (tol %||% alpha_thm), sigma2 = sigma2,
+       strong_convexity_C = Delta_C)
+}
+
+obj_check_prob <- function(prob) {
+  x <- prob$x
+  if (!is.matrix(x) || !is.double(x))
+    arg_error("x", "must be a double matrix.")
+  n <- nrow(x)
+  p <- ncol(x)
+  if (!identical(as.double(prob$n), as.double(n)) ||
+      !identical(as.double(prob$p), as.double(p)) ||
+      !identical(as.double(prob$d), as.double(p + isTRUE(prob$intercept))))
+    arg_error("prob", "has n, p or d inconsistent with x and intercept.")
+  if (!prob$family %in% c("gaussian", "binomial"))
+    arg_error("family", "must be \"gaussian\" or \"binomial\".")
+  check_number(prob$x_bound, "x_bound", 0)
+  check_number(prob$offset, "offset")
+  if (!is.numeric(prob$y) || length(prob$y) != n || !all(is.finite(prob$y)))
+    arg_error("y", "must be ", n, " finite numbers.")
+  # the sensitivities hold only for data inside the declared bounds, so
+  # data outside them are refused (the caller clamps before the call)
+  if (any(abs(x) > prob$x_bound))
+    arg_error("x", "has entries beyond x_bound = ", format(prob$x_bound),
+              "; clamp x to the public bound first.")
+  if (prob$family == "gaussian") {
+    check_number(prob$y_bound, "y_bound", 0)
+    if (any(abs(prob$y) > prob$y_bound))
+      arg_error("y", "has entries beyond y_bound = ", format(prob$y_bound),
+                "; clamp y to the public bound first.")
+  } else if (!all(prob$y %in% c(0, 1))) {
+    arg_error("y", "must be 0/1 for the binomial family.")
+  }
+  invisible(prob)
+}
+
+# Fit App-ObjP along the radius path.
+# prob: list(x, y, family, intercept, offset, n, p, d, x_bound, y_bound);
+# radius: increasing positive radii; budget: list(epsilon, delta) for the
+# whole path; control: dpsco_control() list (fields objective_tol,
+# strong_convexity, objective_maxit are read if present).
+# Returns list(beta = d x nr matrix, parts = list(one dp_part), settings,
+# public).
+fit_objective <- function(prob, radius, budget, control) {
+  obj_check_prob(prob)
+  if (!is.numeric(radius) || !length(radius) || anyNA(radius) ||
+      any(!is.finite(radius)) || any(radius <= 0))
+    arg_error("radius", "must be positive finite numbers.")
+  if (length(radius) > 1L && any(diff(radius) <= 0))
+    arg_error("radius", "must be strictly increasing.")
+  if (!is.list(budget)) arg_error("budget", "must be list(epsilon, delta).")
+  check_number(budget$epsilon, "epsilon", 0)
+  check_number(budget$delta, "delta", 0, 1)
+  if (budget$delta >= 1) arg_error("delta", "must be below 1.")
+  nr <- length(radius)
+  eps <- budget$epsilon / nr
+  delta <- budget$delta / nr
+  if (eps >= 1)
+    arg_error("epsilon", "per radius is ", format(signif(eps, 4)), " (= ",
+              format(budget$epsilon), " / ", nr, " radii), but approximate ",
+              "objective perturbation is proved (epsilon, delta)-DP only for ",
+              "0 < epsilon < 1 (Su, Zhao and Wang, Theorems 1 and 3); use a ",
+              "smaller epsilon or more radii.")
+  tol <- control$objective_tol
+  if (!is.null(tol)) {
+    if (!is.numeric(tol) || !(length(tol) %in% c(1L, nr)) || anyNA(tol) ||
+        any(!is.finite(tol)) || any(tol <= 0) || any(tol > 1))
+      arg_error("objective_tol", "must be one number in (0, 1] (the ",
+                "algorithm's accuracy alpha), or one per radius.")
+    tol <- rep_len(as.double(tol), nr)
+  }
+  Delta <- control$strong_convexity %||% 0
+  check_number(Delta, "strong_convexity", 0, lower_open = FALSE)
+  if (Delta > 0 && prob$d > 1L)
+    arg_error("strong_convexity", "must be 0 here: Algorithm 2 needs every ",
+              "record's loss to be strongly convex, but a GLM loss has a ",
+              "rank-one Hessian h z z', flat in every direction orthogonal to ",
+              "z = (1, x), so no Delta > 0 holds when d = ", prob$d, " > 1.")
+  maxit <- control$objective_maxit %||% 1e5
+  check_number(maxit, "objective_maxit", 1, lower_open = FALSE)
+
+  bd <- obj_bounds(prob)
+  cal <- lapply(seq_len(nr), function(k)
+    obj_calibrate(prob, radius[k], eps, delta, Delta, tol[k]))
+  field <- function(name) vapply(cal, function(ck) as.double(ck[[name]]), 0)
+  curv <- obj_curvature(prob)
+  d <- prob$d
+  beta <- matrix(0, d, nr)
+  start <- NULL
+  for (k in seq_len(nr)) {
+    ck <- cal[[k]]
+    G <- stats::rnorm(d, 0, ck$sigma1)
+    sol <- obj_solve(prob, G, ck$lambda, radius[k], ck$alpha, start, curv,
+                     maxit)
+    if (!sol$certified)
+      arg_error("objective_tol", "= ", format(signif(ck$alpha, 4)), " was not ",
+                "reached at radius ", format(radius[k]), " within ",
+                format(maxit), " solver steps (certified gap ",
+                format(signif(sol$gap, 4)), "); nothing is released.  Set ",
+                "control$objective_tol larger (sigma2 grows with its square ",
+                "root) or control$objective_maxit.")
+    H <- stats::rnorm(d, 0, ck$sigma2)
+    beta[, k] <- obj_proj_l1(sol$w + H, radius[k])
+    # warm start from the RELEASED output (in C_k, inside C_{k+1}): each
+    # radius's solver then depends on the data and on earlier releases
+    # only, so basic (adaptive) composition applies as stated
+    start <- beta[, k]
+  }
+  if (!is.null(colnames(prob$x)))
+    rownames(beta) <- c(if (prob$intercept) "(Intercept)", colnames(prob$x))
+
+  fmt <- function(v) {
+    v <- signif(v, 4)
+    if (length(unique(v)) == 1L) format(v[1L])
+    else if (nr <= 3L) paste(vapply(v, format, ""), collapse = ", ")
+    else paste(format(min(v)), "to", format(max(v)))
+  }
+  algo <- if (Delta > 0) 2L else 1L
+  mechanism <- paste0(
+    "approximate objective perturbation (App-ObjP, Su, Zhao and Wang ",
+    "Algorithm ", algo, "; Bassily et al. 2019) per radius at (epsilon, ",
+    "delta) = (", fmt(eps), ", ", fmt(delta), "), basic composition over ",
+    nr, " radi", if (nr == 1L) "us" else "i", ": objective noise G ~ ",
+    "N(0, sigma1^2 I) with sigma1 = ", fmt(field("sigma1")), ", l2 weight ",
+    "lambda = ", fmt(field("lambda")),
+    if (algo == 2L) paste0(", declared strong convexity Delta = ",
+                           format(signif(Delta, 4))),
+    ", optimisation tolerance alpha = ", fmt(field("alpha")),
+    " (certified by the Frank-Wolfe gap)",
+    if (any(field("alpha_raised") > 0)) ", raised to the numerical floor",
+    "; output noise H ~ N(0, sigma2^2 I) with sigma2 = ", fmt(field("sigma2")),
+    ", then projection onto the l1 ball")
+  released <- sprintf(paste("Proj_C(theta2 + H): %d coefficients at each of",
+                            "%d radii"), d, nr)
+  part <- dp_part("optimizer", budget$epsilon, budget$delta, nr,
+                  max(field("L")), 1, mechanism = mechanism,
+                  released = released)
+  public <- c("n (the objective's normaliser)", "p and the intercept choice",
+              "constraint radii",
+              sprintf("x_bound = %s (|x_ij| <= x_bound)",
+                      format(signif(prob$x_bound, 4))),
+              if (prob$family == "gaussian")
+                sprintf("y_bound = %s (|y_i| <= y_bound)",
+                        format(signif(prob$y_bound, 4))),
+              sprintf("offset = %s (public or released separately)",
+                      format(signif(prob$offset, 4))),
+              if (!is.null(control$objective_tol))
+                "optimisation tolerance objective_tol",
+              if (algo == 2L)
+                sprintf(paste("strong convexity Delta = %s of every",
+                              "record's loss (declared)"),
+                        format(signif(Delta, 4))))
+  settings <- list(
+    algorithm = algo, radius = as.double(radius), epsilon = eps,
+    delta = delta, lambda = field("lambda"),
+    lambda_lower = field("lambda_lower"),
+    alpha = field("alpha"), alpha_theorem = field("alpha_theorem"),
+    alpha_floor = field("alpha_floor"),
+    alpha_raised = as.logical(field("alpha_raised")),
+    sigma1 = field("sigma1"), sigma2 = field("sigma2"), L = field("L"),
+    resid_bound = field("resid_bound"), beta = bd$beta, rank = bd$rank,
+    X2 = bd$X2, diameter = field("diameter"),
+    gaussian_width = field("width"), strong_convexity = Delta,
+    strong_convexity_C = field("strong_convexity_C"))
+  # the certified gaps and iteration counts depend on the data: they stay
+  # inside (each gap is at most alpha, which alone enters sigma2)
+  list(beta = beta, parts = list(part), settings = settings, public = public)
+}

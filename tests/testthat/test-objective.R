@@ -1,0 +1,389 @@
+# Approximate objective perturbation (R/objective.R), checked against
+# plain-R computations written out here: a root-finding l1 projection,
+# closed-form ridge and Newton minimisers, a long projected-gradient run,
+# and the seed's calibration formulas (Su, Zhao and Wang, Algorithms 1, 2,
+# Theorems 2 and 4).
+
+obj_prob <- function(n = 400, p = 3, family = "gaussian", intercept = TRUE,
+                     offset = 0, seed = 11, b = c(1, -0.8, 0.5)) {
+  set.seed(seed)
+  x <- matrix(runif(n * p, -1, 1), n, p)
+  eta <- drop(x %*% rep_len(b, p)) + offset
+  y <- if (family == "gaussian") pmin(pmax(eta + rnorm(n, 0, 0.3), -1), 1)
+       else as.double(rbinom(n, 1, plogis(eta)))
+  list(x = x, y = y, family = family, intercept = intercept, offset = offset,
+       n = n, p = p, d = p + intercept, x_bound = 1, y_bound = 1)
+}
+
+# design with the column of ones written out
+z_of <- function(prob) if (prob$intercept) cbind(1, prob$x) else prob$x
+
+# J(w) = mean loss + <G, w> / n + lambda ||w||^2, straight from the definition
+J_ref <- function(prob, w, G, lambda) {
+  eta <- drop(z_of(prob) %*% w) + prob$offset
+  loss <- if (prob$family == "gaussian") 0.5 * (prob$y - eta)^2
+          else log(1 + exp(eta)) - prob$y * eta
+  mean(loss) + sum(G * w) / prob$n + lambda * sum(w^2)
+}
+
+grad_ref <- function(prob, w, G, lambda) {
+  Z <- z_of(prob)
+  eta <- drop(Z %*% w) + prob$offset
+  res <- if (prob$family == "gaussian") eta - prob$y
+         else 1 / (1 + exp(-eta)) - prob$y
+  drop(t(Z) %*% res) / prob$n + G / prob$n + 2 * lambda * w
+}
+
+# l1-ball projection by root-finding on the soft threshold
+proj_ref <- function(v, r) {
+  if (sum(abs(v)) <= r) return(v)
+  f <- function(th) sum(pmax(abs(v) - th, 0)) - r
+  th <- uniroot(f, c(0, max(abs(v))), tol = 1e-15)$root
+  sign(v) * pmax(abs(v) - th, 0)
+}
+
+# unconstrained minimiser of J for the gaussian family: a linear system
+ridge_ref <- function(prob, G, lambda) {
+  Z <- z_of(prob)
+  A <- crossprod(Z) / prob$n + 2 * lambda * diag(ncol(Z))
+  solve(A, drop(crossprod(Z, prob$y - prob$offset)) / prob$n - G / prob$n)
+}
+
+# unconstrained minimiser of J for the binomial family: Newton's method
+newton_ref <- function(prob, G, lambda) {
+  Z <- z_of(prob)
+  w <- numeric(ncol(Z))
+  for (i in 1:50) {
+    eta <- drop(Z %*% w) + prob$offset
+    pr <- 1 / (1 + exp(-eta))
+    g <- grad_ref(prob, w, G, lambda)
+    Hs <- crossprod(Z * (pr * (1 - pr)), Z) / prob$n +
+      2 * lambda * diag(ncol(Z))
+    w <- w - solve(Hs, g)
+  }
+  w
+}
+
+# constrained minimiser by plain projected gradient, step from the data's
+# own largest curvature (no acceleration, many steps)
+pgd_ref <- function(prob, G, lambda, r, iter = 20000) {
+  Z <- z_of(prob)
+  h <- if (prob$family == "gaussian") 1 else 0.25
+  Lc <- h * max(eigen(crossprod(Z) / prob$n, symmetric = TRUE)$values) +
+    2 * lambda
+  w <- numeric(ncol(Z))
+  for (i in seq_len(iter)) {
+    wn <- proj_ref(w - grad_ref(prob, w, G, lambda) / Lc, r)
+    if (max(abs(wn - w)) < 1e-15) break
+    w <- wn
+  }
+  w
+}
+
+test_that("the l1-ball projection matches a root-finding computation", {
+  set.seed(3)
+  for (k in 1:30) {
+    d <- sample(1:12, 1)
+    v <- rnorm(d, sd = runif(1, 0.1, 5))
+    r <- runif(1, 0.05, 1.2) * sum(abs(v))     # some inside, most outside
+    w <- dpsco:::obj_proj_l1(v, r)
+    expect_equal(w, proj_ref(v, r), tolerance = 1e-10)
+    if (sum(abs(v)) <= r) expect_identical(w, v)
+    else expect_equal(sum(abs(w)), r, tolerance = 1e-12)
+    # closest point: no random point of the ball is nearer to v
+    u <- matrix(rnorm(200 * d), 200)
+    u <- u / rowSums(abs(u)) * r * runif(200)
+    expect_gte(min(sqrt(rowSums(sweep(u, 2, v)^2))),
+               sqrt(sum((w - v)^2)) - 1e-12)
+  }
+  # ties and zeros
+  expect_equal(dpsco:::obj_proj_l1(c(2, -2, 0), 2), c(1, -1, 0))
+  expect_equal(dpsco:::obj_proj_l1(c(3, 0, 0, 0), 1), c(1, 0, 0, 0))
+})
+
+test_that("the solver certifies its tolerance (gaussian, ball inactive)", {
+  prob <- obj_prob()
+  set.seed(5)
+  G <- rnorm(prob$d, 0, 5)
+  lambda <- 0.02
+  ref <- ridge_ref(prob, G, lambda)
+  r <- 3 * sum(abs(ref))
+  for (alpha in c(1e-4, 1e-9)) {
+    sol <- dpsco:::obj_solve(prob, G, lambda, r, alpha)
+    subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
+    expect_true(sol$certified)
+    expect_lte(sol$gap, alpha)
+    expect_lte(subopt, alpha)
+    # the certificate bounds the true suboptimality from above
+    expect_gte(sol$gap, subopt)
+    # and strong convexity (2 lambda) turns it into a distance
+    expect_lte(sum((sol$w - ref)^2), sol$gap / lambda)
+  }
+})
+
+test_that("the solver certifies its tolerance (binomial, ball inactive)", {
+  prob <- obj_prob(family = "binomial", intercept = TRUE, offset = 0.3)
+  set.seed(6)
+  G <- rnorm(prob$d, 0, 3)
+  lambda <- 0.01
+  ref <- newton_ref(prob, G, lambda)
+  expect_lt(max(abs(grad_ref(prob, ref, G, lambda))), 1e-13)
+  r <- 3 * sum(abs(ref))
+  sol <- dpsco:::obj_solve(prob, G, lambda, r, 1e-9)
+  subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
+  expect_lte(sol$gap, 1e-9)
+  expect_lte(subopt, 1e-9)
+  expect_gte(sol$gap, subopt)
+  expect_lte(sum((sol$w - ref)^2), sol$gap / lambda)
+})
+
+test_that("the solver certifies its tolerance with the constraint active", {
+  for (fam in c("gaussian", "binomial")) {
+    prob <- obj_prob(family = fam, p = 4, intercept = FALSE)
+    set.seed(7)
+    G <- rnorm(prob$d, 0, 20)
+    lambda <- 0.05
+    r <- 0.7
+    ref <- pgd_ref(prob, G, lambda, r)
+    free <- if (fam == "gaussian") ridge_ref(prob, G, lambda)
+            else newton_ref(prob, G, lambda)
+    expect_gt(sum(abs(free)), r + 0.1)                  # the ball binds
+    sol <- dpsco:::obj_solve(prob, G, lambda, r, 1e-10)
+    expect_lte(sum(abs(sol$w)), r)
+    subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
+    expect_lte(sol$gap, 1e-10)
+    expect_lte(subopt, 1e-10)
+    expect_gte(sol$gap, subopt)
+    expect_equal(sol$w, ref, tolerance = 1e-4)
+    # the reported gap is the Frank-Wolfe gap of the definition (plus a
+    # rounding allowance far below it)
+    g <- grad_ref(prob, sol$w, G, lambda)
+    fw <- max(vapply(seq_len(prob$d), function(j) max(
+      sum(g * sol$w) - r * g[j], sum(g * sol$w) + r * g[j]), 0))
+    expect_gte(sol$gap, fw)
+    expect_lt(sol$gap - fw, 1e-12)
+  }
+})
+
+test_that("settings follow the seed's formulas (Algorithm 1)", {
+  for (fam in c("gaussian", "binomial")) for (icpt in c(TRUE, FALSE)) {
+    prob <- obj_prob(n = 600, p = 3, family = fam, intercept = icpt,
+                     offset = if (icpt) 0.2 else 0)
+    prob$x_bound <- 1.5
+    prob$y_bound <- 1.2
+    radius <- c(0.5, 2)
+    eps <- 0.8
+    delta <- 1e-5
+    set.seed(8)
+    fit <- dpsco:::fit_objective(prob, radius,
+                                 list(epsilon = eps, delta = delta),
+                                 dpsco_control())
+    s <- fit$settings
+    e <- eps / 2
+    dl <- delta / 2
+    d <- prob$d
+    X2 <- sqrt(icpt + 3 * 1.5^2)
+    R <- if (fam == "gaussian") 1.2 + abs(prob$offset) + radius * 1.5
+         else c(1, 1)
+    L <- R * X2
+    beta <- if (fam == "gaussian") X2^2 else X2^2 / 4
+    rank <- min(d, 2)
+    diam <- 2 * radius
+    lambda <- pmax(rank * beta / (e * 600), L / (sqrt(600) * diam))
+    GC <- radius * sqrt(2 * log(2 * d))
+    alpha <- pmin(L * diam / 600^1.5,
+                  e^2 * L * diam^3 / (GC^2 * log(1 / dl) * 600^1.5))
+    expect_equal(s$L, L, tolerance = 1e-12)
+    expect_equal(s$beta, beta, tolerance = 1e-12)
+    expect_equal(s$rank, rank)
+    expect_equal(s$epsilon, e, tolerance = 1e-12)
+    expect_equal(s$delta, dl, tolerance = 1e-12)
+    expect_equal(s$sigma1, sqrt(128 * L^2 * log(2.5 / dl) / e^2),
+                 tolerance = 1e-12)
+    expect_equal(s$lambda, lambda, tolerance = 1e-12)
+    expect_equal(s$alpha_theorem, alpha, tolerance = 1e-12)
+    expect_equal(s$alpha, pmax(alpha, s$alpha_floor), tolerance = 1e-12)
+    expect_equal(s$sigma2,
+                 sqrt(64 * s$alpha * log(2.5 / dl) / (s$lambda * e^2)),
+                 tolerance = 1e-12)
+    expect_true(all(s$gap <= s$alpha))
+    expect_equal(dim(fit$beta), c(d, 2L))
+    expect_true(all(colSums(abs(fit$beta)) <= radius * (1 + 1e-12)))
+  }
+})
+
+test_that("the release is Proj_C(theta* + H) up to the certified distance", {
+  # the noise draws are replayed: G, then H, per radius
+  # (n = 2000: theta* lies inside a face of the ball, not at a vertex)
+  prob <- obj_prob(n = 2000, p = 3)
+  budget <- list(epsilon = 0.9, delta = 1e-6)
+  for (tol in list(NULL, 1e-8)) {
+    set.seed(21)
+    ctl <- dpsco_control()
+    ctl$objective_tol <- tol
+    fit <- dpsco:::fit_objective(prob, 1, budget, ctl)
+    s <- fit$settings
+    set.seed(21)
+    G <- rnorm(prob$d, 0, s$sigma1)
+    ref <- pgd_ref(prob, G, s$lambda, 1)
+    H <- rnorm(prob$d, 0, s$sigma2)
+    out <- proj_ref(ref + H, 1)
+    # projection is non-expansive and ||theta2 - theta*||^2 <= alpha / lambda
+    expect_lte(sqrt(sum((fit$beta[, 1] - out)^2)),
+               sqrt(s$alpha / s$lambda) + 1e-9)
+  }
+  expect_equal(s$alpha, 1e-8, tolerance = 1e-12)
+  expect_false(s$alpha_raised)
+  # a path draws G and H radius by radius, each at its share of the budget
+  radius <- c(0.4, 1)
+  set.seed(22)
+  fit <- dpsco:::fit_objective(prob, radius, budget, dpsco_control())
+  s <- fit$settings
+  set.seed(22)
+  for (k in 1:2) {
+    G <- rnorm(prob$d, 0, s$sigma1[k])
+    ref <- pgd_ref(prob, G, s$lambda[k], radius[k])
+    H <- rnorm(prob$d, 0, s$sigma2[k])
+    expect_lte(sqrt(sum((fit$beta[, k] - proj_ref(ref + H, radius[k]))^2)),
+               sqrt(s$alpha[k] / s$lambda[k]) + 1e-9)
+  }
+})
+
+test_that("the privacy part records the whole budget and the mechanism", {
+  prob <- obj_prob(n = 300)
+  set.seed(9)
+  fit <- dpsco:::fit_objective(prob, c(0.5, 1, 2),
+                               list(epsilon = 0.9, delta = 1e-6),
+                               dpsco_control())
+  expect_length(fit$parts, 1L)
+  part <- fit$parts[[1]]
+  expect_identical(part$kind, "dp")
+  expect_equal(dpsco:::account_parts(list(part), 1e-6), 0.9, tolerance = 1e-12)
+  expect_equal(part$delta, 1e-6, tolerance = 1e-12)
+  expect_equal(part$steps, 3)
+  expect_match(part$mechanism, "Algorithm 1", fixed = TRUE)
+  expect_match(part$mechanism, "alpha = ", fixed = TRUE)
+  expect_match(part$mechanism, "output noise H", fixed = TRUE)
+  expect_match(part$mechanism, "sigma2 = ", fixed = TRUE)
+  expect_match(part$mechanism, "sigma1 = ", fixed = TRUE)
+  expect_match(part$released, "at each of 3 radii", fixed = TRUE)
+  expect_true(any(grepl("x_bound", fit$public)))
+  expect_true(any(grepl("n ", fit$public, fixed = TRUE)))
+  rec <- dpsco:::new_privacy_record(0.9, 1e-6, fit$parts, "theorem", fit$public)
+  expect_equal(rec$epsilon_accounted, 0.9, tolerance = 1e-12)
+})
+
+test_that("a small tolerance is raised to the numerical floor and says so", {
+  prob <- obj_prob(n = 300)
+  set.seed(10)
+  fit <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.5, delta = 1e-6),
+                               list(objective_tol = 1e-30))
+  s <- fit$settings
+  expect_true(s$alpha_raised)
+  expect_gte(s$alpha, 1e-10 * s$L * 2)
+  expect_equal(s$alpha, s$alpha_floor, tolerance = 1e-12)
+  # the floor is 1e-10 of L ||C||_2 here (the rounding allowance is far below)
+  expect_equal(s$alpha, 1e-10 * s$L * 2, tolerance = 1e-12)
+  expect_equal(s$sigma2,
+               sqrt(64 * s$alpha * log(2.5 / 1e-6) / (s$lambda * 0.25)),
+               tolerance = 1e-12)
+  expect_match(fit$parts[[1]]$mechanism, "raised to the numerical floor",
+               fixed = TRUE)
+})
+
+test_that("Algorithm 2 uses the seed's lambda and sigma2 (d = 1)", {
+  prob <- obj_prob(n = 500, p = 1, intercept = FALSE, b = 0.6)
+  Delta <- 0.01
+  set.seed(12)
+  fit <- dpsco:::fit_objective(prob, c(0.5, 1.5),
+                               list(epsilon = 0.6, delta = 1e-6),
+                               list(strong_convexity = Delta))
+  s <- fit$settings
+  r <- c(0.5, 1.5)
+  e <- 0.3
+  dl <- 5e-7
+  L <- (1 + r) * 1
+  DC <- Delta * r^2          # l2 modulus times C_min^2, C_min = r / sqrt(d)
+  expect_identical(s$algorithm, 2L)
+  expect_equal(s$strong_convexity_C, DC, tolerance = 1e-12)
+  # beta = X2^2 = 1 and rank r = min(d, 2) = 1 for one column
+  expect_equal(s$lambda, pmax(1 * 1 / (e * 500) - pmin(Delta, DC), 0),
+               tolerance = 1e-12)
+  expect_gt(s$lambda[1], 0)            # subtracts Delta_C < Delta
+  expect_identical(s$lambda[2], 0)     # Delta covers the whole lower bound
+  GC <- r * sqrt(2 * log(2))
+  expect_equal(s$alpha_theorem, pmin(L^2 * (2 * r)^2 / (DC * 500^2),
+                                     L^4 * (2 * r)^6 * e^2 /
+                                       (DC^3 * 500^4 * GC^2 * log(1 / dl))),
+               tolerance = 1e-12)
+  expect_equal(s$sigma2,
+               sqrt(64 * s$alpha * log(2.5 / dl) * (2 * r)^2 / (DC * e^2)),
+               tolerance = 1e-12)
+  expect_match(fit$parts[[1]]$mechanism, "Algorithm 2", fixed = TRUE)
+  expect_true(any(grepl("strong convexity", fit$public)))
+})
+
+test_that("with little noise the output nears constrained least squares", {
+  set.seed(13)
+  n <- 1e5
+  p <- 3
+  x <- matrix(runif(n * p, -1, 1), n, p)
+  y <- pmin(pmax(drop(x %*% c(0.9, -0.6, 0.3)) + rnorm(n, 0, 0.2), -1), 1)
+  prob <- list(x = x, y = y, family = "gaussian", intercept = FALSE, offset = 0,
+               n = n, p = p, d = p, x_bound = 1, y_bound = 1)
+  # at the theorem's tolerance the output noise H dominates (sigma2 = 0.055
+  # per coordinate here); at the numerical floor (sigma2 = 0.0125) the
+  # ridge term and G are what remain
+  set.seed(14)
+  fit <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
+                               list())
+  set.seed(14)
+  fit0 <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
+                                list(objective_tol = 1e-13))
+  expect_true(fit0$settings$alpha_raised)
+  expect_lt(fit0$settings$sigma2, 0.25 * fit$settings$sigma2)
+  # constrained least squares on the l1 ball of radius 1 (binding: the
+  # coefficients' l1 norm is 1.8), by plain projected gradient on the
+  # 3 x 3 normal equations
+  S <- crossprod(x) / n
+  b <- drop(crossprod(x, y)) / n
+  w <- numeric(p)
+  for (i in 1:5000) w <- proj_ref(w - (drop(S %*% w) - b) / 0.5, 1)
+  expect_equal(sum(abs(w)), 1, tolerance = 1e-10)
+  expect_lt(sqrt(sum((fit$beta[, 1] - w)^2)), 0.15)
+  expect_lt(sqrt(sum((fit0$beta[, 1] - w)^2)), 0.04)
+})
+
+test_that("bad inputs give dpsco_arg_error", {
+  prob <- obj_prob(n = 100)
+  bud <- list(epsilon = 0.5, delta = 1e-6)
+  fo <- function(prob = obj_prob(n = 100), radius = 1, budget = bud,
+                 control = list())
+    dpsco:::fit_objective(prob, radius, budget, control)
+  err <- function(...) expect_error(fo(...), class = "dpsco_arg_error")
+  err(budget = list(epsilon = 1.5, delta = 1e-6))          # eps >= 1 per radius
+  err(budget = list(epsilon = 2, delta = 1e-6), radius = c(1, 2))
+  err(budget = list(epsilon = -1, delta = 1e-6))
+  err(budget = list(epsilon = 0.5, delta = 1))
+  err(radius = c(2, 1))
+  err(radius = c(0, 1))
+  err(radius = Inf)
+  err(control = list(objective_tol = 0))
+  err(control = list(objective_tol = 2))
+  err(control = list(strong_convexity = -1))
+  err(control = list(strong_convexity = 0.1))              # d > 1: no modulus
+  err(control = list(objective_maxit = 1, objective_tol = 1e-12))  # not reached
+  bx <- prob
+  bx$x[1, 1] <- 1.5
+  err(prob = bx)
+  by <- prob
+  by$y[1] <- 2
+  err(prob = by)
+  bb <- obj_prob(n = 100, family = "binomial")
+  bb$y[1] <- 0.5
+  err(prob = bb)
+  e <- tryCatch(fo(budget = list(epsilon = 1.5, delta = 1e-6)),
+                dpsco_arg_error = function(e) e)
+  expect_identical(e$arg, "epsilon")
+  expect_match(conditionMessage(e), "0 < epsilon < 1", fixed = TRUE)
+})
