@@ -47,21 +47,11 @@ data_sets <- env_list("DPSCO_BENCH_DATA", "blog,satellite")
 methods <- env_list("DPSCO_BENCH_METHODS",
                     "fw,htp_lasso,htdp_fw,objective,mirror,mirror_shuffled")
 
-load_data <- function(name) {
-  e <- new.env(parent = emptyenv())
-  if (name == "blog") {
-    utils::data("blog", package = "dpsco", envir = e)
-    x <- as.matrix(e$blog[, 1:280])
-    storage.mode(x) <- "double"
-    list(family = "gaussian", x = x, y = as.double(e$blog[[281L]]))
-  } else {
-    utils::data("Satellite", package = "mlbench", envir = e)
-    x <- as.matrix(e$Satellite[, 1:36])
-    storage.mode(x) <- "double"
-    list(family = "binomial", x = x,
-         y = as.numeric(e$Satellite$classes == "cotton crop"))
-  }
-}
+script_dir <- local({
+  a <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(a)) dirname(normalizePath(sub("^--file=", "", a[1L]))) else "bench"
+})
+source(file.path(script_dir, "data.R"))
 
 score <- function(pred, y, family) {
   pred <- as.matrix(pred)

@@ -133,24 +133,8 @@ cat("\n")
 
 # ---- data ------------------------------------------------------------------
 
-load_data <- function(name) {
-  e <- new.env(parent = emptyenv())
-  if (name == "blog") {
-    utils::data("blog", package = "dpsco", envir = e)
-    x <- as.matrix(e$blog[, 1:280])
-    storage.mode(x) <- "double"
-    list(name = "blog", family = "gaussian", metric = "RMSE", higher_better = FALSE,
-         x = x, y = as.double(e$blog[[281L]]))
-  } else {
-    if (!has[["mlbench"]]) return(NULL)
-    utils::data("Satellite", package = "mlbench", envir = e)
-    x <- as.matrix(e$Satellite[, 1:36])
-    storage.mode(x) <- "double"
-    list(name = "satellite", family = "binomial", metric = "accuracy",
-         higher_better = TRUE, x = x,
-         y = as.numeric(e$Satellite$classes == "cotton crop"))
-  }
-}
+# bench/data.R: load_data(name), the two data sets as a user passes them
+source(file.path(script_dir, "data.R"))
 
 # score of predictions (a vector, or a matrix with one column per candidate)
 score <- function(pred, y, family) {

@@ -162,6 +162,24 @@ void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
     }
 }
 
+static void check_interrupt(double *since_check)
+{
+    if (*since_check >= INTERRUPT_EVERY) {
+        R_CheckUserInterrupt();
+        *since_check = 0.0;
+    }
+}
+
+/* The output at radius l (the iterates' average) is the warm start of the
+ * next radius. */
+static void radius_output(double *beta, const double *avg, double *out, int l,
+                          int dim)
+{
+    memcpy(beta, avg, (size_t) dim * sizeof(double));
+    memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
+    R_CheckUserInterrupt();
+}
+
 /* Algorithm 3 at every radius. */
 static void full_path(spgd_problem *pr, oracle_state *o,
                       const mirror_plan *mp, double *beta, double *out)
@@ -195,14 +213,9 @@ static void full_path(spgd_problem *pr, oracle_state *o,
             ratio = ratio / c + 1.0;
             for (int j = 0; j < dim; j++)
                 avg[j] += (beta[j] - avg[j]) / ratio;
-            if (since_check >= INTERRUPT_EVERY) {
-                R_CheckUserInterrupt();
-                since_check = 0.0;
-            }
+            check_interrupt(&since_check);
         }
-        memcpy(beta, avg, (size_t) dim * sizeof(double));
-        memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
-        R_CheckUserInterrupt();
+        radius_output(beta, avg, out, l, dim);
     }
 }
 
@@ -249,14 +262,9 @@ static void shuffled_path(spgd_problem *pr, oracle_state *o,
             for (int j = 0; j < dim; j++)
                 avg[j] += (beta[j] - avg[j]) / t;
             since_check += count;
-            if (since_check >= INTERRUPT_EVERY) {
-                R_CheckUserInterrupt();
-                since_check = 0.0;
-            }
+            check_interrupt(&since_check);
         }
-        memcpy(beta, avg, (size_t) dim * sizeof(double));
-        memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
-        R_CheckUserInterrupt();
+        radius_output(beta, avg, out, l, dim);
     }
 }
 

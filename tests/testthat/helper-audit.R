@@ -78,3 +78,14 @@ expect_audit <- function(honest, broken, accounted) {
   testthat::expect_gt(honest, 0.3 * accounted)
   testthat::expect_gt(broken, accounted)
 }
+
+# Neighbouring data sets for the bounded-data methods: n - 1 records uniform
+# on [-K, K], then a null record (D) or one at the bounds, x = K (1, -1, ...)
+# and y = -K, the largest residual against every coordinate (D').
+bounded_neighbours <- function(n, p, K) {
+  sig <- rep_len(c(1, -1), p)
+  real_x <- matrix(stats::runif((n - 1) * p, -K, K), n - 1, p)
+  real_y <- stats::runif(n - 1, -K, K)
+  list(x0 = rbind(real_x, 0), y0 = c(real_y, 0),
+       x1 = rbind(real_x, K * sig), y1 = c(real_y, -K))
+}

@@ -815,13 +815,11 @@ mirror_audit <- function(trials) {
   p <- 2
   K <- 2
   eps <- audit_eps_target
-  sig <- rep_len(c(1, -1), p)
-  real_x <- matrix(stats::runif((n - 1) * p, -K, K), n - 1, p)
-  real_y <- stats::runif(n - 1, -K, K)
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
-  x1 <- rbind(real_x, K * sig)
-  y1 <- c(real_y, -K)
+  nb <- bounded_neighbours(n, p, K)
+  x0 <- nb$x0
+  y0 <- nb$y0
+  x1 <- nb$x1
+  y1 <- nb$y1
   ctl <- dpsco_control(shrink = K)
   run <- function(x, y)
     dpsco(x, y, method = "mirror", lp = 2, tuning = "public", radius = Inf,
@@ -904,13 +902,11 @@ objective_audit <- function(trials, half = TRUE) {
   K <- 2
   r <- 1
   eps <- 0.99
-  sig <- rep_len(c(1, -1), p)
-  real_x <- matrix(stats::runif((n - 1) * p, -K, K), n - 1, p)
-  real_y <- stats::runif(n - 1, -K, K)
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
-  x1 <- rbind(real_x, K * sig)
-  y1 <- c(real_y, -K)
+  nb <- bounded_neighbours(n, p, K)
+  x0 <- nb$x0
+  y0 <- nb$y0
+  x1 <- nb$x1
+  y1 <- nb$y1
   run <- function(x, y)
     dpsco(x, y, method = "objective", tuning = "public", radius = r,
           epsilon = eps, delta = audit_delta, standardize = FALSE,
