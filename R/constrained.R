@@ -149,7 +149,8 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                    privacy = record, trace_at = integer(), std = std)
   fit$radius <- radius
   fit$lambda <- NULL
-  colnames(fit$beta) <- names(fit$a0) <- paste0("r", seq_len(nr) - 1L)
+  colnames(fit$beta) <- names(fit$a0) <- names(fit$df) <-
+    paste0("r", seq_len(nr) - 1L)
   fit
 }
 

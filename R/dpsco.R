@@ -380,6 +380,10 @@
 #' # the paper's public settings, for replication
 #' fitp <- dpsco(x, y, method = "holland", epsilon = 2, tuning = "public",
 #'               iterations = 20, step_size = 0.5, nlambda = 10)
+#' # a constraint-set method: private Frank-Wolfe over l1 balls (radii on
+#' # the unit scale of the private bounds)
+#' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
+#' coef(fw, s = 2)
 #' @export
 dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                   epsilon = 1, delta = NULL, lambda = NULL, nlambda = NULL,

@@ -221,7 +221,8 @@ summary_constrained <- function(object) {
     if (is.null(st$lp)) "l1" else paste0("l", num(st$lp)),
     length(object$radius), num(min(object$radius)), num(max(object$radius)),
     method_label[[object$method]],
-    if (is.null(st$steps)) "" else sprintf(", %d steps per radius", st$steps),
+    if (is.null(st$steps) || is.na(st$steps)) ""
+    else sprintf(", %d steps per radius", st$steps),
     set)
   sh <- pr$shares
   priv_text <- paste0(sprintf(paste(

@@ -114,10 +114,9 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   delta_r <- budget$remaining$delta / nr
   share <- budget$remaining$epsilon / budget$epsilon
   threads <- prob$threads %||% getOption("dpsco.threads", 2L)
-  public <- c("n (sample size)", "p (dimension)",
-              "x_bound (public bound on |x_ij|)",
-              if (!binomial) "y_bound (public bound on |y_i|)",
-              "offset", "radius path", "iterations and step sizes")
+  public <- c("x_bound (bound on |x_ij|)",
+              if (!binomial) "y_bound (bound on |y_i|)",
+              "offset", "iterations and step sizes")
 
   if (!shuffled) {
     L <- ctl("clip") %||% (resid * bound_q)

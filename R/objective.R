@@ -392,9 +392,7 @@ fit_objective <- function(prob, radius, budget, control) {
   part <- dp_part("optimizer", budget$epsilon, budget$delta, nr,
                   max(field("L")), 1, mechanism = mechanism,
                   released = released)
-  public <- c("n (the objective's normaliser)", "p and the intercept choice",
-              "constraint radii",
-              sprintf("x_bound = %s (|x_ij| <= x_bound)",
+  public <- c(sprintf("x_bound = %s (|x_ij| <= x_bound)",
                       format(signif(prob$x_bound, 4))),
               if (prob$family == "gaussian")
                 sprintf("y_bound = %s (|y_i| <= y_bound)",
