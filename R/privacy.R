@@ -58,8 +58,11 @@ exp_mech_multiplier <- function(eps0) 2 / eps0
 accountant_label <- function(parts) {
   kinds <- vapply(parts, part_kind, "")
   label <- if (all(kinds == "dp")) "basic composition of the stated guarantees"
-  else if (any(kinds == "rdp") ||
-           !all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
+  else if (any(kinds == "rdp"))
+    paste("Renyi DP over orders 1.1-63 of the Gaussian parts and of the",
+          "exponential mechanism as epsilon0^2/8-zCDP (Cesar and Rogers 2021),",
+          "improved conversion (Balle et al. 2020)")
+  else if (!all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
     paste("Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and",
           "Zhang 2019) over orders 1.1-63, improved conversion (Balle et al. 2020)")
   else "exact composition of Gaussian mechanisms (analytic Gaussian, Balle and Wang 2018)"

@@ -2,7 +2,8 @@
 # Kong (Statistica Sinica, doi:10.5705/ss.202022.0282), Section 6.1, with
 # dpsco: the batch-size study of the supplement (Section S1), Figures 1-2
 # (estimation error against the dimension p, one panel per epsilon) and
-# Table 1 (running time per fit at p = 50).
+# Table 1 (running time per fit at p = 50), with the paper's two baselines of
+# Hu, Ni, Xiao and Wang (2022): HTP-LASSO (lasso) and HTDP-FW (logistic).
 #
 # Run from the top of the source tree, with dpsco installed in LIB (compiled
 # from scratch, e.g. by bench/install.sh: objects left in src/ by a debug
@@ -14,8 +15,14 @@
 # DPSCO_SIM_TIMING_ONLY=1 reruns stage c alone (Table 1, with the tuned
 # constants and batch sizes stored in the existing results file) and updates
 # the file: use it to time a new build of the package without the full run.
+# DPSCO_SIM_BASELINES_ONLY=1 reruns stages 0b and b2 alone (the baselines'
+# radius tuning and their rows of Figures 1-2, on the same replicates as the
+# stored results) and updates the file, replacing any baseline rows it has.
+# Both variables together run stages 0b, b2 and c.
 # Measured wall time: 859 s (14.3 min) on a 2-core machine whose cores were
-# shared with other jobs (load average about 4 to 6 during the run).
+# shared with other jobs (load average about 4 to 6 during the run), before
+# the baselines were added; stages 0b and b2 alone took 238 s (load about
+# 5), stage c alone a few seconds.
 #
 # Stages
 #   0. Tuning.  One simulated replicate per model (p = 50, epsilon = 1,
@@ -33,8 +40,20 @@
 #      certified by dpsco's accountant to meet (epsilon, delta)) and "paper"
 #      (the noise scales printed in the paper, whose actual epsilon is
 #      recorded as eps_accounted).
-#   c. Table 1.  Seconds per fit (median of 5, one fit at a time) of each
-#      method for the lasso at p = 50, epsilon = 1, at the chosen batch size.
+#  0b. Baseline radius.  On the replicates of stage 0 (regenerated from the
+#      same streams), HTP-LASSO (lasso) and HTDP-FW (logistic) at epsilon = 1
+#      for each radius of a small grid, three fits each; the radius with the
+#      smallest mean error is the baselines' non-oracle radius, chosen as
+#      c_lambda is.  The oracle radius is ||beta*||_1 = 10, the paper's "(O)".
+#  b2. Baselines in Figures 1-2: the same replicates as stage b (the designs
+#      regenerated from its streams, the privacy noise from streams of their
+#      own), both radii, every epsilon.  The baselines have no "paper"
+#      calibration: dpsco accounts their privacy to meet the target
+#      (rows with calibration "accountant").
+#   c. Table 1.  Seconds per fit (median of 11, one fit at a time) of each
+#      method for the lasso at p = 50, epsilon = 1, at the chosen batch size,
+#      and of the baselines at the oracle radius: HTP-LASSO on the lasso
+#      design, HTDP-FW on the logistic design (the paper's pairing).
 #
 # Design (paper Section 6.1).  n = 10000; beta* = (1, -1, 1, -1, ..., 0, ...)
 # with ten non-zero entries; x_ij iid N(0, 1/n), so every column has norm
@@ -69,6 +88,13 @@
 #               rho = 2 c_trunc / sqrt(n) (DP-SPGD(K), coordinates clipped to
 #               +-c_trunc / sqrt(n)); the Kamath groups k and the Holland nu
 #               keep the paper's formulas.
+# Baselines (Hu et al. 2022), with tuning = "public", i.e. their paper's
+# settings, which the paper says it kept: HTP-LASSO shrinks x and y to
+# [-K, K], K = (n epsilon)^(1/5), and runs T = (n epsilon)^(2/5) private
+# Frank-Wolfe steps on the full data; HTDP-FW makes one pass in
+# T = (n epsilon)^(1/3) chunks with Holland's public s (pure epsilon-DP).
+# One radius per fit, no intercept.
+#
 # The paper's default s and rho (the package defaults, tau = 1) assume
 # gradient coordinates of order one.  Here they are of order 1/sqrt(n) =
 # 0.01: at m = n, epsilon = 1, p = 50 the defaults s = 25 and rho = 22 only
@@ -92,6 +118,9 @@ delta <- 1 / n
 zeta <- 0.1
 methods <- c("clip", "kamath", "holland", "none")
 models <- c("lasso", "logistic")
+baseline <- c(lasso = "htp_lasso", logistic = "htdp_fw")
+oracle_radius <- 10                     # ||beta*||_1, the paper's "(O)"
+radius_grid <- c(0.25, 0.5, 1, 2, 4, 8, 16)
 p_grid <- c(20, 40, 60, 80, 100, 150)
 eps_grid <- c(0.5, 1, 3)
 m_grid <- round(n / c(10, 6, 3, 2, 1))
@@ -160,6 +189,19 @@ run_fit <- function(d, model, method, m, epsilon, calibration, c_lambda,
              seconds = secs)
 }
 
+# one fit of the model's baseline at one radius
+run_baseline <- function(d, model, epsilon, radius) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- dpsco(d$x, d$y, family = if (model == "lasso") "gaussian" else "binomial",
+               method = baseline[[model]], epsilon = epsilon, delta = delta,
+               radius = radius, tuning = "public", intercept = FALSE)
+  secs <- proc.time()[["elapsed"]] - t0
+  b <- fit$beta[, 1]
+  data.frame(error = sqrt(sum((b - d$beta)^2)), df = sum(b != 0),
+             eps_accounted = privacy(fit)$epsilon_accounted, seconds = secs,
+             m = fit$settings$batch_size, steps = fit$settings$steps)
+}
+
 # one independent L'Ecuyer stream per task, whatever the number of cores
 task_seeds <- function(seed, k) {
   set.seed(seed)
@@ -202,15 +244,24 @@ batch_of <- function(model, method)
   batch_choice$m[batch_choice$model == model & batch_choice$method == method]
 
 timing_only <- nzchar(Sys.getenv("DPSCO_SIM_TIMING_ONLY"))
-if (timing_only) {
+baselines_only <- nzchar(Sys.getenv("DPSCO_SIM_BASELINES_ONLY"))
+partial <- timing_only || baselines_only
+if (partial) {
   results <- readRDS(out_file)
   tuned <- results$tuned
   batch_choice <- results$batch_choice
 }
+# the tasks of stage 0 and stage b: the baseline stages regenerate their
+# replicates from the same seeds
+tune_tasks <- data.frame(model = models, stringsAsFactors = FALSE)
+fig_tasks <- expand.grid(rep = seq_len(reps_fig), p = p_grid, model = models,
+                         stringsAsFactors = FALSE)
+# expensive tasks first, for load balance
+fig_tasks <- fig_tasks[order(-fig_tasks$p), ]
 
 # ---- Stage 0: tuning on one discarded replicate ------------------------------
 
-if (!timing_only) {
+if (!partial) {
 
 lambda_grid <- c(0.125, 0.25, 0.5, 1, 2)
 # NA = the package defaults (clip = 1, the paper's rho and s with tau = 1),
@@ -220,7 +271,6 @@ trunc_grid <- list(clip = c(NA, 0.25, 0.5, 1, 2),
                    kamath = c(NA, 0.05, 0.1, 0.25, 0.5), none = NA_real_)
 
 stamp("stage 0: tuning")
-tune_tasks <- data.frame(model = models, stringsAsFactors = FALSE)
 tuning <- par_tasks(tune_tasks, 101, function(tk) {
   d <- simulate(p_batch, tk$model)
   do.call(rbind, lapply(methods, function(me) {
@@ -283,10 +333,6 @@ print(batch_choice)
 # ---- Stage b: Figures 1-2 -----------------------------------------------------
 
 stamp("stage b: figures 1-2")
-fig_tasks <- expand.grid(rep = seq_len(reps_fig), p = p_grid, model = models,
-                         stringsAsFactors = FALSE)
-# expensive tasks first, for load balance
-fig_tasks <- fig_tasks[order(-fig_tasks$p), ]
 figures <- par_tasks(fig_tasks, 303, function(tk) {
   d <- simulate(tk$p, tk$model)
   rows <- list()
@@ -310,34 +356,127 @@ figures <- par_tasks(fig_tasks, 303, function(tk) {
 figures <- compact(figures)
 }
 
+# ---- Stage 0b: the baselines' radius, on the replicates of stage 0 -------------
+
+if (!partial || baselines_only) {
+
+stamp("stage 0b: baseline radius")
+# the design from stage 0's stream (simulate() is the first draw of each
+# task there), the privacy noise from a stream of its own
+noise0 <- task_seeds(111, nrow(tune_tasks))
+tuning_radius <- par_tasks(transform(tune_tasks, task = seq_len(nrow(tune_tasks))),
+                           101, function(tk) {
+  d <- simulate(p_batch, tk$model)
+  assign(".Random.seed", noise0[[tk$task]], envir = globalenv())
+  do.call(rbind, lapply(radius_grid, function(r) {
+    f <- do.call(rbind, lapply(1:3, function(k)
+      run_baseline(d, tk$model, eps_batch, r)))
+    data.frame(model = tk$model, method = baseline[[tk$model]], radius = r,
+               error = mean(f$error), error_sd = stats::sd(f$error),
+               df = mean(f$df), seconds = mean(f$seconds))
+  }))
+})
+tuning_radius <- compact(tuning_radius)
+tuned_radius <- do.call(rbind, lapply(split(tuning_radius, tuning_radius$model,
+                                            drop = TRUE), function(t)
+  t[which.min(t$error), c("model", "method", "radius", "error")]))
+rownames(tuned_radius) <- NULL
+print(tuned_radius)
+
+# ---- Stage b2: the baselines in Figures 1-2 ------------------------------------
+
+stamp("stage b2: baselines in figures 1-2")
+noise_b <- task_seeds(313, nrow(fig_tasks))
+base_rows <- par_tasks(transform(fig_tasks, task = seq_len(nrow(fig_tasks))),
+                       303, function(tk) {
+  d <- simulate(tk$p, tk$model)
+  assign(".Random.seed", noise_b[[tk$task]], envir = globalenv())
+  radii <- c(oracle_radius,
+             tuned_radius$radius[tuned_radius$model == tk$model])
+  rows <- list()
+  for (e in eps_grid) for (r in radii) {
+    f <- run_baseline(d, tk$model, e, r)
+    rows[[length(rows) + 1L]] <- data.frame(
+      model = tk$model, method = baseline[[tk$model]],
+      calibration = "accountant", epsilon = e, p = tk$p, m = f$m,
+      rep = tk$rep, error = f$error, df = f$df,
+      eps_accounted = f$eps_accounted, seconds = f$seconds, radius = r,
+      oracle = r == oracle_radius)
+  }
+  do.call(rbind, rows)
+})
+base_rows <- compact(base_rows)
+# the four methods' rows: radius and oracle do not apply
+fig_old <- if (baselines_only) results$figures else figures
+fig_old <- fig_old[!(fig_old$method %in% baseline), ]
+fig_old$radius <- rep(NA_real_, nrow(fig_old))
+fig_old$oracle <- rep(NA, nrow(fig_old))
+figures <- compact(rbind(fig_old, base_rows))
+}
+
 # ---- Stage c: Table 1 ---------------------------------------------------------
 
+if (!partial || timing_only) {
 stamp("stage c: timing")
+# fits of a few milliseconds on a shared machine: a median of 11
+reps_time <- 11L
 set.seed(404)
 d_time <- simulate(50, "lasso")
 timing <- do.call(rbind, lapply(methods, function(me) {
   k <- consts("lasso", me)
   m <- batch_of("lasso", me)
-  secs <- vapply(1:5, function(i) system.time(
+  secs <- vapply(seq_len(reps_time), function(i) system.time(
     run_fit(d_time, "lasso", me, m, 1, "accountant", k[["c_lambda"]],
             k[["c_trunc"]]))[["elapsed"]], 0)
-  data.frame(method = me, m = m, steps = ceiling(5 * (n / m)^2),
+  data.frame(method = me, model = "lasso", m = m,
+             steps = ceiling(5 * (n / m)^2), radius = NA_real_,
              seconds = median(secs), seconds_min = min(secs),
              seconds_max = max(secs))
 }))
+# the baselines at the oracle radius, each on the model the paper timed it
+# on; the logistic design from a seed of its own, so d_time is unchanged
+set.seed(405)
+d_time_logistic <- simulate(50, "logistic")
+timing <- rbind(timing, do.call(rbind, lapply(models, function(model) {
+  d <- if (model == "lasso") d_time else d_time_logistic
+  f <- lapply(seq_len(reps_time), function(i)
+    run_baseline(d, model, 1, oracle_radius))
+  secs <- vapply(f, `[[`, 0, "seconds")
+  data.frame(method = baseline[[model]], model = model, m = f[[1]]$m,
+             steps = f[[1]]$steps, radius = oracle_radius,
+             seconds = median(secs), seconds_min = min(secs),
+             seconds_max = max(secs))
+})))
 timing$published <- c(clip = 31.2866, kamath = 20.1467, holland = 28.8785,
-                      none = NA)[timing$method]
+                      none = NA, htp_lasso = 202.944,
+                      htdp_fw = 1.5017)[timing$method]
+rownames(timing) <- NULL
 print(timing)
+}
 
 # ---- Save ----------------------------------------------------------------------
 
 wall <- proc.time()[["elapsed"]] - t_start
-if (timing_only) {
-  results$timing <- timing
-  results$info$timing_date <- format(Sys.time(), "%Y-%m-%d")
-  results$info$timing_dpsco <- as.character(utils::packageVersion("dpsco"))
+if (partial) {
+  today <- format(Sys.time(), "%Y-%m-%d")
+  version <- as.character(utils::packageVersion("dpsco"))
+  if (timing_only) {
+    results$timing <- timing
+    results$info$timing_date <- today
+    results$info$timing_dpsco <- version
+  }
+  if (baselines_only) {
+    results$design$oracle_radius <- oracle_radius
+    results$design$radius_grid <- radius_grid
+    results$tuning_radius <- tuning_radius
+    results$tuned_radius <- tuned_radius
+    results$figures <- figures
+    results$info$baselines_date <- today
+    results$info$baselines_dpsco <- version
+    results$info$baselines_wall_seconds <- round(wall)
+  }
   saveRDS(results, out_file, compress = "xz")
-  stamp("updated the timing of ", out_file)
+  stamp("updated ", out_file)
   quit(save = "no")
 }
 results <- list(
@@ -345,9 +484,12 @@ results <- list(
                 epsilon = eps_grid, m = m_grid, reps_figures = reps_fig,
                 reps_batch = reps_batch, p_batch = p_batch,
                 eps_batch = eps_batch, beta_norm = sqrt(10),
-                noise_scale = noise_scale),
+                noise_scale = noise_scale, oracle_radius = oracle_radius,
+                radius_grid = radius_grid),
   tuning = compact(tuning),
   tuned = tuned,
+  tuning_radius = tuning_radius,
+  tuned_radius = tuned_radius,
   batch = batch,
   batch_choice = batch_choice,
   figures = figures,
