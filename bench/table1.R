@@ -76,6 +76,21 @@ y <- drop(x %*% beta_star) + rt(n, df = 2)
 e_ll <- exp(rlogis(n, location = 1 / 2, scale = 1 / 2)) - exp(1 / 2) * pi / 2
 y_logistic <- as.numeric(drop(x %*% beta_star) + e_ll > 0)
 
+# One row of the results: the medians `med` of a configuration's timings
+# next to the published seconds `ps`.
+timing_row <- function(method, m, T, paper_cfg, med, paper_calib, ps, err, fit) {
+  data.frame(
+    method = method, m = m, T = T, paper_cfg = paper_cfg,
+    total_s = med[["total"]], total_cpu_s = med[["total_cpu"]],
+    calib_s = med[["calib"]], paper_calib_s = paper_calib,
+    engine_s = med[["engine"]], engine_cpu_s = med[["engine_cpu"]],
+    paper_pub_s = ps, speedup_total = ps / med[["total"]],
+    speedup_total_cpu = ps / med[["total_cpu"]],
+    speedup_engine = ps / med[["engine"]],
+    l2_error = err, finite = all(is.finite(fit$beta)),
+    stringsAsFactors = FALSE)
+}
+
 configs <- data.frame(
   method = c("clip", "kamath", "holland", "kamath", "holland", "clip"),
   m = c(n / 6, n, n, n / 6, n / 6, n),
@@ -141,17 +156,9 @@ for (i in seq_len(nrow(configs))) {
   }
   med <- apply(tt, 2, median)
   ps <- if (cf$paper_config) paper_seconds[[cf$method]] else NA_real_
-  rows[[i]] <- data.frame(
-    method = cf$method, m = round(cf$m), T = cf$T,
-    paper_cfg = if (cf$paper_config) "yes" else "no",
-    total_s = med[["total"]], total_cpu_s = med[["total_cpu"]],
-    calib_s = med[["calib"]], paper_calib_s = med[["paper"]],
-    engine_s = med[["engine"]], engine_cpu_s = med[["engine_cpu"]],
-    paper_pub_s = ps, speedup_total = ps / med[["total"]],
-    speedup_total_cpu = ps / med[["total_cpu"]],
-    speedup_engine = ps / med[["engine"]],
-    l2_error = err, finite = all(is.finite(fit$beta)),
-    stringsAsFactors = FALSE)
+  rows[[i]] <- timing_row(cf$method, round(cf$m), cf$T,
+                          if (cf$paper_config) "yes" else "no", med,
+                          med[["paper"]], ps, err, fit)
 }
 # ---- the baselines -------------------------------------------------------------
 
@@ -207,17 +214,9 @@ for (method in c("htp_lasso", "htdp_fw")) {
   }
   med <- apply(tt, 2, median)
   ps <- paper_seconds[[method]]
-  rows[[length(rows) + 1L]] <- data.frame(
-    method = method, m = round(fit$settings$batch_size),
-    T = fit$settings$steps, paper_cfg = "yes",
-    total_s = med[["total"]], total_cpu_s = med[["total_cpu"]],
-    calib_s = med[["calib"]], paper_calib_s = NA_real_,
-    engine_s = med[["engine"]], engine_cpu_s = med[["engine_cpu"]],
-    paper_pub_s = ps, speedup_total = ps / med[["total"]],
-    speedup_total_cpu = ps / med[["total_cpu"]],
-    speedup_engine = ps / med[["engine"]],
-    l2_error = err, finite = all(is.finite(fit$beta)),
-    stringsAsFactors = FALSE)
+  rows[[length(rows) + 1L]] <- timing_row(
+    method, round(fit$settings$batch_size), fit$settings$steps, "yes", med,
+    NA_real_, ps, err, fit)
 }
 res <- do.call(rbind, rows)
 
