@@ -279,9 +279,9 @@ fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
         rep(0, prob$d))
 }
 
-# The largest noise multiplier-equivalent z (an exponential mechanism with
-# epsilon0 = 2 / z) such that `steps` such selections composed with the
-# `fixed` parts meet (epsilon, delta) through their Renyi curves.
+# The smallest multiplier-equivalent z, i.e. the largest epsilon0 = 2 / z of
+# an exponential mechanism, such that `steps` such selections composed with
+# the `fixed` parts meet (epsilon, delta) through their Renyi curves.
 calibrate_rdp <- function(fixed, steps, epsilon, delta) {
   eps_at <- function(z) account_parts(c(fixed, list(privacy_part(
     "em", z, 1, steps, 1, 1, kind = "rdp"))), delta)
