@@ -36,6 +36,13 @@
 #' deviance of a probability of 1/1000 for the observed class) for
 #' `"deviance"`.
 #'
+#' The constraint-set methods of [dpsco()] (`method = "fw"`, `"htp_lasso"`,
+#' `"htdp_fw"`, `"objective"`, `"mirror"`) are chosen along their path of
+#' radii in the same way (`radius.min`); `R` is then four times their bound
+#' on `|y|` (private, or the shrinkage level `K` with public tuning).
+#' `"mirror_shuffled"` is refused: its guarantee is for replace-one
+#' neighbours.
+#'
 #' @param x,y,family,method,epsilon,delta as in [dpsco()].
 #' @param holdout probability that a record goes to the validation part,
 #'   in (0, 0.5].
@@ -48,10 +55,12 @@
 #'   for the default above.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`).
-#' @return An object of class `cv.dpsco`: `lambda`, `cvm` (the noisy mean
+#' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
+#'   constraint-set methods of [dpsco()]), `cvm` (the noisy mean
 #'   validation loss, or `NULL` with `curve = 0`), `cvsd` (the sd of its
 #'   noise), `cvup`, `cvlo` (`cvm` plus and minus `cvsd`), `nzero`,
-#'   `name` (the loss), `lambda.min`, `index` (its position), `dpsco.fit`
+#'   `name` (the loss), `lambda.min` (or `radius.min`), `index` (its
+#'   position), `dpsco.fit`
 #'   (the path fitted on the training part), `n_train`, `n_val` and
 #'   `privacy` (the record of the whole procedure).
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
@@ -72,7 +81,12 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                      ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
-  method <- if (is.null(method)) "clip" else match_choice(method, "method", method_choices)
+  method <- if (is.null(method)) "clip"
+            else match_choice(method, "method", c(method_choices, constraint_methods))
+  if (method == "mirror_shuffled")
+    arg_error("method", "\"mirror_shuffled\" is private for replace-one ",
+              "neighbours, and the parallel composition of cv.dpsco() is ",
+              "stated for add/remove ones.")
   x <- check_x(x)
   n <- nrow(x)
   yy <- check_y(y, n, family)
@@ -98,10 +112,16 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                                             levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta, ...)
-  lam <- fit$lambda
+  lam <- path_values(fit)
   k <- length(lam)
-  y_bound <- fit$privacy$released$y_bound
+  # a constraint-set fit's y_scale is its bound on |y|; with public tuning
+  # the bounded-data methods have their shrinkage level K
+  y_bound <- fit$privacy$released$y_bound %||%
+    if (is.finite(fit$settings$y_bound %||% Inf)) fit$settings$y_bound
   r_bound <- if (!is.null(y_bound)) 4 * y_bound else fit$settings$clip
+  if (is.null(loss_bound) && is.null(r_bound) && family == "gaussian")
+    arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
+              "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
                                   class = 1, deviance = 2 * log(1000))
   pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
@@ -122,16 +142,21 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
     cvsd <- z_curve * bound * sqrt(k) / n_val
     cvm <- sums / n_val + cvsd * stats::rnorm(k)
   }
+  radius <- !is.null(fit$radius)
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
-                              z_curve, bound, k, n_val, measure)
-  structure(list(lambda = lam, cvm = cvm, cvsd = cvsd,
-                 cvup = if (!is.null(cvm)) cvm + cvsd,
-                 cvlo = if (!is.null(cvm)) cvm - cvsd,
-                 nzero = fit$df, name = measure_names[[measure]],
-                 lambda.min = lam[index], index = index, dpsco.fit = fit,
-                 n_train = n - n_val, n_val = n_val, loss_bound = bound,
-                 call = this_call, privacy = record),
-            class = "cv.dpsco")
+                              z_curve, bound, k, n_val, measure,
+                              if (radius) "radius.min" else "lambda.min")
+  out <- list(lambda = if (!radius) lam, radius = if (radius) lam,
+              cvm = cvm, cvsd = cvsd,
+              cvup = if (!is.null(cvm)) cvm + cvsd,
+              cvlo = if (!is.null(cvm)) cvm - cvsd,
+              nzero = fit$df, name = measure_names[[measure]],
+              lambda.min = if (!radius) lam[index],
+              radius.min = if (radius) lam[index], index = index,
+              dpsco.fit = fit, n_train = n - n_val, n_val = n_val,
+              loss_bound = bound, call = this_call, privacy = record)
+  drop <- if (radius) c("lambda", "lambda.min") else c("radius", "radius.min")
+  structure(out[setdiff(names(out), drop)], class = "cv.dpsco")
 }
 
 # The exponential mechanism on summed losses: every record's loss lies in
@@ -162,7 +187,8 @@ record_loss <- function(measure, y, pred) {
 # records, the choice (and the curve) on the validation records, and the
 # guarantee of the two by parallel composition.
 cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
-                              z_curve, bound, k, n_val, measure) {
+                              z_curve, bound, k, n_val, measure,
+                              chosen = "lambda.min") {
   rec <- fit_record
   rec$shares$pool <- "training"
   if (!private) return(rec)
@@ -170,7 +196,7 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
     part = "selection", share = 1 - curve, noise_multiplier = NA_real_,
     sample_rate = 1, steps = 1, sensitivity = bound,
     mechanism = "exponential mechanism (report-noisy-min, Gumbel)",
-    released = paste0("the index of lambda.min, from summed ", measure,
+    released = paste0("the index of ", chosen, ", from summed ", measure,
                       " clamped to [0, ", format(signif(bound, 3)), "]"),
     epsilon_alone = (1 - curve) * epsilon, pool = "validation",
     stringsAsFactors = FALSE)
@@ -181,8 +207,9 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
     sel <- rbind(sel, data.frame(
       part = "curve", share = curve, noise_multiplier = z_curve,
       sample_rate = 1, steps = 1, sensitivity = bound * sqrt(k) / n_val,
-      mechanism = "Gaussian", released = paste("the mean validation", measure,
-                                               "at each of", k, "penalties"),
+      mechanism = "Gaussian", released = paste(
+        "the mean validation", measure, "at each of", k,
+        if (chosen == "radius.min") "radii" else "penalties"),
       epsilon_alone = eps_curve, pool = "validation",
       stringsAsFactors = FALSE))
   }
@@ -201,14 +228,16 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
 #' @export
 print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat(sprintf("Hold-out choice of lambda: %d training and %d validation records\n",
-              x$n_train, x$n_val))
+  path <- cv_path(x)
+  cat(sprintf("Hold-out choice of the %s: %d training and %d validation records\n",
+              path$name, x$n_train, x$n_val))
   cat("Measure:", x$name, "\n\n")
   i <- x$index
-  tab <- data.frame(Lambda = signif(x$lambda[i], digits), Index = i,
+  tab <- data.frame(Value = signif(path$values[i], digits), Index = i,
                     Measure = if (!is.null(x$cvm)) signif(x$cvm[i], digits) else NA,
                     SD = if (!is.null(x$cvsd)) signif(x$cvsd, digits) else NA,
                     Nonzero = x$nzero[i], row.names = "min")
+  names(tab)[1L] <- if (path$name == "radius") "Radius" else "Lambda"
   print(tab)
   pr <- x$privacy
   if (pr$private)
@@ -219,12 +248,22 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   invisible(x)
 }
 
-# The penalty named by s: "lambda.min" or numbers.
+# The path of a cv.dpsco object: penalties or, for the constraint-set
+# methods, radii.
+cv_path <- function(x) {
+  if (is.null(x$radius)) list(name = "lambda", values = x$lambda, min = x$lambda.min)
+  else list(name = "radius", values = x$radius, min = x$radius.min)
+}
+
+# The penalty (or radius) named by s: "lambda.min" ("radius.min") or numbers.
 cv_s <- function(object, s) {
   if (is.character(s)) {
-    if (!identical(s, "lambda.min"))
-      arg_error("s", "must be \"lambda.min\" or non-negative penalty values.")
-    return(object$lambda.min)
+    path <- cv_path(object)
+    ok <- paste0(path$name, ".min")
+    if (!identical(s, ok))
+      arg_error("s", "must be \"", ok, "\" or non-negative ", path$name,
+                " values.")
+    return(path$min)
   }
   s
 }
@@ -233,17 +272,20 @@ cv_s <- function(object, s) {
 #'
 #' @param object a `cv.dpsco` object.
 #' @param newx,type as in [predict.dpsco()].
-#' @param s `"lambda.min"` (default) or penalty values.
+#' @param s `"lambda.min"` (default) or penalty values; for a path of
+#'   radii, `"radius.min"` or radii.
 #' @param ... unused.
 #' @return As [coef.dpsco()] and [predict.dpsco()].
 #' @export
-coef.cv.dpsco <- function(object, s = "lambda.min", ...) {
+coef.cv.dpsco <- function(object, s = NULL, ...) {
+  s <- s %||% paste0(cv_path(object)$name, ".min")
   coef.dpsco(object$dpsco.fit, s = cv_s(object, s))
 }
 
 #' @rdname coef.cv.dpsco
 #' @export
-predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link", ...) {
+predict.cv.dpsco <- function(object, newx, s = NULL, type = "link", ...) {
+  s <- s %||% paste0(cv_path(object)$name, ".min")
   predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
 }
 
@@ -261,11 +303,13 @@ predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link", ...)
 plot.cv.dpsco <- function(x, ...) {
   if (is.null(x$cvm))
     arg_error("x", "has no validation curve (it was fitted with curve = 0).")
-  ll <- log(x$lambda)
+  path <- cv_path(x)
+  ll <- log(path$values)
   graphics::plot(ll, x$cvm, ylim = range(x$cvlo, x$cvup), pch = 20,
-                 col = "red", xlab = expression(log(lambda)), ylab = x$name, ...)
+                 col = "red", xlab = paste0("log(", path$name, ")"),
+                 ylab = x$name, ...)
   graphics::segments(ll, x$cvlo, ll, x$cvup, col = "grey50")
-  graphics::abline(v = log(x$lambda.min), lty = 3)
+  graphics::abline(v = log(path$min), lty = 3)
   graphics::axis(3, at = ll, labels = x$nzero, tick = FALSE, line = -0.5)
   invisible(x)
 }

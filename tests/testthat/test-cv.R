@@ -285,3 +285,48 @@ test_that("utility: the binomial default beats the majority class", {
   expect_gt(mean(margin), 0.105)
   expect_true(all(margin > 0))
 })
+
+calibrate_z_curve <- function(eps, delta)
+  dpsco::dp_noise_multiplier(0.25 * eps, delta, 1, 1)
+
+test_that("a path of radii is chosen the same way: radius.min from the replayed losses", {
+  d <- cv_data()
+  eps <- 2
+  delta <- 0.1 / d$n
+  for (m in c("fw", "objective", "mirror")) {
+    set.seed(77)
+    cv <- cv.dpsco(d$x, d$y, method = m, epsilon = eps, delta = delta,
+                   radius = c(0.2, 1, 5))
+    fit <- cv$dpsco.fit
+    expect_identical(cv$radius, c(0.2, 1, 5))
+    expect_null(cv$lambda)
+    expect_true(cv$radius.min %in% cv$radius)
+    expect_identical(cv$radius.min, cv$radius[cv$index])
+    # the replay: the split is the first draw after the seed
+    set.seed(77)
+    val <- stats::runif(d$n) < 0.2
+    expect_identical(cv$n_val, sum(val))
+    # the loss bound is four times the released bound on |y|, squared
+    expect_equal(cv$loss_bound, (4 * fit$privacy$released$y_bound)^2)
+    pred <- predict(fit, d$x[val, ])
+    sums <- colSums(pmin((d$y[val] - pred)^2, cv$loss_bound))
+    # the released curve is the mean clamped loss plus N(0, cvsd^2)
+    expect_true(all(abs(cv$cvm - sums / cv$n_val) <= 5 * cv$cvsd))
+    expect_equal(cv$cvsd, calibrate_z_curve(eps, delta) * cv$loss_bound *
+                   sqrt(3) / cv$n_val, tolerance = 1e-12)
+    expect_equal(coef(cv), coef(fit, s = cv$radius.min))
+    expect_equal(predict(cv, d$x[1:3, ]),
+                 predict(fit, d$x[1:3, ], s = cv$radius.min))
+    expect_equal(privacy(cv)$epsilon_accounted, eps, tolerance = 1e-5)
+    expect_match(privacy(cv)$shares$released[privacy(cv)$shares$part == "selection"],
+                 "radius.min", fixed = TRUE)
+  }
+  out <- capture.output(print(cv))
+  expect_true(any(grepl("Hold-out choice of the radius", out)))
+  expect_true(any(grepl("Radius", out)))
+  err <- expect_error(coef(cv, s = "lambda.min"), class = "dpsco_arg_error")
+  expect_equal(err$arg, "s")
+  err <- expect_error(cv.dpsco(d$x, d$y, method = "mirror_shuffled"),
+                      class = "dpsco_arg_error")
+  expect_equal(err$arg, "method")
+})
