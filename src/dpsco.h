@@ -6,7 +6,8 @@
  *   records.c         the row-major copy of x and per-record norms, maxima
  *   sample.c          Poisson batch sampling by geometric gaps
  *   pass.c            one step's pass over its batch, in fixed chunks
- *   family.c          per-record loss derivative (gaussian, binomial)
+ *   family.c          per-record loss derivative (gaussian, binomial,
+ *                     convolution-smoothed quantile)
  *   oracle.c          accumulate/finish dispatch shared by all oracles
  *   oracle_clip.c     Algorithm 1: per-record L2 clipping
  *   oracle_kamath.c   Algorithm 3: clipped group means, coordinate median
@@ -54,7 +55,9 @@
 #define DPSCO_CLONES
 #endif
 
-enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1 };
+enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2 };
+enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
+       KERNEL_EPANECHNIKOV = 3 };
 enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
 
 /* ---- sample.c ------------------------------------------------------- */
@@ -81,7 +84,14 @@ void records_fill(records *rec, const double *x, int n, int p, int has_int,
 void records_alloc(records *rec, int n, int p);
 
 /* ---- family.c ------------------------------------------------------- */
-double glm_residual(int family, double eta, double y);
+typedef struct {
+    int kind;          /* FAMILY_* */
+    int kernel;        /* quantile: KERNEL_* of the convolution smoothing */
+    double tau;        /* quantile: level in (0, 1) */
+    double h;          /* quantile: bandwidth > 0 */
+} loss_family;
+
+double glm_residual(const loss_family *f, double eta, double y);
 
 /* ---- oracles -------------------------------------------------------- */
 /* Every per-record gradient has the form g = r * (1, x) (intercept) or
@@ -159,7 +169,8 @@ void prox_step(double *beta, const double *grad, int p, int has_int,
 typedef struct {
     records rec;
     const double *y;
-    int n, p, has_int, family;
+    int n, p, has_int;
+    loss_family family;
     double q;           /* Poisson sampling rate m / n */
     double noise_sd;    /* z * sensitivity; ignored by ORACLE_NONE */
     int steps;

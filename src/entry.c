@@ -53,7 +53,13 @@ static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
     pr->n = n;
     pr->p = p;
     pr->has_int = has_int;
-    pr->family = integer(settings, "family");
+    pr->family.kind = integer(settings, "family");
+    SEXP tau = field_or_null(settings, "tau");
+    SEXP bw = field_or_null(settings, "bandwidth");
+    SEXP kern = field_or_null(settings, "kernel");
+    pr->family.tau = Rf_isNull(tau) ? 0.5 : Rf_asReal(tau);
+    pr->family.h = Rf_isNull(bw) ? 1.0 : Rf_asReal(bw);
+    pr->family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
     pr->q = num(settings, "m") / n;
     pr->noise_sd = num(settings, "noise_sd");
     int threads = integer(settings, "threads");

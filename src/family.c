@@ -1,18 +1,43 @@
 /* Derivative of the per-record loss with respect to the linear predictor.
  * gaussian: (y - eta)^2 / 2        -> eta - y
  * binomial: log(1 + e^eta) - y eta -> 1 / (1 + e^-eta) - y
+ * quantile: the check loss c(u) = tau u+ + (1 - tau)(-u)+ at u = y - eta,
+ *           convolved with K_h(.) = K(. / h) / h; its derivative in eta is
+ *           F((eta - y) / h) - tau, F the kernel's distribution function
+ *           (all four kernels are symmetric), so |r| <= max(tau, 1 - tau).
  * A non-finite value (a diverging iterate) is mapped to a finite one so the
  * oracles' clamping still bounds every contribution. */
 #include <math.h>
 #include <float.h>
+#include <Rmath.h>
 #include "dpsco.h"
 
-double glm_residual(int family, double eta, double y)
+/* Distribution function of the smoothing kernel. */
+static double kernel_cdf(int kernel, double u)
+{
+    switch (kernel) {
+    case KERNEL_LOGISTIC:
+        return u >= 0 ? 1.0 / (1.0 + exp(-u)) : exp(u) / (1.0 + exp(u));
+    case KERNEL_UNIFORM:
+        return u <= -1.0 ? 0.0 : u >= 1.0 ? 1.0 : 0.5 * (u + 1.0);
+    case KERNEL_EPANECHNIKOV:
+        return u <= -1.0 ? 0.0 : u >= 1.0 ? 1.0
+               : 0.5 + 0.75 * u - 0.25 * u * u * u;
+    default:
+        return pnorm(u, 0.0, 1.0, 1, 0);
+    }
+}
+
+double glm_residual(const loss_family *f, double eta, double y)
 {
     double r;
-    if (family == FAMILY_BINOMIAL) {
+    if (f->kind == FAMILY_BINOMIAL) {
         r = eta >= 0 ? 1.0 / (1.0 + exp(-eta)) : exp(eta) / (1.0 + exp(eta));
         r -= y;
+    } else if (f->kind == FAMILY_QUANTILE) {
+        double u = (eta - y) / f->h;
+        /* NaN (a diverged iterate) gives 0 below; +-Inf are exact */
+        r = isnan(u) ? 0.0 : kernel_cdf(f->kernel, u) - f->tau;
     } else {
         r = eta - y;
     }

@@ -42,7 +42,7 @@ static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
     for (int c = from; c < to; c++) {
         int i = idx[c];
         const double *x = rec->xt + (size_t) i * pr->p;
-        double r = glm_residual(pr->family, pr->offset +
+        double r = glm_residual(&pr->family, pr->offset +
                                 linear_predictor(beta, x, pr->p, pr->has_int),
                                 pr->y[i]);
         oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
