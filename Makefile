@@ -254,7 +254,7 @@ valgrind: deps deps-debug
 # dp_mean() method, a one-step fit and each constraint-set mechanism
 # released 10^5 times or more on neighbouring data sets; fails if an
 # epsilon lower bound exceeds the accounted epsilon or a deliberately
-# broken variant goes undetected.  Takes about 8 minutes on 2 cores (10 on
+# broken variant goes undetected (test-audit*.R).  Takes about 8 minutes on 2 cores (10 on
 # a loaded machine); `make check` runs only the quick one.
 AUDIT_DIR := dpsco.audit
 
@@ -262,7 +262,7 @@ audit: deps
 	$(call private_install,$(AUDIT_DIR),)
 	@start=$$(date +%s); \
 	DPSCO_AUDIT_LONG=true R_LIBS=$(AUDIT_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
-	  --filter='^audit$$' --no-examples --label=audit; \
+	  --filter='^audit' --no-examples --label=audit; \
 	echo "audit: took $$(( $$(date +%s) - start )) s"
 
 # The C sources must compile silently under -Wall -Wextra -pedantic, with

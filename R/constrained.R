@@ -2,23 +2,37 @@
 # the two heavy-tailed baselines of Hu, Ni, Xiao and Wang (2022)
 # ("htp_lasso", "htdp_fw"), approximate objective perturbation
 # ("objective", objective.R) and noisy mirror descent ("mirror",
-# "mirror_shuffled", mirror.R).  They fit along a path of constraint radii
+# "mirror_shuffled", mirror.R), the two methods of Wang, Xiao, Devadas and
+# Xu (2020) ("sample_aggregate", sample-aggregate.R; "bun_steinke",
+# bun-steinke.R) and the one-pass clipped methods of Lowy and Razaviyayn
+# ("acsa", "clipped_sgd", "localized", one-pass.R).  They fit along a path of constraint radii
 # instead of penalties.  dpsco() hands them to dpsco_constrained(), which
 # chooses every data-dependent setting in one place (the private bounds
 # and centre of tune_private(), or the public rules), calls the method and
 # builds the fit and its privacy record from the parts it returns.
 
 constraint_methods <- c("fw", "htp_lasso", "htdp_fw", "objective", "mirror",
-                        "mirror_shuffled")
+                        "mirror_shuffled", "sample_aggregate", "bun_steinke",
+                        "acsa", "clipped_sgd", "localized")
+
+# The one-pass clipped methods of Lowy and Razaviyayn (lowy.R): each record
+# is used in one step (disjoint batches), clipped in l2.
+one_pass_methods <- c("acsa", "clipped_sgd", "localized")
 
 # Every method the bounded-data sensitivities of which need |x| <= x_bound
 # and |y| <= y_bound: their data are clamped (shrunk) to public bounds.
 bounded_methods <- c("htp_lasso", "objective", "mirror", "mirror_shuffled")
 mirror_methods <- c("mirror", "mirror_shuffled")
+# Methods whose guarantee is stated for replace-one neighbours.
+replace_one_methods <- c("mirror_shuffled", "sample_aggregate", "bun_steinke")
+# Methods whose private tuning releases an l2 clipping level (and the row
+# bound) rather than a per-coordinate truncation.
+l2_clip_methods <- c(mirror_methods, one_pass_methods)
 
 dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                               radius, nradius, lp, intercept, standardize,
-                              tuning, iterations, control, threads) {
+                              tuning, iterations, control, threads,
+                              quant = NULL) {
   n <- nrow(x)
   p <- ncol(x)
   d <- p + intercept
@@ -30,7 +44,8 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     arg_error("lp", "applies to methods \"mirror\" and \"mirror_shuffled\" only.")
   }
   radius <- if (is.null(radius)) NULL
-            else check_radius(radius, allow_inf = method == "mirror")
+            else check_radius(radius, allow_inf = method == "mirror" ||
+                                method == "objective" && family != "gaussian")
   nr <- if (is.null(radius)) check_count(nradius %||% 10L, "nlambda", 1, 1000)
         else length(radius)
   steps <- if (is.null(iterations)) NULL
@@ -57,11 +72,16 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     z1 <- calibrate_components(list(), 1, 1, epsilon, delta)
     # mirror descent clips in (a norm below) l2 and steps by the squared
     # row bound; the Frank-Wolfe oracles clamp coordinates
-    tn <- tune_private(x, y, family, if (method %in% c("fw", "htdp_fw", mirror_methods))
+    l2 <- method %in% l2_clip_methods
+    # bun_steinke needs no clip level, only the row bound for its step
+    bs <- method == "bun_steinke"
+    tn <- tune_private(x, y, family, if (method %in% c("fw", "htdp_fw",
+                                                      l2_clip_methods))
                        "clip" else "none", "spgd", intercept, z1, NULL, control,
                        constrained = TRUE,
-                       clip_norm = if (mirror) "l2" else "coordinate",
-                       row = mirror)
+                       clip_norm = if (l2) "l2" else "coordinate",
+                       row = l2 || bs, quant = quant)
+    quant <- tn$quant
     x <- tn$x
     y <- tn$y
     y_scale <- tn$y_scale
@@ -71,13 +91,15 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     x_bound <- 1
     y_bound <- 1
     clip <- tn$clip
-    smoothness <- if (mirror) tn$row_bound^2
+    smoothness <- if (l2 || bs) tn$row_bound^2
     released <- tn$released
     public <- c(public, "budget shares", tn$public)
   } else {
     offset <- if (!intercept || is.null(control$center)) 0
-              else if (family == "gaussian") control$center
+              else if (family != "binomial") control$center
               else stats::qlogis(control$center)
+    if (family == "quantile")
+      quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
     if (intercept && !is.null(control$center)) public <- c(public, "centre of y")
     x_bound <- y_bound <- Inf
     if (method %in% bounded_methods) {
@@ -95,23 +117,41 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     public <- c(public, "oracle parameters")
   }
   if (family == "binomial") y_bound <- 1
+  # a quantile residual is bounded whatever y is: y is not shrunk
+  if (family == "quantile" && tuning == "public") {
+    y <- yy$y
+    y_bound <- Inf
+  }
   if (method == "htp_lasso" && tuning == "private" && !is.null(control$shrink)) {
     x <- pmin(pmax(x, -control$shrink), control$shrink)
     x_bound <- min(1, control$shrink)
   }
   radius <- radius %||% default_radii(nr, family)
-  prob <- list(x = x, y = y, family = family, intercept = intercept,
+  prob <- list(x = x, y = y, family = family,
+               fam = family_settings(family, quant$tau, quant$bandwidth,
+                                     quant$smoother), quant = quant,
+               intercept = intercept,
                offset = offset, n = n, p = p, d = d, x_bound = x_bound,
                y_bound = y_bound, threads = threads, smoothness = smoothness,
-               tuning = tuning)
-  if (method == "mirror_shuffled") fixed <- replace_one_parts(fixed)
+               tuning = tuning, clip = clip)
+  if (method %in% replace_one_methods)
+    fixed <- replace_one_parts(fixed)
 
+  # what the newer methods take: the target, the private settings' parts
+  # and the (epsilon, delta) those leave for the method
+  budget <- list(epsilon = epsilon, delta = delta, fixed = fixed,
+                 remaining = remaining_budget(fixed, epsilon, delta))
   res <- switch(method,
     fw = , htp_lasso = , htdp_fw =
       fit_fw(prob, radius, method, steps, fixed, epsilon, delta, clip,
              control, tuning, threads),
     objective = fit_objective(prob, radius,
                               remaining_budget(fixed, epsilon, delta), control),
+    sample_aggregate = fit_sample_aggregate(prob, radius, budget, control,
+                                            steps),
+    bun_steinke = fit_bun_steinke(prob, radius, budget, control, steps),
+    acsa = , clipped_sgd = , localized =
+      fit_one_pass(prob, radius, method, budget, control, steps),
     fit_mirror(prob, radius, lp,
                list(epsilon = epsilon, delta = delta,
                     fixed_components = lapply(fixed, part_component),
@@ -131,19 +171,28 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
   kinds <- vapply(res$parts, part_kind, "")
   record <- new_privacy_record(
     epsilon, delta, parts,
-    calibration = if (any(kinds == "dp")) "theorem" else "accountant",
+    # a method whose noise is its theorem's formula says so (res$calibration)
+    calibration = res$calibration %||%
+      if (any(kinds == "dp")) "theorem" else "accountant",
     public = unique(c(public, res$public,
                       "any preprocessing applied to x and y before the call")),
     not_covered = std$not_covered,
-    extra = list(steps = res$settings$steps %||% NA_integer_, nradius = nr,
-                 radius = radius, tuning = tuning, released = released,
-                 pure_epsilon = res$pure_epsilon,
-                 adjacency = res$adjacency %||% "add/remove one record"))
+    extra = c(list(steps = res$settings$steps %||% NA_integer_, nradius = nr,
+                   radius = radius, tuning = tuning, released = released,
+                   pure_epsilon = res$pure_epsilon,
+                   adjacency = res$adjacency %||% "add/remove one record",
+                   loss = quantile_loss_text(quant)),
+              # a method's own account of its batches (NULL keeps the default)
+              if (!is.null(res$sampling)) list(sampling = res$sampling)))
   settings <- c(res$settings, list(tuning = tuning, radius = radius,
                                    lp = if (mirror) lp, offset = offset,
                                    y_scale = y_scale, x_bound = x_bound,
                                    y_bound = y_bound, control = control,
-                                   threads = threads))
+                                   threads = threads,
+                                   # on y's own scale, as coef() is
+                                   quantile = if (!is.null(quant))
+                                     utils::modifyList(quant, list(
+                                       bandwidth = quant$bandwidth * y_scale))))
   fit <- new_dpsco(list(beta = beta), x, radius, intercept, call, family,
                    method, yy$classnames, settings = settings,
                    privacy = record, trace_at = integer(), std = std)
@@ -222,9 +271,10 @@ fit_fw <- function(prob, radius, method, steps, fixed, epsilon, delta, clip,
     # |resid| <= |y| + |offset| + r max(1, K) inside the ball of radius r,
     # and each coordinate of (1, x) is at most max(1, K): HTP-LASSO's bound,
     # which also caps the clamp of "fw" on bounded (privately tuned) data
-    # (a logistic residual is at most 1)
+    # (a logistic residual is at most 1, a quantile one max(tau, 1 - tau))
     hard <- max(1, prob$x_bound) *
       if (prob$family == "binomial") 1
+      else if (prob$family == "quantile") max(prob$quant$tau, 1 - prob$quant$tau)
       else prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound)
     coord <- if (method == "htp_lasso") hard else min(clip, hard)
     # one Kamath group is a coordinate clamp at rho / 2
@@ -269,8 +319,8 @@ fit_fw <- function(prob, radius, method, steps, fixed, epsilon, delta, clip,
 # oracle's estimate.  Returns the d x length(radius) matrix of outputs.
 fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                       threads = 1L) {
-  settings <- c(oracle, list(
-    family = if (prob$family == "binomial") 1L else 0L,
+  # [[ ]]: prob$fam would partially match prob$family
+  settings <- c(oracle, prob[["fam"]] %||% family_settings(prob$family), list(
     intercept = as.integer(prob$intercept), noise_sd = 0,
     threads = as.integer(threads), offset = prob$offset,
     steps = as.integer(steps), eps0 = eps0, score_sensitivity = sens,

@@ -34,7 +34,9 @@
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
 #' deviance of a probability of 1/1000 for the observed class) for
-#' `"deviance"`.
+#' `"deviance"`.  For quantile fits the loss is the (unsmoothed) check loss
+#' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
+#' loss of a residual of size `R`.
 #'
 #' The constraint-set methods of [dpsco()] (`method = "fw"`, `"htp_lasso"`,
 #' `"htdp_fw"`, `"objective"`, `"mirror"`) are chosen along their path of
@@ -48,11 +50,12 @@
 #'   in (0, 0.5].
 #' @param type.measure loss on the validation part: `"mse"` (default for
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
-#'   `"class"` (misclassification).
+#'   `"class"` (misclassification); `"check"` (quantile, the only one).
 #' @param curve share of the budget of the validation part spent on
 #'   releasing the validation curve, in \[0, 1); 0 releases no curve.
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
+#' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`).
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -75,26 +78,31 @@
 #' cvfit
 #' coef(cvfit)
 #' @export
-cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
-                     epsilon = 1, delta = NULL, holdout = 0.2,
+cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+                     method = NULL, epsilon = 1, delta = NULL, holdout = 0.2,
                      type.measure = NULL, curve = 0.25, loss_bound = NULL,
-                     ...) {
+                     tau = NULL, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
+  tau <- check_tau(tau, family)
   method <- if (is.null(method)) "clip"
-            else match_choice(method, "method", c(method_choices, constraint_methods))
-  if (method == "mirror_shuffled")
-    arg_error("method", "\"mirror_shuffled\" is private for replace-one ",
+            else match_choice(method, "method", c(method_choices, constraint_methods,
+                                                  "prox_clipped_sgd"))
+  if (method %in% replace_one_methods)
+    arg_error("method", "\"", method, "\" is private for replace-one ",
               "neighbours, and the parallel composition of cv.dpsco() is ",
               "stated for add/remove ones.")
   x <- check_x(x)
   n <- nrow(x)
   yy <- check_y(y, n, family)
   check_number(holdout, "holdout", 0, 0.5)
-  measure <- type.measure %||% if (family == "binomial") "deviance" else "mse"
+  measure <- type.measure %||% switch(family, binomial = "deviance",
+                                      quantile = "check", "mse")
   measure <- match_choice(measure, "type.measure",
-                          c("mse", "mae", "deviance", "class"))
-  if ((family == "gaussian") != (measure %in% c("mse", "mae")))
+                          c("mse", "mae", "deviance", "class", "check"))
+  if (!measure %in% switch(family, gaussian = c("mse", "mae"),
+                           binomial = c("deviance", "class"),
+                           quantile = "check"))
     arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
               family, "\".")
   check_number(curve, "curve", 0, 1, lower_open = FALSE)
@@ -111,21 +119,24 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   y_fit <- if (family == "binomial") factor(yy$classnames[yy$y + 1L],
                                             levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
-               method = method, epsilon = epsilon, delta = delta, ...)
+               method = method, epsilon = epsilon, delta = delta, tau = tau,
+               ...)
   lam <- path_values(fit)
   k <- length(lam)
   # a constraint-set fit's y_scale is its bound on |y|; with public tuning
   # the bounded-data methods have their shrinkage level K
   y_bound <- fit$privacy$released$y_bound %||%
     if (is.finite(fit$settings$y_bound %||% Inf)) fit$settings$y_bound
-  r_bound <- if (!is.null(y_bound)) 4 * y_bound else fit$settings$clip
-  if (is.null(loss_bound) && is.null(r_bound) && family == "gaussian")
+  r_bound <- if (!is.null(y_bound)) 4 * y_bound
+             else if (family != "quantile") fit$settings$clip
+  if (is.null(loss_bound) && is.null(r_bound) && family != "binomial")
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
-                                  class = 1, deviance = 2 * log(1000))
+                                  class = 1, deviance = 2 * log(1000),
+                                  check = max(tau, 1 - tau) * r_bound)
   pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
-  loss <- pmin(record_loss(measure, yy$y[val], pred), bound)
+  loss <- pmin(record_loss(measure, yy$y[val], pred, tau), bound)
   sums <- colSums(loss)
 
   if (private) {
@@ -169,11 +180,13 @@ noisy_argmin <- function(sums, eps, bound) {
 
 measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
                    deviance = "Binomial deviance",
-                   class = "Misclassification error")
+                   class = "Misclassification error",
+                   check = "Mean check loss")
 
 # Per-record losses (n_val x K) of fitted means or probabilities `pred`.
-record_loss <- function(measure, y, pred) {
+record_loss <- function(measure, y, pred, tau = 0.5) {
   switch(measure,
+    check = check_loss(y - pred, tau),
     mse = (y - pred)^2,
     mae = abs(y - pred),
     class = 1 * ((pred > 0.5) != (y == 1)),

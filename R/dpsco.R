@@ -1,7 +1,8 @@
 #' Differentially private lasso and l1-logistic regression paths
 #'
-#' Fits an elastic-net penalised linear (`"gaussian"`) or logistic
-#' (`"binomial"`) model along a path of penalties by differentially private
+#' Fits an elastic-net penalised linear (`"gaussian"`), logistic
+#' (`"binomial"`) or smoothed quantile (`"quantile"`, see the section
+#' "Quantile regression") model along a path of penalties by differentially private
 #' stochastic proximal gradient descent, with one of the three private
 #' gradient estimators of Xie et al. or the non-private baseline.
 #'
@@ -286,13 +287,16 @@
 #'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
 #'   frame or a sparse `Matrix` is converted, see Input checks).
-#' @param y response: numeric for `"gaussian"`; 0/1 or a two-level factor for
+#' @param y response: numeric for `"gaussian"` and `"quantile"`; 0/1 or a two-level factor for
 #'   `"binomial"` (the second level is the event).
-#' @param family `"gaussian"` (lasso) or `"binomial"` (l1-logistic).
+#' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic) or
+#'   `"quantile"` (smoothed quantile regression; see the section below).
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
 #'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
 #'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or
-#'   `"mirror_shuffled"` (see the section on them).  Default `"clip"` with private tuning (at its
+#'   `"mirror_shuffled"` (see the section on them); the one-pass methods
+#'   `"acsa"`, `"clipped_sgd"`, `"localized"` (radii) and
+#'   `"prox_clipped_sgd"` (penalties; see their section).  Default `"clip"` with private tuning (at its
 #'   private level, clipping gave the lowest held-out error of the three on
 #'   the raw data of `bench/utility.R`) and `"holland"` with public tuning.
 #' @param epsilon,delta privacy target for the whole path; `epsilon > 0`
@@ -356,6 +360,8 @@
 #'   1000 for binomial, on the unit scale of private tuning).  Each radius spends part of the budget.
 #' @param lp `"mirror"` and `"mirror_shuffled"` only: the norm `l_p` of the
 #'   geometry and of the constraint ball, `1 < lp <= 2` (default 2).
+#' @param tau `family = "quantile"` only: the quantile level in (0, 1),
+#'   default 0.5.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -385,7 +391,8 @@
 #' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
 #' coef(fw, s = 2)
 #' @export
-dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
+dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+                  method = NULL,
                   epsilon = 1, delta = NULL, lambda = NULL, nlambda = NULL,
                   lambda.min.ratio = NULL, alpha = 1, penalty.factor = NULL,
                   intercept = TRUE, standardize = FALSE,
@@ -394,10 +401,13 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                   calibration = c("accountant", "paper"),
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
-                  lp = NULL) {
+                  lp = NULL, tau = NULL) {
   this_call <- match.call()
   tuning_given <- !missing(tuning)
   family <- match_choice(family, "family")
+  if (!inherits(control, "dpsco_control"))
+    arg_error("control", "must come from dpsco_control().")
+  quant <- quantile_options(family, tau, control)
   calibration <- match_choice(calibration, "calibration")
   tuning <- match_choice(tuning, "tuning")
   if (calibration == "paper") {
@@ -409,11 +419,20 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   tuned <- tuning == "private"
   method <- if (is.null(method)) (if (tuned) "clip" else "holland")
             else match_choice(method, "method",
-                              c(method_choices, constraint_methods))
+                              c(method_choices, constraint_methods,
+                                "prox_clipped_sgd"))
+  # Algorithm 8 of Lowy and Razaviyayn: the clip oracle over the disjoint
+  # blocks of one pass per lambda (one-pass.R)
+  one_pass <- method == "prox_clipped_sgd"
+  oracle_method <- if (one_pass) "clip" else method
   constrained <- method %in% constraint_methods
   optimizer_arg <- optimizer
-  optimizer <- if (is.null(optimizer)) (if (tuned) "newton" else "spgd")
+  optimizer <- if (is.null(optimizer)) (if (tuned && !one_pass) "newton" else "spgd")
                else match_choice(optimizer, "optimizer", c("newton", "spgd"))
+  if (one_pass && optimizer != "spgd")
+    arg_error("optimizer", "\"prox_clipped_sgd\" is its own optimiser (one ",
+              "pass of proximal steps per lambda); leave optimizer NULL or ",
+              "\"spgd\".")
   if (optimizer == "newton" && !tuned && !constrained)
     arg_error("optimizer", "\"newton\" needs the private curvature of ",
               "tuning = \"private\".")
@@ -448,15 +467,26 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                 method, "\".")
     return(dpsco_constrained(this_call, x, yy, family, method, epsilon, delta,
                              radius, nlambda, lp, intercept, standardize,
-                             tuning, iterations, control, threads))
+                             tuning, iterations, control, threads, quant))
   }
   if (!is.null(radius))
     arg_error("radius", "applies to the constraint-set methods only (",
               paste0("\"", constraint_methods, "\"", collapse = ", "), ").")
   if (!is.null(lp))
     arg_error("lp", "applies to methods \"mirror\" and \"mirror_shuffled\" only.")
+  if (one_pass) {
+    if (calibration == "paper")
+      arg_error("calibration", "\"paper\" exists only for the paper's ",
+                "methods clip, kamath and holland.")
+    if (!is.null(control$output) && control$output != "last")
+      arg_error("control", "$output: \"prox_clipped_sgd\" returns the last ",
+                "iterate (Algorithm 8).")
+  }
   if (private) {
     delta <- check_target(epsilon, delta, n)
+    if (one_pass && !is.finite(epsilon))
+      arg_error("epsilon", "must be finite for the private method ",
+                "\"prox_clipped_sgd\".")
   } else {
     if (!missing(epsilon)) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
     if (!is.null(delta)) check_number(delta, "delta", 0, 1)
@@ -466,18 +496,25 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   check_number(alpha, "alpha", 0, 1, lower_open = FALSE)
   pf <- check_penalty_factor(penalty.factor %||% rep(1, p), p)
 
-  m <- if (is.null(batch_size)) n else check_number(batch_size, "batch_size", 1, n,
-                                                    lower_open = FALSE)
-  steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
-           else if (!tuned) ceiling(5 * (n / m)^2)
-           else if (optimizer == "newton") 2 else 100
+  if (one_pass) {
+    bs <- one_pass_blocks(n, batch_size, iterations)
+    m <- bs$m
+    steps <- bs$steps
+  } else {
+    m <- if (is.null(batch_size)) n
+         else check_number(batch_size, "batch_size", 1, n, lower_open = FALSE)
+    steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
+             else if (!tuned) ceiling(5 * (n / m)^2)
+             else if (optimizer == "newton") 2 else 100
+  }
   if (is.null(lambda)) {
     nlam <- check_count(nlambda %||% if (tuned) 10L else 20L, "nlambda")
   } else {
     lambda <- check_lambda(lambda)
     nlam <- length(lambda)
   }
-  check_sizes(p, intercept, nlam, steps, trace, is.null(iterations) && !tuned)
+  check_sizes(p, intercept, nlam, steps, trace,
+              is.null(iterations) && !tuned && !one_pass)
   steps <- as.integer(steps)
   d <- p + intercept
   if (optimizer == "newton" && d > 4000L)
@@ -486,7 +523,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   if (!is.null(step_size)) check_number(step_size, "step_size", 0)
   trace_at <- check_trace(trace, steps)
   threads <- check_count(threads, "threads", 1, 64)
-  output <- control$output %||% if (tuned) "tail" else "average"
+  output <- if (one_pass) "last"
+            else control$output %||% if (tuned) "tail" else "average"
   # after every check: the private standardisation draws noise
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
                        control)
@@ -495,28 +533,42 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   fixed <- if (is.null(std$part)) list() else list(std$part)
   if (tuned) {
     z1 <- if (private) calibrate_components(list(), 1, 1, epsilon, delta) else 0
-    tn <- tune_private(x, yy$y, family, method, optimizer, intercept, z1,
-                       step_size, control)
+    tn <- tune_private(x, yy$y, family, oracle_method, optimizer, intercept,
+                       z1, step_size, control, quant = quant)
+    quant <- tn$quant
     x <- tn$x
     std <- add_bounds(std, tn$bound)
-    control <- equal_noise_oracle(method, control, tn$clip, d, m)
-    step_size <- tn$step_size
+    control <- equal_noise_oracle(oracle_method, control, tn$clip, d, m)
+    # Algorithm 8 steps by 1 / (2 beta), beta the top eigenvalue of the
+    # released curvature (the spgd step is 1 / beta)
+    step_size <- if (one_pass && is.null(step_size)) tn$step_size / 2
+                 else tn$step_size
     fixed <- c(fixed, tn$parts)
   } else {
+    # quantile: conquer's data-independent bandwidth, and the loss's
+    # largest curvature K(0) / h per unit of squared row norm
+    if (family == "quantile")
+      quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
     step_size <- step_size %||%
-      (1 / (d * if (family == "binomial") 1 / 4 else 1))
+      (1 / ((1 + one_pass) * d *
+            switch(family, binomial = 1 / 4,
+                   quantile = kernel_k0[[quant$smoother]] / quant$bandwidth,
+                   1)))
   }
   # the optimiser's share of the budget, split over the lambdas, sets the
   # paper's default rho and s and its printed noise scales
   opt_share <- 1 - (std$part$share %||% 0)
   eps_run <- opt_share * epsilon / nlam
   delta_run <- opt_share * delta / nlam
-  oracle <- oracle_setup(method, control, m, d, eps_run, delta_run)
+  oracle <- oracle_setup(oracle_method, control, m, d, eps_run, delta_run)
   # a privately tuned path first releases the gradient at its starting
   # point: its largest coordinate sets the grid, and the Newton path reuses
   # it as its first step
   first_release <- tuned && (is.null(lambda) || optimizer == "newton")
-  releases <- as.double(nlam) * steps +
+  # one pass over disjoint blocks is one release per record (parallel
+  # composition), like the full-data first release
+  if (one_pass) q <- 1
+  releases <- as.double(nlam) * (if (one_pass) 1 else steps) +
     (first_release && optimizer == "spgd")
   z <- if (!private) 0
        else if (calibration == "paper")
@@ -524,16 +576,22 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
        else calibrate_components(lapply(fixed, part_component), q, releases,
                                  epsilon, delta)
 
-  settings <- c(oracle, list(
-    family = if (family == "binomial") 1L else 0L, intercept = as.integer(intercept),
+  settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
+                                        quant$smoother), list(
+    intercept = as.integer(intercept),
     noise_sd = z * oracle$sensitivity, steps = steps, step_size = step_size,
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
     last_iterate = as.integer(output == "last"),
     tail_average = as.integer(output == "tail"), alpha = alpha,
-    penalty_factor = pf, threads = threads))
+    penalty_factor = pf, threads = threads, disjoint = as.integer(one_pass)))
   beta0 <- if (tuned) tn$beta0 else rep(0, d)
   if (first_release) {
-    g0 <- .Call(C_dpsco_release, x, yy$y, settings, beta0)
+    # (one pass: a clipped mean of every record, sensitivity C / n)
+    g0 <- .Call(C_dpsco_release, x, yy$y,
+                if (!one_pass) settings
+                else utils::modifyList(settings, list(
+                  m = n, noise_sd = z * oracle$clip / n, disjoint = 0L)),
+                beta0)
     if (optimizer == "newton") settings$first_gradient <- g0
   }
   if (is.null(lambda)) {
@@ -541,8 +599,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
     check_number(lmr, "lambda.min.ratio", 0, 1)
     if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
     lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr)
-              else lambda_grid(oracle$bound, x, yy$y, family, method, alpha,
-                               pf, intercept, nlam, lmr)
+              else lambda_grid(oracle$bound, x, yy$y, family, oracle_method, alpha,
+                               pf, intercept, nlam, lmr, quant$tau)
   }
   if (optimizer == "newton") {
     settings$curvature <- tn$curvature
@@ -561,17 +619,25 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
   parts <- c(fixed, list(privacy_part(
     "optimizer", z, q, releases, oracle$sensitivity,
     1 - sum(vapply(fixed, `[[`, 0, "share")),
-    mechanism = paste0("Gaussian: ", method, " oracle",
-                       if (q < 1) ", Poisson-subsampled"),
-    released = paste0(releases, " gradients",
-                      if (first_release) "; the first sets the lambda grid"))))
+    mechanism = if (one_pass)
+      paste0("Gaussian: clipped means of disjoint blocks, one pass per ",
+             "lambda (parallel composition: one release per record per lambda)")
+      else paste0("Gaussian: ", method, " oracle",
+                  if (q < 1) ", Poisson-subsampled"),
+    released = if (one_pass)
+      paste0(nlam, " passes of ", steps, " block means",
+             if (first_release) "; one full-data clipped gradient sets the lambda grid")
+      else paste0(releases, " gradients",
+                  if (first_release) "; the first sets the lambda grid"))))
   record <- new_privacy_record(
     epsilon, delta, parts,
     calibration = if (private) calibration else "none", public = public,
     not_covered = std$not_covered,
-    extra = list(steps = steps, nlambda = nlam, batch_size = m,
-                 epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
-                 tuning = tuning, released = if (tuned) tn$released))
+    extra = c(list(steps = steps, nlambda = nlam, batch_size = m,
+                   epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
+                   tuning = tuning, released = if (tuned) tn$released,
+                   loss = quantile_loss_text(quant)),
+              if (one_pass) list(sampling = one_pass_sampling)))
   new_dpsco(res, x, lambda, intercept, this_call, family, method, yy$classnames,
             settings = list(batch_size = m, iterations = steps,
                             step_size = step_size, schedule = control$schedule,
@@ -581,7 +647,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial"), method = NULL,
                             nu = oracle$nu, calibration = calibration,
                             tuning = tuning, optimizer = optimizer,
                             control = control, threads = threads,
-                            threads_used = min(threads, max_threads())),
+                            threads_used = min(threads, max_threads()),
+                            quantile = quant),
             privacy = record, trace_at = trace_at, std = std)
 }
 

@@ -9,7 +9,27 @@ method_label <- c(holland = "DP-SPGD(H), Holland estimator",
                   htdp_fw = "HTDP-FW (Hu et al. 2022): one-pass Frank-Wolfe, Holland estimator",
                   objective = "approximate objective perturbation over the l1 ball",
                   mirror = "noisy regularised mirror descent",
-                  mirror_shuffled = "shuffled truncated DP mirror descent")
+                  mirror_shuffled = "shuffled truncated DP mirror descent",
+                  sample_aggregate = "sample-and-aggregate (Wang et al. 2020, Algorithm 1)",
+                  bun_steinke = "gradient descent with Bun-Steinke trimmed means (Wang et al. 2020)",
+                  acsa = "accelerated one-pass clipped method, AC-SA (Lowy and Razaviyayn)",
+                  clipped_sgd = "one-pass noisy clipped SGD (Lowy and Razaviyayn)",
+                  localized = "localized noisy clipped subgradient method (Lowy and Razaviyayn)",
+                  prox_clipped_sgd = "one-pass noisy clipped proximal SGD (Lowy and Razaviyayn)")
+
+# The family as print() names it, with the quantile level; the model as
+# summary() names it.
+family_label <- function(object) {
+  q <- object$settings$quantile
+  if (is.null(q)) object$family
+  else sprintf("quantile (tau = %s)", format(signif(q$tau, 4)))
+}
+model_label <- function(object) {
+  switch(object$family, gaussian = "linear", binomial = "logistic",
+         quantile = sprintf("linear %s-quantile (%s)",
+                            format(signif(object$settings$quantile$tau, 4)),
+                            quantile_loss_text(object$settings$quantile)))
+}
 
 # The values the path runs over: penalties (decreasing) or, for the
 # constraint-set methods, radii (increasing).
@@ -30,8 +50,10 @@ path_name <- function(object) if (is.null(object$radius)) "Lambda" else "Radius"
 #' @export
 print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat("Method: ", method_label[[x$method]], "; family: ", x$family, "\n\n",
-      sep = "")
+  cat("Method: ", method_label[[x$method]], "; family: ", family_label(x),
+      "\n", if (!is.null(x$settings$quantile))
+        paste0("Loss: ", quantile_loss_text(x$settings$quantile), "\n"),
+      "\n", sep = "")
   tab <- data.frame(Df = x$df, signif(path_values(x), digits))
   names(tab)[2L] <- path_name(x)
   rownames(tab) <- seq_len(nrow(tab))
@@ -98,8 +120,8 @@ interpolate_coef <- function(object, s) {
 #'   Values between fitted penalties are interpolated linearly in lambda, as
 #'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
 #'   interpolated linearly in the radius.
-#' @param type `"link"` (linear predictor), `"response"` (fitted mean or
-#'   probability), `"class"` (binomial class label), `"coefficients"` or
+#' @param type `"link"` (linear predictor), `"response"` (fitted mean,
+#'   `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
 #' @param ... unused.
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
@@ -148,7 +170,8 @@ predict.dpsco <- function(object, newx, s = NULL,
   newx <- clamp_columns(newx, object$x_range)
   eta <- newx %*% b[-1L, , drop = FALSE] +
     matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
-  if (type == "link" || object$family == "gaussian") return(eta)
+  # gaussian and quantile: the fitted mean or tau-quantile
+  if (type == "link" || object$family != "binomial") return(eta)
   prob <- stats::plogis(eta)
   if (type == "response") return(prob)
   cls <- ifelse(prob > 0.5, object$classnames[2L], object$classnames[1L])
@@ -184,7 +207,7 @@ summary.dpsco <- function(object, ...) {
     "expected size %s, %d steps per penalty of the %s optimiser, %s step",
     "size %s and the %s as output; its settings were %s."),
     if (st$alpha == 1) "lasso" else "elastic-net",
-    if (object$family == "gaussian") "linear" else "logistic",
+    model_label(object),
     format(st$alpha), object$nobs, object$dim[1L], length(object$lambda),
     method_label[[object$method]], format(signif(st$batch_size, 7)),
     st$iterations,
@@ -216,7 +239,7 @@ summary_constrained <- function(object) {
   fit_text <- sprintf(paste(
     "A %s model was fitted on n = %d records and p = %d predictors over the",
     "%s ball of each of %d radii (%s to %s) by %s%s; its settings were %s."),
-    if (object$family == "gaussian") "linear" else "logistic",
+    model_label(object),
     object$nobs, object$dim[1L],
     if (is.null(st$lp)) "l1" else paste0("l", num(st$lp)),
     length(object$radius), num(min(object$radius)), num(max(object$radius)),

@@ -39,20 +39,25 @@ obj_fw_gap <- function(g, w, r) sum(g * w) + r * max(abs(g))
 
 # Public constants of the loss (Assumption 1): rows z_i = (1, x_i) have
 # ||z_i||_2 <= X2 and |z_ij| <= zmax; the per-record Hessian is h z_i z_i'
-# (h = 1 gaussian, h <= 1/4 binomial), so it has rank 1, the smoothness is
-# beta = h X2^2 and the seed's r = min(d, 2 rank) = min(d, 2).
+# (h = 1 gaussian, h <= 1/4 binomial, h <= K(0) / bandwidth for the
+# smoothed check loss), so it has rank 1, the smoothness is beta = h X2^2
+# and the seed's r = min(d, 2 rank) = min(d, 2).
 obj_bounds <- function(prob) {
   X2 <- sqrt(prob$intercept + prob$p * prob$x_bound^2)
-  h <- if (prob$family == "binomial") 0.25 else 1
+  h <- switch(prob$family, binomial = 0.25,
+              quantile = kernel_k0[[prob$quant$smoother]] / prob$quant$bandwidth,
+              1)
   list(X2 = X2, zmax = max(if (prob$intercept) 1, prob$x_bound),
        curvature = h, beta = h * X2^2, rank = min(prob$d, 2))
 }
 
 # Residual bound over C_r: |eta| <= |offset| + ||w||_1 max(1, x_bound), so a
 # gaussian residual is at most y_bound + |offset| + r max(1, x_bound); a
-# logistic one at most 1.  L = that bound times X2.
+# logistic one at most 1, a quantile one at most max(tau, 1 - tau) (for any
+# w: radius Inf is allowed there).  L = that bound times X2.
 obj_resid_bound <- function(prob, r) {
   if (prob$family == "binomial") 1
+  else if (prob$family == "quantile") max(prob$quant$tau, 1 - prob$quant$tau)
   else prob$y_bound + abs(prob$offset) + r * max(1, prob$x_bound)
 }
 
@@ -65,7 +70,7 @@ obj_eta <- function(prob, w) {
 }
 
 obj_grad_risk <- function(prob, w) {
-  res <- glm_residual_r(prob$family, obj_eta(prob, w), prob$y)
+  res <- glm_residual_r(prob$family, obj_eta(prob, w), prob$y, prob$quant)
   g <- drop(crossprod(prob$x, res)) / prob$n
   if (prob$intercept) c(sum(res) / prob$n, g) else g
 }
@@ -75,8 +80,11 @@ obj_grad_risk <- function(prob, w) {
 obj_risk <- function(prob, w) {
   eta <- obj_eta(prob, w)
   y <- prob$y
+  q <- prob$quant
   if (prob$family == "binomial")
     mean(pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta)
+  else if (prob$family == "quantile")
+    mean(smoothed_check_loss(y - eta, q$tau, q$bandwidth, q$smoother))
   else 0.5 * mean((y - eta)^2)
 }
 
@@ -119,12 +127,31 @@ obj_curvature <- function(prob) {
 obj_rounding <- function(prob, r, R, zmax, gmax_lin, lambda, gmax) {
   u <- .Machine$double.eps / 2
   gam <- function(k) k * u / (1 - k * u)
-  e_eta <- gam(prob$d + 2) * (abs(prob$offset) + r * zmax)
-  e_res <- e_eta + 4 * u * R
-  e_g <- gam(prob$n + 2) * R * zmax + zmax * e_res +
-    4 * u * (R * zmax + gmax_lin + 2 * lambda * r)
+  e_g <- obj_grad_error(prob, r, R, zmax, gmax_lin, lambda)
   # factor 2 for the terms these first-order bounds leave out
   2 * (2 * r * e_g + gam(prob$d + 2) * 2 * r * gmax)
+}
+
+# The bound on the rounding error of each computed gradient coordinate at a
+# point of l1 norm at most r (the terms of obj_rounding()).  An error in
+# eta moves the residual by at most the loss's curvature bound times it
+# (at least 1 is used, as for the gaussian loss).
+obj_grad_error <- function(prob, r, R, zmax, gmax_lin, lambda) {
+  u <- .Machine$double.eps / 2
+  gam <- function(k) k * u / (1 - k * u)
+  e_eta <- gam(prob$d + 2) * (abs(prob$offset) + r * zmax)
+  e_res <- max(1, obj_bounds(prob)$curvature) * e_eta + 4 * u * R
+  gam(prob$n + 2) * R * zmax + zmax * e_res +
+    4 * u * (R * zmax + gmax_lin + 2 * lambda * r)
+}
+
+# The unconstrained certificate (radius Inf): J is 2 lambda-strongly
+# convex, so J(w) - min J <= ||grad J(w)||^2 / (4 lambda); the computed
+# gradient is within twice the rounding bound of the exact one in every
+# coordinate (the factor 2 as in obj_rounding()).
+obj_strong_gap <- function(prob, g, w, R, zmax, gmax_lin, lambda) {
+  e_g <- obj_grad_error(prob, sum(abs(w)), R, zmax, gmax_lin, lambda)
+  (sqrt(sum(g * g)) + 2 * sqrt(prob$d) * e_g)^2 / (4 * lambda)
 }
 
 # Accelerated projected gradient (FISTA, Beck and Teboulle 2009, with the
@@ -149,7 +176,10 @@ obj_fista <- function(g0, w0, curv, lambda, r_proj, r_gap, step, tol, maxit) {
     dx <- xn - w0
     Axn <- curv(dx) + 2 * lambda * dx
     gq <- g0 + Axn
-    gap <- sum(gq * xn) + r_gap * max(abs(gq))
+    # the model is 2 lambda-strongly convex: unconstrained (r_gap Inf), its
+    # suboptimality is at most ||gradient||^2 / (4 lambda)
+    gap <- if (is.finite(r_gap)) sum(gq * xn) + r_gap * max(abs(gq))
+           else sum(gq * gq) / (4 * lambda)
     if (gap <= tol) return(list(w = xn, gap = gap, iter = it))
     if (sum((y - xn) * (xn - x)) > 0) {
       # momentum points uphill: restart it
@@ -192,8 +222,10 @@ obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
   outer <- 0L
   repeat {
     g <- obj_grad_risk(prob, w) + lin + 2 * lambda * w
-    gap <- obj_fw_gap(g, w, r) +
-      obj_rounding(prob, r, R, bd$zmax, gmax_lin, lambda, max(abs(g)))
+    gap <- if (is.finite(r))
+             obj_fw_gap(g, w, r) +
+               obj_rounding(prob, r, R, bd$zmax, gmax_lin, lambda, max(abs(g)))
+           else obj_strong_gap(prob, g, w, R, bd$zmax, gmax_lin, lambda)
     if (gap <= alpha || inner >= maxit) break
     # gaussian: the model is J itself; binomial: solve each majoriser only
     # as far as the outer gap warrants
@@ -220,6 +252,24 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
   logd <- log(2.5 / delta)
   sigma1 <- sqrt(128 * L^2 * logd) / eps
   lower <- bd$rank * bd$beta / (eps * n)         # lambda >= r beta / (eps n)
+  if (!is.finite(r)) {
+    # the seed's unconstrained objective perturbation (a bounded residual:
+    # L is finite for every w): the smallest lambda of the theorem, and an
+    # accuracy alpha whose output noise sigma2 is 1e-3 of the objective
+    # noise's typical move sigma1 / (2 n lambda) of the minimiser, floored
+    # where rounding stops the solver (gradients near 1e-12 of L)
+    lambda <- lower
+    sd_move <- 1e-3 * sigma1 / (2 * n * lambda)
+    alpha_thm <- min(sd_move^2 * lambda * eps^2 / (64 * logd), 1)
+    floor <- 1e-24 * L^2 * d / lambda
+    alpha <- min(max(tol %||% alpha_thm, floor), 1)
+    sigma2 <- sqrt(64 * alpha * logd / (lambda * eps^2))
+    return(list(L = L, resid_bound = R, diameter = Inf, width = Inf,
+                sigma1 = sigma1, lambda = lambda, lambda_lower = lower,
+                alpha = alpha, alpha_theorem = alpha_thm, alpha_floor = floor,
+                alpha_raised = alpha > (tol %||% alpha_thm), sigma2 = sigma2,
+                strong_convexity_C = 0))
+  }
   if (Delta > 0) {
     # Algorithm 2 assumes Delta-strong convexity w.r.t. the Minkowski norm
     # of C; an l2 modulus Delta gives Delta C_min^2 there (the seed's remark
@@ -269,8 +319,15 @@ obj_check_prob <- function(prob) {
       !identical(as.double(prob$p), as.double(p)) ||
       !identical(as.double(prob$d), as.double(p + isTRUE(prob$intercept))))
     arg_error("prob", "has n, p or d inconsistent with x and intercept.")
-  if (!prob$family %in% c("gaussian", "binomial"))
-    arg_error("family", "must be \"gaussian\" or \"binomial\".")
+  if (!prob$family %in% c("gaussian", "binomial", "quantile"))
+    arg_error("family", "must be \"gaussian\", \"binomial\" or \"quantile\".")
+  if (prob$family == "quantile") {
+    q <- prob$quant
+    if (!is.list(q) || !isTRUE(q$smoother %in% names(kernel_k0)))
+      arg_error("prob", "$quant must give tau, bandwidth and smoother.")
+    check_number(q$tau, "tau", 0, 1)
+    check_number(q$bandwidth, "bandwidth", 0)
+  }
   check_number(prob$x_bound, "x_bound", 0)
   check_number(prob$offset, "offset")
   if (!is.numeric(prob$y) || length(prob$y) != n || !all(is.finite(prob$y)))
@@ -285,7 +342,7 @@ obj_check_prob <- function(prob) {
     if (any(abs(prob$y) > prob$y_bound))
       arg_error("y", "has entries beyond y_bound = ", format(prob$y_bound),
                 "; clamp y to the public bound first.")
-  } else if (!all(prob$y %in% c(0, 1))) {
+  } else if (prob$family == "binomial" && !all(prob$y %in% c(0, 1))) {
     arg_error("y", "must be 0/1 for the binomial family.")
   }
   invisible(prob)
@@ -300,9 +357,15 @@ obj_check_prob <- function(prob) {
 # public).
 fit_objective <- function(prob, radius, budget, control) {
   obj_check_prob(prob)
+  # radius Inf (unconstrained) needs a residual bounded for every w
   if (!is.numeric(radius) || !length(radius) || anyNA(radius) ||
-      any(!is.finite(radius)) || any(radius <= 0))
-    arg_error("radius", "must be positive finite numbers.")
+      any(radius <= 0) ||
+      any(!is.finite(radius)) && prob$family == "gaussian")
+    arg_error("radius", "must be positive finite numbers",
+              if (prob$family != "gaussian") " (or Inf)",
+              if (prob$family == "gaussian")
+                " (Inf needs a bounded residual: family binomial or quantile)",
+              ".")
   if (length(radius) > 1L && any(diff(radius) <= 0))
     arg_error("radius", "must be strictly increasing.")
   if (!is.list(budget)) arg_error("budget", "must be list(epsilon, delta).")
@@ -386,7 +449,10 @@ fit_objective <- function(prob, radius, budget, control) {
     " (certified by the Frank-Wolfe gap)",
     if (any(field("alpha_raised") > 0)) ", raised to the numerical floor",
     "; output noise H ~ N(0, sigma2^2 I) with sigma2 = ", fmt(field("sigma2")),
-    ", then projection onto the l1 ball")
+    ", then projection onto the l1 ball",
+    if (any(!is.finite(radius)))
+      paste0(" (radius Inf: the unconstrained form, no projection, alpha ",
+             "certified by ||grad J||^2 / (4 lambda))"))
   released <- sprintf(paste("Proj_C(theta2 + H): %d coefficients at each of",
                             "%d radii"), d, nr)
   part <- dp_part("optimizer", budget$epsilon, budget$delta, nr,

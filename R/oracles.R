@@ -74,6 +74,17 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   clamp keeps more of the tails when the budget makes the noise small
 #'   (about the 99th percentile of a log-normal column on the BlogFeedback
 #'   data at epsilon = 1).
+#' @param bandwidth `family = "quantile"`: the public bandwidth `h > 0` of
+#'   the smoothed check loss, on the scale of `y`.  Default: conquer's rule
+#'   `max(((log n + p) / n)^0.4, 0.05)`, times the private spread of `y`
+#'   with `tuning = "private"` (see the section "Quantile regression" of
+#'   [dpsco()]).
+#' @param kernel `family = "quantile"`: the kernel of the convolution
+#'   smoothing, `"gaussian"` (default), `"logistic"`, `"uniform"` or
+#'   `"epanechnikov"`.
+#' @param smoothing `family = "quantile"`: `"convolution"` (default) with
+#'   `kernel`, or `"moreau"`, the Moreau envelope of the check loss with
+#'   parameter `1 / bandwidth`.
 #' @param ridge multiple of the typical spectral norm of the curvature's
 #'   noise added to its diagonal.
 #' @param memory weight in \[0, 1) of the carried gradient estimate in the
@@ -113,6 +124,24 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   dual norm exceeds `beta M + lambda`) and the step weight `gamma`.
 #'   Defaults from their Theorem 10: `lambda = sqrt(n eps) /
 #'   (kappa^2 d log(1/delta))^(1/4)`, `gamma = sqrt(T)`.
+#' @param blocks number of disjoint blocks `k >= 2` of
+#'   `dpsco(method = "sample_aggregate")`.  Default: the larger of the
+#'   smallest `k` meeting the aggregation's condition
+#'   `epsilon > 2 d / sqrt(k)` and `floor(n / (2 d))`.
+#' @param block_ridge ridge strength `lambda` of each block's fit in
+#'   `"sample_aggregate"` (mean loss plus `lambda / 2` times the squared
+#'   l2 norm of all coefficients, intercept included).
+#' @param trim records trimmed at each end by the Bun-Steinke trimmed mean
+#'   of `dpsco(method = "bun_steinke")` (the seed's constant `m`).
+#' @param mean_range prior range `c(a, b)` of every gradient coordinate's
+#'   mean for `"bun_steinke"` (or a 2-row matrix, one column per
+#'   coefficient); needed with `tuning = "public"`, where each record's
+#'   gradient coordinate is also clamped to it.  With private tuning the
+#'   default is the hard bound of the unit-scale data inside each ball.
+#' @param gd_step step size of `"bun_steinke"`'s gradient descent.
+#'   Default `1 / beta`, `beta` the loss's curvature (1, or 1/4 for
+#'   binomial) times the squared private row bound (private tuning) or
+#'   times `d` (public tuning: rows of unit-scale entries).
 #' @return A list of class `dpsco_control`.
 #' @seealso [dpsco()]
 #' @examples
@@ -125,10 +154,14 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           output = NULL, std_share = 0.1, shares = NULL,
                           x_bound = NULL, center = NULL, row_bound = NULL,
                           quantiles = c(clip = 0.995, row = 0.9), kappa = NULL,
+                          bandwidth = NULL, kernel = "gaussian",
+                          smoothing = c("convolution", "moreau"),
                           ridge = 1, memory = 0.5, shrink = NULL,
                           objective_tol = NULL, strong_convexity = 0,
                           objective_maxit = 1e5, mirror_alpha = NULL,
-                          mirror_lambda = NULL, mirror_gamma = NULL) {
+                          mirror_lambda = NULL, mirror_gamma = NULL,
+                          blocks = NULL, block_ridge = 1e-3, trim = 1L,
+                          mean_range = NULL, gd_step = NULL) {
   if (!is.null(clip)) check_number(clip, "clip", 0)
   if (!is.null(rho)) check_number(rho, "rho", 0)
   check_number(kmom, "kmom", 2, lower_open = FALSE)
@@ -152,6 +185,9 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
       any(quantiles <= 0 | quantiles >= 1))
     arg_error("quantiles", "must be c(clip = , row = ) with levels in (0, 1).")
   if (!is.null(kappa)) check_number(kappa, "kappa", 0, lower_open = FALSE)
+  if (!is.null(bandwidth)) check_number(bandwidth, "bandwidth", 0)
+  kernel <- match_choice(kernel, "kernel", kernel_choices)
+  smoothing <- match_choice(smoothing, "smoothing")
   check_number(ridge, "ridge", 0)
   check_number(memory, "memory", 0, 1, lower_open = FALSE)
   if (memory >= 1) arg_error("memory", "must be below 1.")
@@ -166,17 +202,35 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
     check_number(mirror_alpha, "mirror_alpha", 0, lower_open = FALSE)
   if (!is.null(mirror_lambda)) check_number(mirror_lambda, "mirror_lambda", 0)
   if (!is.null(mirror_gamma)) check_number(mirror_gamma, "mirror_gamma", 0)
+  if (!is.null(blocks)) check_count(blocks, "blocks", 2)
+  check_number(block_ridge, "block_ridge", 0)
+  check_count(trim, "trim", 0)
+  if (!is.null(mean_range) &&
+      (!is.numeric(mean_range) || anyNA(mean_range) ||
+       any(!is.finite(mean_range)) ||
+       !(length(mean_range) == 2L || (is.matrix(mean_range) &&
+                                      nrow(mean_range) == 2L)) ||
+       any(mean_range[c(FALSE, TRUE)] <= mean_range[c(TRUE, FALSE)])))
+    arg_error("mean_range", "must be c(a, b) with a < b, or a 2-row matrix ",
+              "of such ranges (one column per coefficient).")
+  if (!is.null(gd_step)) check_number(gd_step, "gd_step", 0)
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
                  nu = nu, tau = tau, schedule = match_choice(schedule, "schedule"),
                  output = output, std_share = std_share, shares = sh,
                  x_bound = x_bound, center = center, row_bound = row_bound,
-                 quantiles = quantiles, kappa = kappa, ridge = ridge,
+                 quantiles = quantiles, kappa = kappa,
+                 bandwidth = bandwidth, kernel = kernel,
+                 smoothing = smoothing, ridge = ridge,
                  memory = memory, shrink = shrink,
                  objective_tol = objective_tol,
                  strong_convexity = strong_convexity,
                  objective_maxit = objective_maxit,
                  mirror_alpha = mirror_alpha, mirror_lambda = mirror_lambda,
-                 mirror_gamma = mirror_gamma),
+                 mirror_gamma = mirror_gamma, blocks = blocks,
+                 block_ridge = block_ridge, trim = trim,
+                 mean_range = if (is.null(mean_range)) NULL
+                              else matrix(as.double(mean_range), 2L),
+                 gd_step = gd_step),
             class = "dpsco_control")
 }
 

@@ -7,12 +7,12 @@
 # enters a private grid.
 
 lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
-                        nlambda, lambda.min.ratio) {
+                        nlambda, lambda.min.ratio, tau = 0.5) {
   a <- max(alpha, 1e-3)  # as glmnet: ridge paths start from alpha = 0.001
   if (method == "none") {
     # non-private baseline: glmnet's data-driven lambda_max, the largest
     # gradient at the fit of the unpenalised terms alone
-    r <- null_residual(x, y, family, intercept, pf == 0)
+    r <- null_residual(x, y, family, intercept, pf == 0, tau)
     r[abs(r) <= 1e-10 * max(1, abs(y))] <- 0  # rounding of an exact fit
     grad <- abs(drop(crossprod(x, r))) / nrow(x)
     lmax <- max(grad[pf > 0] / pf[pf > 0]) / a
@@ -43,7 +43,12 @@ released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
 
 # y minus the fitted mean of the model with only the unpenalised terms
 # (intercept and columns with penalty factor 0); non-private use only.
-null_residual <- function(x, y, family, intercept, unpenalised) {
+null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5) {
+  # quantile: minus the check loss's subgradient at the intercept-only fit
+  # (the tau-quantile of y), the unpenalised columns left aside
+  if (family == "quantile")
+    return((y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0)
+           - (1 - tau))
   z <- cbind(if (intercept) 1, x[, unpenalised, drop = FALSE])
   if (ncol(z) == 0L)
     return(if (family == "binomial") y - 0.5 else y)

@@ -1,7 +1,8 @@
 # Plots for studies: held-out risk along the iterations of a fit, and error
 # curves against the privacy budget or the dimension.  Base graphics only.
 
-loss_mean <- function(family, eta, y) {
+loss_mean <- function(family, eta, y, quant = NULL) {
+  if (family == "quantile") return(mean(check_loss(y - eta, quant$tau)))
   if (family == "binomial")
     mean(ifelse(eta > 0, eta + log1p(exp(-eta)), log1p(exp(eta))) - y * eta)
   else mean((y - eta)^2) / 2
@@ -16,7 +17,8 @@ loss_mean <- function(family, eta, y) {
 #'
 #' The risk is the fit's own loss averaged over the held-out records: half
 #' the mean squared error for `"gaussian"`, the mean logistic loss for
-#' `"binomial"` (0/1 or two-level factor `newy`).
+#' `"binomial"` (0/1 or two-level factor `newy`), the mean check loss at
+#' the fit's `tau` for `"quantile"`.
 #'
 #' @param fit a `dpsco` fit made with `trace`.
 #' @param newx,newy held-out predictors and responses.
@@ -52,7 +54,7 @@ risk_path <- function(fit, newx, newy, s = NULL) {
   tr <- fit$trace
   risk <- vapply(seq_along(tr$steps), function(i) {
     eta <- drop(newx %*% tr$beta[, i, s]) + tr$a0[i, s]
-    loss_mean(fit$family, eta, newy)
+    loss_mean(fit$family, eta, newy, fit$settings$quantile)
   }, 0)
   data.frame(step = tr$steps, risk = risk)
 }

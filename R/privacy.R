@@ -49,6 +49,15 @@ dp_part <- function(name, epsilon, delta, steps, sensitivity, share,
   part
 }
 
+# A part of `steps` releases each rho-zCDP (Bun and Steinke 2016): Renyi
+# DP alpha * rho at every order, the curve of a Gaussian release with
+# multiplier 1 / sqrt(2 rho), so it enters the accountant as kind "rdp".
+zcdp_part <- function(name, rho, steps, share, mechanism, released = "",
+                      sensitivity = NA_real_) {
+  privacy_part(name, 1 / sqrt(2 * rho), 1, steps, sensitivity, share,
+               mechanism = mechanism, released = released, kind = "rdp")
+}
+
 # A Gaussian-type part described as a Gaussian mechanism: its RDP curve is
 # what the accountant composes.  An epsilon0 exponential mechanism is
 # epsilon0^2 / 8-zCDP (Cesar and Rogers 2021, bounded range), the RDP of a
@@ -208,6 +217,7 @@ format.dpsco_privacy <- function(x, ...) {
     sprintf("Target: (epsilon, delta) = (%s, %s)%s", num(x$epsilon), num(x$delta),
             if (!is.null(x$nlambda) || !is.null(x$nradius)) " for the whole path"
             else ""),
+    if (!is.null(x$loss)) sprintf("Loss: %s", x$loss),
     if (!is.null(x$pure_epsilon))
       sprintf("Pure differential privacy: epsilon = %s, delta = 0",
               num(x$pure_epsilon)),

@@ -146,7 +146,7 @@ hist_quantile <- function(counts, tau, n, sd) {
 tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
                          clip_norm = if (constrained) "coordinate" else "l2",
-                         row = !constrained) {
+                         row = !constrained, quant = NULL) {
   ctl <- control
   n <- nrow(x)
   p <- ncol(x)
@@ -165,8 +165,14 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                            else paste0(fmt(min(v)), " to ", fmt(max(v)))
 
   # 1. scale: bounds on |x_j| (and on |y| for the centre of a gaussian y)
+  # quantile: the bound sets the range of y's private histogram
+  # (quantile_settings()), needed unless the centre and the bandwidth are
+  # both declared
+  quantile <- family == "quantile"
+  need_hist <- quantile &&
+    (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
   need_y_bound <- family == "gaussian" &&
-    (constrained || intercept && is.null(ctl$center))
+    (constrained || intercept && is.null(ctl$center)) || need_hist
   cols <- cbind(if (is.null(ctl$x_bound)) x, if (need_y_bound) y)
   bound <- NULL
   y_bound <- NULL
@@ -200,11 +206,30 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     y <- pmin(pmax(y / y_scale, -1), 1)
     y_bound <- 1
   }
+  if (quantile) {
+    qs <- quantile_settings(y, y_bound, quant, intercept, ctl$center, n, p,
+                            z1, shares, constrained)
+    parts <- c(parts, qs$parts)
+    released <- c(released, qs$released)
+    public <- c(public, qs$public)
+    quant <- qs$quant
+    if (constrained) {
+      # the check loss is positively homogeneous, c_h(s u) = s c_(h/s)(u):
+      # y on the unit scale of its bound, the bandwidth with it (no clamp:
+      # the residual is bounded whatever y is)
+      y_scale <- if (is.null(y_bound)) 1 else y_bound
+      y <- y / y_scale
+      quant$bandwidth <- quant$bandwidth / y_scale
+      y_bound <- 1
+    }
+  }
 
   # 2. centre: the starting intercept
   beta0 <- rep(0, d)
   if (intercept) {
-    if (!is.null(ctl$center)) {
+    if (quantile) {
+      centre <- quant$centre / y_scale
+    } else if (!is.null(ctl$center)) {
       centre <- ctl$center / y_scale
       public <- c(public, "centre of y")
     } else {
@@ -217,7 +242,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                       fmt(rng[2L]), "]"), paste("centre of y", fmt(centre)))
     }
     released$centre <- centre
-    beta0[1L] <- if (family == "gaussian") centre
+    beta0[1L] <- if (family != "binomial") centre
                  else stats::qlogis(min(max(centre, 1 / (n + 2)), 1 - 1 / (n + 2)))
   }
 
@@ -226,7 +251,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   w_norm <- sqrt(rowSums(xt * xt) + intercept)
   c_norm <- if (clip_norm == "coordinate") pmax(intercept, apply(abs(xt), 1L, max))
             else w_norm
-  r0 <- glm_residual_r(family, beta0[1L], y)
+  r0 <- glm_residual_r(family, beta0[1L], y, quant)
   need_clip <- is.null(ctl$clip) && method != "none"
   need_row <- row && is.null(ctl$row_bound)
   vals <- cbind(if (need_clip) abs(r0) * c_norm, if (need_row) w_norm)
@@ -243,6 +268,10 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
       # a logistic residual is at most 1 and a row norm at most sqrt(d)
       if (family == "binomial")
         clip <- min(clip, if (clip_norm == "coordinate") 1 else sqrt(d))
+      # and a quantile one at most max(tau, 1 - tau)
+      if (quantile)
+        clip <- min(clip, max(quant$tau, 1 - quant$tau) *
+                          if (clip_norm == "coordinate") 1 else sqrt(d))
       k <- k + 1L
     }
     if (need_row)
@@ -264,7 +293,8 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   if (constrained)
     return(list(x = xt, y = y, y_scale = y_scale, bound = bound,
                 beta0 = beta0, clip = clip, row_bound = row_bound,
-                parts = parts, released = released, public = public))
+                parts = parts, released = released, public = public,
+                quant = quant))
 
   # 4. curvature: the second-moment matrix of the rows clipped to B_H
   z <- part_multiplier(z1, shares[["curvature"]])
@@ -278,7 +308,10 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   # the logistic loss's curvature at beta0, where every fitted probability
   # is the (released) event rate: at most 1/4, and falling as the fit
   # separates the classes, so a model with it never overshoots
+  # the smoothed check loss's: its curvature averaged over moves of the
+  # size of y's spread, from y's histogram (quantile.R)
   weight <- if (family == "gaussian") 1
+            else if (quantile) quant$weight
             else if (intercept) { pr <- stats::plogis(beta0[1L]); pr * (1 - pr) }
             else 1 / 4
   curv <- curvature_matrix(h, sd_h, ctl$ridge, weight)
@@ -290,7 +323,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                         else if (family == "binomial") 1.5 else 1
   list(x = xt, bound = bound, beta0 = beta0, clip = clip,
        row_bound = row_bound, curvature = curv$A, step_size = eta,
-       parts = parts, released = released, public = public)
+       parts = parts, released = released, public = public, quant = quant)
 }
 
 # The Gaussian release of the histograms: one column of `vals` per
@@ -338,8 +371,11 @@ curvature_matrix <- function(h, sd_h, ridge, weight) {
 
 # Residual of the intercept-only model with linear predictor eta for every
 # record: the loss derivative the engine uses (family.c).
-glm_residual_r <- function(family, eta, y) {
-  if (family == "binomial") stats::plogis(eta) - y else eta - y
+glm_residual_r <- function(family, eta, y, quant = NULL) {
+  if (family == "binomial") stats::plogis(eta) - y
+  else if (family == "quantile")
+    quantile_residual(eta, y, quant$tau, quant$bandwidth, quant$smoother)
+  else eta - y
 }
 
 # The equal-noise rule: Holland's scale s and Kamath's width rho are set so

@@ -141,7 +141,7 @@ check_y <- function(y, n, family) {
     }
   } else {
     if (!(is.numeric(y) || is.logical(y)))
-      arg_error("y", "must be numeric for the gaussian family",
+      arg_error("y", "must be numeric for the ", family, " family",
                 if (is.factor(y)) "; a factor response needs family = \"binomial\"",
                 ".")
     if (!all(is.finite(y)))

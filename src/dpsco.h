@@ -22,6 +22,10 @@
  *                     mechanism per step), full-data or one pass in chunks
  *   mirror.c          noisy mirror descent in l_p, full-data or shuffled
  *   gg_noise.c        generalized Gaussian noise in an l_r norm
+ *   one_pass.c        one-pass clipped methods over an l2 ball (AC-SA,
+ *                     clipped SGD, localized subgradient phases)
+ *   bun_steinke.c     gradient descent with Bun-Steinke trimmed-mean
+ *                     releases per coordinate (smooth sensitivity)
  *   entry.c           .Call entry points (argument unpacking only)
  *   init.c            routine registration
  */
@@ -57,7 +61,8 @@
 
 enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2 };
 enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
-       KERNEL_EPANECHNIKOV = 3 };
+       KERNEL_EPANECHNIKOV = 3,
+       KERNEL_MOREAU = 4 };  /* not a kernel: the check loss's Moreau envelope */
 enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
 
 /* ---- sample.c ------------------------------------------------------- */
@@ -71,6 +76,7 @@ void sampler_init(poisson_sampler *s, int n, double q);
 int sampler_next(const poisson_sampler *s, int cur);
 int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
 int sample_label(int k);
+void sample_permute(int *perm, int n);
 
 /* ---- records.c ------------------------------------------------------ */
 typedef struct {
@@ -185,12 +191,17 @@ typedef struct {
     int max_threads;    /* threads the chunks may run on */
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
+    int disjoint;       /* one pass per lambda: step t takes the t-th block
+                         * of m = q n records of a fresh permutation */
 } spgd_problem;
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace);
 void path_record(const spgd_problem *pr, const double *beta, double *avg,
                  int t, int tail_from, int l, int *next_trace, double *trace);
+void block_gradient(const spgd_problem *pr, oracle_state *o,
+                    const double *beta, const int *idx, int count, double sd,
+                    double *est);
 
 /* ---- quad_lasso.c / newton.c ------------------------------------------ */
 typedef struct {
@@ -261,5 +272,56 @@ void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
                        int threads);
 void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
                  double *beta, double *out);
+
+/* ---- one_pass.c ------------------------------------------------------ */
+enum { ONE_PASS_ACSA = 0, ONE_PASS_SGD = 1, ONE_PASS_LOCALIZED = 2 };
+
+/* A one-pass fit's plan.  Each radius draws a fresh permutation and cuts
+ * it into consecutive blocks: acsa and sgd have one phase of `steps[0]`
+ * blocks of `batch[0]` records; localized has `nphase` phases, phase i one
+ * block of batch[i] records used for steps[i] steps.  noise_sd[i] is the
+ * sd added to each coordinate of a block's clipped mean.  Per radius l:
+ * acsa's eta (step[l]); sgd's step sizes and weights (step and weight,
+ * steps[0] x nr); localized's regularisation lambda (step) and local
+ * radius (weight), nphase x nr. */
+typedef struct {
+    int method;
+    int nr, nphase;
+    const double *radius;
+    const int *batch, *steps;
+    const double *noise_sd;
+    const double *step, *weight;
+    double ridge;          /* sgd: mu, the ridge term mu ||w||^2 / 2 */
+} one_pass_plan;
+
+void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
+                   double *beta, double *out);
+void project_two_balls(double *w, int d, double radius, const double *c,
+                       double local);
+
+/* ---- bun_steinke.c -------------------------------------------------- */
+/* Full-batch gradient descent whose gradient coordinates are each
+ * released by Bun and Steinke's trimmed mean with smooth sensitivity and
+ * arsinh-normal noise (Wang, Xiao, Devadas and Xu 2020, Algorithm 3). */
+typedef struct {
+    const double *x;   /* n x p, column-major (R's layout) */
+    const double *y;
+    int n, p, has_int;
+    loss_family family;
+    double offset;
+    int steps;
+    const double *step; /* one step size per radius */
+    int m;             /* records trimmed at each end */
+    double decay;      /* e^{-m t} */
+    double s;          /* noise scale divisor */
+    int noise;         /* 0: the estimates alone (not private) */
+    int threads;
+} bs_problem;
+
+double bs_trimmed(double *v, int n, int m, double a, double b, double decay,
+                  double *mean);
+void bs_path(const bs_problem *bp, const double *radius, int nr,
+             const double *lo, const double *hi, double *beta, double *out,
+             double *trace);
 
 #endif

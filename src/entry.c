@@ -84,6 +84,8 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     pr.pf = REAL(field(settings, "penalty_factor"));
     pr.trace_at = INTEGER(trace_at);
     pr.ntrace = Rf_length(trace_at);
+    SEXP disjoint = field_or_null(settings, "disjoint");
+    pr.disjoint = Rf_isNull(disjoint) ? 0 : Rf_asInteger(disjoint);
 
     oracle_state o;
     setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
@@ -226,6 +228,56 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     return out;
 }
 
+/* A one-pass path (one_pass.c) over the increasing radii: per-phase
+ * integer vectors batch and steps, per-phase noise_sd, per-radius step
+ * and weight (see one_pass_plan), the ridge mu and the clip level.
+ * With x NULL: the projection of beta0 on the ball of radius[0] and the
+ * ball of radius[1] around y (project_two_balls), for the tests. */
+SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
+{
+    if (Rf_isNull(x)) {
+        int d = Rf_length(beta0);
+        SEXP w = PROTECT(Rf_duplicate(beta0));
+        project_two_balls(REAL(w), d, REAL(radius)[0], REAL(y),
+                          REAL(radius)[1]);
+        UNPROTECT(1);
+        return w;
+    }
+    spgd_problem pr;
+    problem_from(&pr, x, y, settings);  /* noise_sd unused: per phase below */
+    int dim = pr.p + pr.has_int, nr = Rf_length(radius);
+    one_pass_plan pl;
+    pl.method = integer(settings, "method");
+    pl.nr = nr;
+    pl.radius = REAL(radius);
+    SEXP batch = field(settings, "batch"), steps = field(settings, "steps");
+    pl.nphase = Rf_length(batch);
+    if (TYPEOF(batch) != INTSXP || TYPEOF(steps) != INTSXP ||
+        Rf_length(steps) != pl.nphase)
+        Rf_error("internal error: 'batch' and 'steps' must be integers per phase");
+    pl.batch = INTEGER(batch);
+    pl.steps = INTEGER(steps);
+    pl.noise_sd = per_radius(settings, "noise_sd", pl.nphase);
+    int per = pl.method == ONE_PASS_ACSA ? 1
+              : pl.method == ONE_PASS_SGD ? pl.steps[0] : pl.nphase;
+    pl.step = per_radius(settings, "step", per * nr);
+    pl.weight = pl.method == ONE_PASS_ACSA ? NULL
+                : per_radius(settings, "weight", per * nr);
+    pl.ridge = num(settings, "ridge");
+    oracle_state o;
+    oracle_setup(&o, ORACLE_CLIP, pr.p, pr.has_int, (double) pl.batch[0],
+                 num(settings, "clip"), 0.0, 1, 1.0, 1.0, 1,
+                 integer(settings, "threads"));
+    double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
+    memcpy(beta, REAL(beta0), (size_t) dim * sizeof(double));
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nr));
+    GetRNGstate();
+    one_pass_path(&pr, &o, &pl, beta, REAL(out));
+    PutRNGstate();
+    UNPROTECT(1);
+    return out;
+}
+
 /* One noisy release of the oracle's gradient estimate at beta, on a
  * Poisson batch at the fit's rate: the first step of a path, released
  * before the path so that its largest coordinate can set the grid. */
@@ -333,4 +385,78 @@ SEXP dpsco_holland_h(SEXP a, SEXP nu, SEXP tabulated)
                                  : holland_h(REAL(a)[i], sqrt_nu);
     UNPROTECT(1);
     return out;
+}
+
+/* Bun-Steinke gradient descent (bun_steinke.c).  task 0: the path over
+ * `radius` from beta0, returning list(beta = d x nr, trace = d x (steps nr)
+ * or NULL); task 1: one release per column of x between lo[j] and hi[j],
+ * returning the 3 x ncol matrix (truncated trimmed mean, smooth bound,
+ * release). */
+SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
+                       SEXP beta0)
+{
+    int n = Rf_nrows(x), p = Rf_ncols(x);
+    int m = integer(settings, "trim");
+    double decay = num(settings, "decay"), s = num(settings, "s");
+    int noise = integer(settings, "noise");
+    const double *lo = REAL(field(settings, "lo"));
+    const double *hi = REAL(field(settings, "hi"));
+    if (integer(settings, "task") == 1) {
+        double *v = (double *) R_alloc((size_t) n, sizeof(double));
+        SEXP out = PROTECT(Rf_allocMatrix(REALSXP, 3, p));
+        double *o = REAL(out);
+        GetRNGstate();
+        for (int j = 0; j < p; j++) {
+            memcpy(v, REAL(x) + (size_t) j * n, (size_t) n * sizeof(double));
+            o[3 * j + 1] = bs_trimmed(v, n, m, lo[j], hi[j], decay,
+                                      o + 3 * j);
+            o[3 * j + 2] = o[3 * j] + (noise ? o[3 * j + 1] / s *
+                                       sinh(norm_rand()) : 0.0);
+        }
+        PutRNGstate();
+        UNPROTECT(1);
+        return out;
+    }
+    bs_problem bp;
+    bp.x = REAL(x);
+    bp.y = REAL(y);
+    bp.n = n;
+    bp.p = p;
+    bp.has_int = integer(settings, "intercept");
+    bp.family.kind = integer(settings, "family");
+    SEXP tau = field_or_null(settings, "tau");
+    SEXP bw = field_or_null(settings, "bandwidth");
+    SEXP kern = field_or_null(settings, "kernel");
+    bp.family.tau = Rf_isNull(tau) ? 0.5 : Rf_asReal(tau);
+    bp.family.h = Rf_isNull(bw) ? 1.0 : Rf_asReal(bw);
+    bp.family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
+    bp.offset = num(settings, "offset");
+    bp.steps = integer(settings, "steps");
+    bp.step = REAL(field(settings, "step"));
+    bp.m = m;
+    bp.decay = decay;
+    bp.s = s;
+    bp.noise = noise;
+    int threads = integer(settings, "threads"), limit = dpsco_thread_limit();
+    bp.threads = threads < limit ? threads : limit;
+    if (bp.threads < 1)
+        bp.threads = 1;
+    int dim = p + bp.has_int, nr = Rf_length(radius);
+    double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
+    memcpy(beta, REAL(beta0), (size_t) dim * sizeof(double));
+    int want_trace = integer(settings, "trace");
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP nms = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(nms, 0, Rf_mkChar("beta"));
+    SET_STRING_ELT(nms, 1, Rf_mkChar("trace"));
+    Rf_setAttrib(res, R_NamesSymbol, nms);
+    SET_VECTOR_ELT(res, 0, Rf_allocMatrix(REALSXP, dim, nr));
+    if (want_trace)
+        SET_VECTOR_ELT(res, 1, Rf_allocMatrix(REALSXP, dim, bp.steps * nr));
+    GetRNGstate();
+    bs_path(&bp, REAL(radius), nr, lo, hi, beta, REAL(VECTOR_ELT(res, 0)),
+            want_trace ? REAL(VECTOR_ELT(res, 1)) : NULL);
+    PutRNGstate();
+    UNPROTECT(2);
+    return res;
 }

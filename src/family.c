@@ -2,9 +2,15 @@
  * gaussian: (y - eta)^2 / 2        -> eta - y
  * binomial: log(1 + e^eta) - y eta -> 1 / (1 + e^-eta) - y
  * quantile: the check loss c(u) = tau u+ + (1 - tau)(-u)+ at u = y - eta,
- *           convolved with K_h(.) = K(. / h) / h; its derivative in eta is
+ *           made smooth at bandwidth h in one of two ways:
+ *   convolution with K_h(.) = K(. / h) / h (kernels gaussian, logistic,
+ *           uniform, epanechnikov): the derivative in eta is
  *           F((eta - y) / h) - tau, F the kernel's distribution function
- *           (all four kernels are symmetric), so |r| <= max(tau, 1 - tau).
+ *           (all four kernels are symmetric);
+ *   Moreau envelope with parameter 1 / h (KERNEL_MOREAU): the derivative
+ *           is the clamp of (eta - y) / h to [-tau, 1 - tau].
+ *           Either way |r| <= max(tau, 1 - tau), whatever eta and y: the
+ *           bound every sensitivity of the quantile family rests on.
  * A non-finite value (a diverging iterate) is mapped to a finite one so the
  * oracles' clamping still bounds every contribution. */
 #include <math.h>
@@ -28,6 +34,21 @@ static double kernel_cdf(int kernel, double u)
     }
 }
 
+/* The derivative of the smoothed check loss in eta at u = (eta - y) / h. */
+static double quantile_residual(const loss_family *f, double u)
+{
+    double r;
+    if (f->kernel == KERNEL_MOREAU) {
+        r = u < -f->tau ? -f->tau : u > 1.0 - f->tau ? 1.0 - f->tau : u;
+    } else {
+        r = kernel_cdf(f->kernel, u) - f->tau;
+    }
+    /* rounding in F can leave [0, 1] by an ulp: clamp to the proof's range */
+    if (r < -f->tau) r = -f->tau;
+    if (r > 1.0 - f->tau) r = 1.0 - f->tau;
+    return r;
+}
+
 double glm_residual(const loss_family *f, double eta, double y)
 {
     double r;
@@ -36,8 +57,8 @@ double glm_residual(const loss_family *f, double eta, double y)
         r -= y;
     } else if (f->kind == FAMILY_QUANTILE) {
         double u = (eta - y) / f->h;
-        /* NaN (a diverged iterate) gives 0 below; +-Inf are exact */
-        r = isnan(u) ? 0.0 : kernel_cdf(f->kernel, u) - f->tau;
+        /* NaN (a diverged iterate) gives 0; +-Inf reach the clamp */
+        return isnan(u) ? 0.0 : quantile_residual(f, u);
     } else {
         r = eta - y;
     }

@@ -11,6 +11,8 @@ SEXP dpsco_holland_h(SEXP, SEXP, SEXP);
 SEXP dpsco_all_finite(SEXP);
 SEXP dpsco_max_threads(void);
 SEXP dpsco_mirror(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_one_pass(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_bun_steinke(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -26,6 +28,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_all_finite, 1),
     CALLDEF(dpsco_max_threads, 0),
     CALLDEF(dpsco_mirror, 5),
+    CALLDEF(dpsco_one_pass, 5),
+    CALLDEF(dpsco_bun_steinke, 5),
     {NULL, NULL, 0}
 };
 

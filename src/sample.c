@@ -1,7 +1,9 @@
 /* Poisson sampling: each record enters the batch independently with
  * probability q.  The gap to the next sampled record is Geometric(q), drawn
  * as floor(E / -log(1 - q)) with E ~ Exp(1), so one step costs O(q n)
- * random draws instead of n Bernoulli draws. */
+ * random draws instead of n Bernoulli draws.  Also the uniform permutation
+ * whose consecutive blocks are the disjoint batches of the one-pass
+ * methods. */
 #include <math.h>
 #include <Rmath.h>
 #include "dpsco.h"
@@ -47,4 +49,19 @@ int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
         count++;
     }
     return count;
+}
+
+/* Shuffle perm[0 .. n-1] in place (Fisher-Yates from the last position,
+ * one R_unif_index(i + 1) per position i = n - 1, ..., 1): a uniform
+ * permutation of whatever order perm held, so a caller may shuffle the
+ * previous permutation again.  The one-pass methods cut it into disjoint
+ * blocks; in R the same draws are sample.int(i + 1, 1) - 1. */
+void sample_permute(int *perm, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int) R_unif_index((double) i + 1.0);
+        int tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
 }

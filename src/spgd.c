@@ -6,7 +6,12 @@
  * N(0, noise_sd^2) to every coordinate, take the proximal step, update the
  * running iterate average.  Random draws come from R's generator in a fixed
  * order (batch gaps and labels, then dim normals), so set.seed() reproduces
- * a fit exactly.  Every buffer is allocated once per fit. */
+ * a fit exactly.  Every buffer is allocated once per fit.
+ *
+ * Disjoint mode (Algorithm 8 of Lowy and Razaviyayn, noisy clipped proximal
+ * SGD): per lambda one pass over a fresh uniform permutation, step t using
+ * its t-th block of m records, so each record enters one step per lambda;
+ * the draws are the permutation, then per step the dim normals. */
 #include <math.h>
 #include <string.h>
 #include <Rmath.h>
@@ -32,6 +37,21 @@ void path_record(const spgd_problem *pr, const double *beta, double *avg,
     }
 }
 
+/* The noisy mean over a fixed list of records: the pass, the oracle's
+ * estimate (divided by o->m, the public block size) and N(0, sd^2) on
+ * every coordinate.  The one-pass loops' step. */
+void block_gradient(const spgd_problem *pr, oracle_state *o,
+                    const double *beta, const int *idx, int count, double sd,
+                    double *est)
+{
+    oracle_reset(o);
+    batch_pass(pr, o, beta, idx, NULL, count);
+    oracle_finish(o, est);
+    if (o->kind != ORACLE_NONE && sd > 0)
+        for (int j = 0; j < o->dim; j++)
+            est[j] += sd * norm_rand();
+}
+
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                int nlambda, double *beta0, double *out, double *trace)
 {
@@ -48,12 +68,28 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     /* iterates after step `tail_from` enter the average */
     int tail_from = pr->tail_average ? pr->steps / 2 : 0;
 
+    /* disjoint blocks of the fixed size m = q n (steps * m <= n, checked
+     * in R); the records past steps * m sit out that lambda's pass */
+    int block = (int) floor(pr->q * pr->n + 0.5);
+    if (pr->disjoint)
+        for (int i = 0; i < pr->n; i++)
+            idx[i] = i;
+
     memcpy(beta, beta0, (size_t) dim * sizeof(double));
     for (int l = 0; l < nlambda; l++) {
         memset(avg, 0, (size_t) dim * sizeof(double));
         int next_trace = 0;
+        if (pr->disjoint)
+            sample_permute(idx, pr->n);
         for (int t = 1; t <= pr->steps; t++) {
-            since_check += noisy_gradient(pr, o, &sampler, beta, idx, label, est);
+            if (pr->disjoint) {
+                block_gradient(pr, o, beta, idx + (size_t) (t - 1) * block,
+                               block, pr->noise_sd, est);
+                since_check += block;
+            } else {
+                since_check += noisy_gradient(pr, o, &sampler, beta, idx,
+                                              label, est);
+            }
             double gamma = pr->sqrt_schedule ? pr->step0 / sqrt((double) t)
                                              : pr->step0;
             prox_step(beta, est, pr->p, pr->has_int, gamma, lambda[l],

@@ -577,8 +577,8 @@ fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
 }
 
 fw_audit_problem <- function(x, y)
-  list(x = x, y = y, family = "gaussian", intercept = FALSE, offset = 0,
-       n = nrow(x), p = ncol(x), d = ncol(x))
+  list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+       intercept = FALSE, offset = 0, n = nrow(x), p = ncol(x), d = ncol(x))
 
 # One full-data selection (T = 1, one radius) of "fw" or "htp_lasso",
 # accounted by dpsco() at (3, 0.01): eps0 = 2.14 per selection through the
@@ -826,8 +826,9 @@ mirror_audit <- function(trials) {
           iterations = 1, epsilon = eps, delta = audit_delta,
           standardize = FALSE, control = ctl)
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian", intercept = TRUE, offset = 0,
-         n = n, p = p, d = p + 1, x_bound = K, y_bound = K)
+    list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+         intercept = TRUE, offset = 0, n = n, p = p, d = p + 1, x_bound = K,
+         y_bound = K)
   fit <- run(x0, y0)
   st <- fit$settings
   budget <- list(epsilon = eps, delta = audit_delta, fixed_components = list(),
@@ -912,8 +913,9 @@ objective_audit <- function(trials, half = TRUE) {
           epsilon = eps, delta = audit_delta, standardize = FALSE,
           control = dpsco_control(shrink = K))
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian", intercept = TRUE, offset = 0,
-         n = n, p = p, d = p + 1, x_bound = K, y_bound = K)
+    list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+         intercept = TRUE, offset = 0, n = n, p = p, d = p + 1, x_bound = K,
+         y_bound = K)
   fit <- run(x0, y0)
   cal <- dpsco:::obj_calibrate(prob(x0, y0), r, eps, audit_delta, 0)
   # fit_objective()'s draws and solve at one radius, the noise scaled by f

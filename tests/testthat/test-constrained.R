@@ -3,8 +3,9 @@
 # (objective.R and mirror.R have their own files.)
 
 fw_problem <- function(x, y, intercept = FALSE, family = "gaussian") {
-  list(x = x, y = y, family = family, intercept = intercept, offset = 0,
-       n = nrow(x), p = ncol(x), d = ncol(x) + intercept)
+  list(x = x, y = y, family = family, fam = family_settings(family),
+       intercept = intercept, offset = 0, n = nrow(x), p = ncol(x),
+       d = ncol(x) + intercept)
 }
 exact_oracle <- function(n)
   list(oracle = 0L, m = n, clip = 1, rho = 0, k = 1L, s = 1, nu = 1)

@@ -11,7 +11,8 @@ obj_prob <- function(n = 400, p = 3, family = "gaussian", intercept = TRUE,
   eta <- drop(x %*% rep_len(b, p)) + offset
   y <- if (family == "gaussian") pmin(pmax(eta + rnorm(n, 0, 0.3), -1), 1)
        else as.double(rbinom(n, 1, plogis(eta)))
-  list(x = x, y = y, family = family, intercept = intercept, offset = offset,
+  list(x = x, y = y, family = family, fam = family_settings(family),
+       intercept = intercept, offset = offset,
        n = n, p = p, d = p + intercept, x_bound = 1, y_bound = 1)
 }
 

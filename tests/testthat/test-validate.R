@@ -779,8 +779,10 @@ test_that("a factor y keeps its declared levels; a method name may be abbreviate
   expect_identical(f[[1]]$beta, f[[2]]$beta)
   expect_identical(f[[1]]$classnames, c("a", "b"))
   common <- list(x = d$x, y = d$y, iterations = 3, nlambda = 2)
-  f <- fits_same_seed(9, c(list(method = "cl"), common),
-                      c(list(method = "clip"), common))
+  f <- fits_same_seed(9, c(list(method = "kam"), common),
+                      c(list(method = "kamath"), common))
   expect_identical(f[[1]]$beta, f[[2]]$beta)
-  expect_identical(f[[1]]$method, "clip")
+  expect_identical(f[[1]]$method, "kamath")
+  # "cl" could be "clip" or "clipped_sgd"
+  expect_error(dpsco(d$x, d$y, method = "cl"), class = "dpsco_arg_error")
 })

@@ -1,0 +1,359 @@
+# The one-pass clipped methods of Lowy and Razaviyayn ("Private stochastic
+# optimization with large worst-case Lipschitz parameter"), run by the C
+# engine (src/one_pass.c, and src/spgd.c's disjoint mode):
+#   "acsa"             Algorithm 2, noisy clipped accelerated SGD (AC-SA);
+#   "clipped_sgd"      Algorithm 6, noisy clipped SGD for a strongly convex
+#                      loss (here: the loss plus a public ridge);
+#   "localized"        Algorithm 4, localized noisy clipped subgradient
+#                      method (phases of Algorithm 3);
+#   "prox_clipped_sgd" Algorithm 8, noisy clipped proximal SGD along the
+#                      penalty path of dpsco().
+# The first three are constraint-set methods over the l2 ball of each
+# radius (dpsco_constrained() calls fit_one_pass()); the fourth is the
+# penalised path (dpsco() calls dpsco_prox_clipped()).
+#
+# Every step is Algorithm 1 on a block of records: each record's gradient
+# clipped to l2 norm C, the block's sum divided by its public size N, plus
+# N(0, (z C / N)^2) per coordinate.  The blocks of one radius (or lambda)
+# are disjoint consecutive blocks of a uniform permutation, so one record
+# is in one step: by parallel composition a pass is one Gaussian release
+# per record with multiplier z, i.e. 1 / (2 z^2)-zCDP, which is the RDP
+# alpha / (2 z^2) of the accountant's Gaussian part.  The localized
+# method's record is in the T_i steps of its phase only, each with
+# multiplier z sqrt(T_i): together again 1 / (2 z^2)-zCDP.  Radii (or
+# lambdas) compose: nr such releases per record.
+#
+# Many formulas of the seed's text were lost in extraction; the
+# reconstructions (from Ghadimi and Lan 2012 for AC-SA, Stich 2019 for the
+# step sizes and weights of Algorithm 6, Feldman, Koren and Talwar 2020 for
+# the localization) are stated where each setting is chosen below.
+
+#' @name dpsco
+#' @rdname dpsco
+#' @section One-pass clipped methods (Lowy and Razaviyayn):
+#' Four methods of Lowy and Razaviyayn (2023, "Private stochastic
+#' optimization with large worst-case Lipschitz parameter") use each record
+#' once per pass: the records are put in a uniform random order (a fresh
+#' one per radius or lambda) and cut into disjoint consecutive blocks; a
+#' step takes the mean of its block's gradients, each clipped to l2 norm
+#' `C`, divided by the public block size `N`, plus `N(0, (z C / N)^2)` per
+#' coordinate.  A record is then in one Gaussian release per pass (parallel
+#' composition), which is `1 / (2 z^2)`-zCDP, i.e. Renyi DP `alpha / (2
+#' z^2)` at every order: the passes and the private settings are composed
+#' exactly by the accountant, and `z` is calibrated to the target.  Records
+#' left over when `N` does not divide `n` sit the pass out.
+#' \describe{
+#'   \item{`"acsa"`}{noisy clipped accelerated SGD (the seed's Algorithm 2,
+#'     AC-SA of Ghadimi and Lan 2012) over the l2 ball of each radius;
+#'     `T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5)` steps (`D` the ball's
+#'     diameter, `rho = 1 / (2 z^2)`, `beta` the smoothness), step weights
+#'     `alpha_t = 2 / (t + 1)`, `gamma_t = 4 eta / (t (t + 1))` with `eta`
+#'     the minimiser of Ghadimi and Lan's bound given the estimate's
+#'     variance `d (z C / N)^2 + C^2 / N`.}
+#'   \item{`"clipped_sgd"`}{noisy clipped projected SGD for a strongly convex
+#'     loss (Algorithm 6): the loss plus the public ridge `mu ||w||^2 / 2`
+#'     (`dpsco_control(strong_convexity = mu)`, default `beta / 1000`), the
+#'     step sizes and averaging weights of Stich (2019); at most
+#'     `sqrt(n)` steps by default.}
+#'   \item{`"localized"`}{localized noisy clipped subgradient method
+#'     (Algorithm 4, iterative localization of Feldman, Koren and Talwar
+#'     2020): `k` phases (`iterations`, default `log2(n)`), phase `i` on its
+#'     own `n / 2^i` records running `T_i` steps (at most 100) on the loss
+#'     plus `(lambda_i / 2) ||w - w_{i-1}||^2` (only the loss is clipped),
+#'     over the ball intersected with `||w - w_{i-1}|| <= C / lambda_i`; each
+#'     step's noise is `z sqrt(T_i) C / n_i`, so a record's `T_i` releases
+#'     together are again `1 / (2 z^2)`-zCDP.}
+#'   \item{`"prox_clipped_sgd"`}{noisy clipped proximal SGD (Algorithm 8)
+#'     along the elastic-net penalty path: per lambda one pass of
+#'     `iterations` (default 20) blocks of `batch_size = n / iterations`
+#'     records, the seed's step `1 / (2 beta)` (beta: the top eigenvalue of
+#'     the released curvature, or `d` with public tuning), the last iterate
+#'     as output and warm start.  With private tuning it takes `"clip"`'s
+#'     private settings and its lambda grid from one full-data clipped
+#'     gradient released with the same `z`.}
+#' }
+#' With private tuning the clip level `C` and the smoothness (the squared
+#' private row bound, times 1/4 for binomial) are those of the mirror
+#' methods; with `tuning = "public"`, `control$clip` (default 1) and `d`.
+#' The seed's formulas were partly reconstructed: see `R/one-pass.R`.
+NULL
+
+one_pass_codes <- c(acsa = 0L, clipped_sgd = 1L, localized = 2L)
+
+one_pass_sampling <- paste(
+  "disjoint blocks of a uniform random permutation, a fresh one per pass:",
+  "each record in one step (\"localized\": in its phase's steps) per pass")
+
+# The loss's curvature per unit squared norm of (1, x): 1 for least
+# squares, 1/4 for the logistic loss, K(0) / h for the smoothed check loss
+# with kernel density K (at its peak 0) and bandwidth h.
+loss_curvature <- function(prob) {
+  switch(prob$family,
+    binomial = 1 / 4,
+    quantile = {
+      fam <- prob[["fam"]] %||% family_settings("quantile")
+      peak <- c(0.3989422804014327, 1 / 4, 1 / 2, 3 / 4)[fam$kernel + 1L]
+      peak / fam$bandwidth
+    },
+    1)
+}
+
+# The number of phases of "localized" by default: Feldman, Koren and
+# Talwar's k = log2(n), the most for which every phase keeps a record.
+default_phases <- function(n) max(1L, as.integer(floor(log2(n))))
+
+# The step sizes and averaging weights of Algorithm 6, from Stich (2019,
+# Lemma 3) with the recursion of the seed's Proposition 32: steps at most
+# 1 / L (L = 2 beta), strong convexity a = mu.  Few steps (T <= L / a):
+# constant 1 / L and weights (1 - a / L)^-(t + 1); otherwise the first
+# t0 = ceiling(T / 2) steps at 1 / L with weight 0, then
+# 2 / (a (kappa + t - t0)) with weight (kappa + t - t0)^2, kappa = 2 L / a.
+# t = 0, ..., T - 1; the weight of step t goes to the iterate it produces.
+stich_schedule <- function(T, L, a) {
+  t <- seq_len(T) - 1
+  if (T <= L / a) {
+    lw <- -(t + 1) * log1p(-a / L)
+    list(step = rep(1 / L, T), weight = exp(lw - max(lw)))
+  } else {
+    t0 <- ceiling(T / 2)
+    kappa <- 2 * L / a
+    late <- t >= t0
+    list(step = ifelse(late, 2 / (a * (kappa + t - t0)), 1 / L),
+         weight = ifelse(late, (kappa + t - t0)^2, 0))
+  }
+}
+
+# Everything a one-pass fit at one radius uses, before it runs: the
+# engine's settings, the values for the record.  `z` is the pass's noise
+# multiplier; beta the loss's smoothness, C the clip level, d the
+# dimension; `steps` the user's iterations (T, or the number of phases of
+# "localized"), or NULL.
+one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
+  D <- 2 * radius      # the diameter of the ball
+  rho <- 1 / (2 * z^2) # the pass's zCDP
+  switch(method,
+    acsa = {
+      # T balances the seed's bound beta D^2 / T^2 against the noise term
+      # D sqrt(d) C sqrt(T) / (n sqrt(rho)) (the variance of the block mean
+      # grows as T^2 / n^2 and the bound takes it over T steps):
+      # T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5), within [1, n]
+      T <- steps %||% min(n, max(1L, as.integer(ceiling(
+        (beta * D * n * sqrt(rho) / (C * sqrt(d)))^(2 / 5)))))
+      N <- n %/% T
+      sd <- z * C / N
+      # Ghadimi and Lan's gamma_t = 4 eta / (t (t + 1)) with
+      # eta = max(2 beta, sqrt(S^2 T (T + 1) (T + 2) / (3 V))), the minimiser
+      # of their bound 4 eta V / (T (T + 1)) + 4 S^2 (T + 2) / (3 eta):
+      # S^2 = d sd^2 + C^2 / N bounds the estimate's variance (noise plus
+      # the sampling of N clipped gradients) and V = D^2 / 2 the Bregman
+      # distance to the solution
+      S2 <- d * sd^2 + C^2 / N
+      eta <- max(2 * beta, sqrt(S2 * T * (T + 1) * (T + 2) / (3 * D^2 / 2)))
+      list(engine = list(batch = as.integer(N), steps = as.integer(T),
+                         noise_sd = sd, step = eta),
+           settings = list(steps = T, batch_size = N, noise_sd = sd,
+                           eta = eta))
+    },
+    clipped_sgd = {
+      L <- 2 * (beta + mu)
+      # T balances Stich's 32 (L / 2) D^2 exp(-mu T / (2 L)) against
+      # 36 S^2 / (mu T) with S^2 = d (z C T / n)^2 + C^2 T / n: the
+      # minimiser of their sum, (2 L / mu) log(8 rho n^2 mu^2 D^2 /
+      # (9 d C^2)), within [1, sqrt(n)]: the bound's linear rate is
+      # pessimistic, and past sqrt(n) steps the blocks' noise dominated
+      # on simulated heavy-tailed data (n = 20000: held-out RMSE 2.40 at
+      # T = 100 against 2.44-2.67 at the rule's T of about 1000)
+      T <- steps %||% min(ceiling(sqrt(n)), max(1L, as.integer(ceiling(
+        (2 * L / mu) * log(max(exp(1), 8 * rho * n^2 * mu^2 * D^2 /
+                                 (9 * d * C^2)))))))
+      N <- n %/% T
+      sd <- z * C / N
+      sch <- stich_schedule(T, L, mu)
+      list(engine = list(batch = as.integer(N), steps = as.integer(T),
+                         noise_sd = sd, step = sch$step, weight = sch$weight),
+           settings = list(steps = T, batch_size = N, noise_sd = sd, mu = mu,
+                           step_sizes = sch$step))
+    },
+    localized = {
+      k <- steps %||% default_phases(n)
+      ni <- n %/% 2^seq_len(k)
+      # Feldman, Koren and Talwar's phased ERM: eta_i = eta 4^-i on
+      # n_i = n 2^-i records with the regulariser ||w - w_{i-1}||^2 /
+      # (eta_i n_i), i.e. lambda_i = 2 / (eta_i n_i), and their base step
+      # eta = (D / L) min(4 / sqrt(n), eps / (7 sqrt(d log(1/delta)))) with
+      # the clip level as L and eps / sqrt(log(1/delta)) read as
+      # sqrt(2 rho) = 1 / z for zCDP
+      eta <- (D / C) * min(4 / sqrt(n), 1 / (7 * z * sqrt(d)))
+      lam <- 2 / (eta * 4^-seq_len(k) * ni)
+      # the local ball: the minimiser of the clipped regularised loss is
+      # within C / lambda_i of w_{i-1} (the clipped mean has norm <= C)
+      local <- C / lam
+      # T_i: the seed's balance of the optimisation error G^2 / (lambda T)
+      # against the noise's d sd_i^2 / lambda, T_i = n_i^2 rho / d, at
+      # most 100 steps per phase (run time: each step passes over n_i
+      # records; without noise the error fell as 1 / T_1: 0.22, 0.09, 0.04 at
+      # 20, 50, 100 steps on a simulated least-squares problem)
+      Ti <- as.integer(pmin(100, pmax(1, ceiling(ni^2 * rho / d))))
+      sd <- z * sqrt(Ti) * C / ni
+      list(engine = list(batch = as.integer(ni), steps = as.integer(Ti),
+                         noise_sd = sd, step = lam, weight = local),
+           settings = list(steps = k, batch_size = ni, phase_steps = Ti,
+                           noise_sd = sd, lambda_phase = lam,
+                           local_radius = local, eta = eta))
+    })
+}
+
+check_one_pass_steps <- function(method, steps, n) {
+  if (is.null(steps)) return(NULL)
+  steps <- check_count(steps, "iterations", 1)
+  if (method == "localized") {
+    if (n %/% 2^steps < 1)
+      arg_error("iterations", "= ", steps, " phases of \"localized\" do not ",
+                "fit into n = ", n, ": phase i takes n / 2^i records, so at ",
+                "most ", default_phases(n), " phases.")
+  } else if (steps > n) {
+    arg_error("iterations", "= ", steps, " exceeds n = ", n, ": each step of \"",
+              method, "\" takes its own block of n / iterations >= 1 records.")
+  }
+  steps
+}
+
+# The ridge mu of "clipped_sgd": control$strong_convexity when positive,
+# else beta / 1000.  On the raw blog data (epsilon = 2, 80% split) the
+# held-out RMSE at the best radius was 41.3, 40.3 and 39.7 for beta / 20,
+# beta / 100 and beta / 1000: the ridge's bias costs more than its faster
+# contraction saves.
+one_pass_ridge <- function(control, beta) {
+  mu <- control$strong_convexity %||% 0
+  if (mu > 0) mu else beta / 1000
+}
+
+# A one-pass fit along the radius path (see the file's header).
+#   prob    as dpsco_constrained() builds it: x, y (unit scale with private
+#           tuning), family, fam, intercept, offset, n, p, d, threads,
+#           smoothness (the squared row bound, private tuning), clip
+#   radius  increasing radii of the l2 ball of (b0, b)
+#   budget  list(epsilon, delta, fixed (the private settings' parts))
+#   steps   the user's iterations, or NULL
+# Returns list(beta = d x length(radius), parts, settings, public, ...).
+fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
+  method <- match_choice(method, "method", names(one_pass_codes))
+  radius <- check_radius(radius)
+  n <- prob$n
+  d <- prob$d
+  nr <- length(radius)
+  steps <- check_one_pass_steps(method, steps, n)
+  C <- prob$clip %||% control$clip %||% 1
+  # the smoothness: the squared private row bound, or with public tuning d,
+  # the largest curvature of a design with every entry in [-1, 1] (the
+  # public convention of dpsco()'s default step), times the loss's
+  # curvature per unit squared row norm
+  beta <- (prob$smoothness %||% d) * loss_curvature(prob)
+  mu <- if (method == "clipped_sgd") one_pass_ridge(control, beta) else 0
+  # one Gaussian release per record per radius (parallel composition over
+  # the disjoint blocks), composed with the private settings
+  z <- calibrate_components(lapply(budget$fixed, part_component), 1, nr,
+                            budget$epsilon, budget$delta)
+  plans <- lapply(radius, function(r)
+    one_pass_radius_plan(method, n, d, r, z, C, beta, mu, steps))
+  x <- prob$x
+  if (!is.double(x)) storage.mode(x) <- "double"
+  beta_out <- matrix(0, d, nr)
+  w <- rep(0, d)
+  for (l in seq_len(nr)) {
+    w <- one_pass_run(prob, radius[l], method, plans[[l]]$engine, C, mu, w, x)
+    beta_out[, l] <- w
+  }
+  nmin <- min(unlist(lapply(plans, function(p) p$engine$batch)))
+  phase_txt <- if (method == "localized")
+    " (each record in the steps of its phase only, noise multiplier z sqrt(T_i) per step)"
+    else ""
+  part <- privacy_part(
+    "optimizer", z, 1, nr, C / nmin, 1, kind = "gaussian",
+    mechanism = paste0("Gaussian: clipped means of disjoint blocks, one pass ",
+                       "per radius (parallel composition: one release per ",
+                       "record per radius, 1/(2 z^2)-zCDP)", phase_txt),
+    released = paste(nr, "passes of noisy clipped block means"))
+  st <- lapply(plans, `[[`, "settings")
+  one <- function(name) {
+    v <- lapply(st, `[[`, name)
+    if (all(vapply(v, length, 0L) == 1L)) unlist(v) else v
+  }
+  settings <- list(algorithm = method, steps = if (length(unique(one("steps"))) == 1L)
+                     st[[1L]]$steps else NA_integer_,
+                   T = one("steps"), batch_size = one("batch_size"),
+                   noise_sd = one("noise_sd"), noise_multiplier = z,
+                   clip = C, smoothness = beta, ridge = mu)
+  extra <- switch(method,
+    acsa = list(eta = one("eta")),
+    clipped_sgd = list(step_sizes = one("step_sizes")),
+    localized = list(phase_steps = one("phase_steps"),
+                     lambda_phase = one("lambda_phase"),
+                     local_radius = one("local_radius"), eta = one("eta")))
+  list(beta = beta_out, parts = list(part), settings = c(settings, extra),
+       public = c("clip level", "step sizes and iterations",
+                  if (method == "clipped_sgd") "ridge mu"),
+       pure_epsilon = NULL, adjacency = "add/remove one record",
+       sampling = one_pass_sampling)
+}
+
+# The engine at one radius from w: the d-vector output.
+one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) {
+  # [[ ]]: prob$fam would partially match prob$family
+  settings <- c(prob[["fam"]] %||% family_settings(prob$family), list(
+    method = one_pass_codes[[method]], intercept = as.integer(prob$intercept),
+    offset = as.double(prob$offset %||% 0),
+    threads = as.integer(prob$threads %||% getOption("dpsco.threads", 2L)),
+    m = as.double(engine$batch[1L]), clip = as.double(clip),
+    ridge = as.double(mu), batch = engine$batch, steps = engine$steps,
+    step = as.double(engine$step),
+    weight = if (!is.null(engine$weight)) as.double(engine$weight),
+    noise_sd = as.double(engine$noise_sd)))
+  drop(.Call(C_dpsco_one_pass, x, as.double(prob$y), settings,
+             as.double(radius), as.double(w)))
+}
+
+# The engine's projection of w on {||u|| <= radius} intersected with
+# {||u - centre|| <= local} (centre inside the first ball).
+project_two_balls <- function(w, radius, centre, local) {
+  .Call(C_dpsco_one_pass, NULL, as.double(centre), NULL,
+        as.double(c(radius, local)), as.double(w))
+}
+
+# ---------------------------------------------------------------------------
+# "prox_clipped_sgd": Algorithm 8 along dpsco()'s penalty path.  Per lambda,
+# one pass over T disjoint blocks of m = floor(n / T) records of a fresh
+# permutation (the n - T m records left over sit that pass out), each step
+# the clipped block mean plus N(0, (z C / m)^2), then the elastic-net prox
+# with the seed's step 1 / (2 beta); the output is the last iterate, the
+# warm start of the next lambda.  The private settings are dpsco()'s for
+# "clip" with optimizer "spgd" (bounds, centre, clip level, curvature,
+# whose top eigenvalue is beta), and the lambda grid comes from one
+# full-data clipped gradient released with the same multiplier z (as
+# sensitivity C / n).  Every release is an unsampled Gaussian mechanism of
+# multiplier z: nlambda passes (plus the grid's release) compose exactly.
+
+# The default number of steps per lambda: 20 (at most n).  Each step's
+# noise grows with the number of blocks; on the raw blog data (80% split,
+# n = 42,000) the best held-out RMSE along the path was 39.4, 47.6 and 85.5
+# for 20, 50 and 100 steps at epsilon = 0.5, and 36.6, 40.1 and 46.0 at 2.
+default_prox_steps <- function(n) min(n, 20L)
+
+# The blocks of a pass: `steps` disjoint blocks of `m` records each,
+# steps * m <= n, from whichever of batch_size and iterations is given.
+one_pass_blocks <- function(n, batch_size, iterations) {
+  if (!is.null(batch_size)) {
+    m <- check_count(batch_size, "batch_size", 1, n)
+    steps <- if (is.null(iterations)) n %/% m
+             else check_count(iterations, "iterations", 1, n)
+  } else {
+    steps <- if (is.null(iterations)) default_prox_steps(n)
+             else check_count(iterations, "iterations", 1, n)
+    m <- n %/% steps
+  }
+  if (as.double(steps) * m > n)
+    arg_error("batch_size", "times iterations is ", as.double(steps) * m,
+              ", more than n = ", n, ": the ", steps, " steps of a pass take ",
+              "disjoint blocks of ", m, " records.")
+  list(m = m, steps = as.integer(steps))
+}
