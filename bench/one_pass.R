@@ -35,13 +35,11 @@ score <- function(fit, x, y, family) {
 real_data <- function(d, eps_grid = c(0.5, 2), splits = 3) {
   rows <- list()
   for (k in seq_len(splits)) {
-    set.seed(1000 + k)
-    n <- nrow(d$x)
-    tr <- sample(n, round(0.8 * n))
-    x <- d$x[tr, ]
-    y <- d$y[tr]
-    xt <- d$x[-tr, ]
-    yt <- d$y[-tr]
+    sp <- split_data(d, 1000 + k)
+    x <- sp$xtr
+    y <- sp$ytr
+    xt <- sp$xte
+    yt <- sp$yte
     base <- if (d$family == "gaussian") sqrt(mean((yt - mean(y))^2))
             else mean((mean(y) > 0.5) == yt)
     cvg <- glmnet::cv.glmnet(x, y, family = d$family)

@@ -65,14 +65,12 @@ dat <- load_data("blog")
 rows <- list()
 add <- function(...) rows[[length(rows) + 1L]] <<- data.frame(...)
 for (s in seq_len(n_splits)) {
-  set.seed(s)
-  n <- nrow(dat$x)
-  tr <- sample.int(n, round(0.8 * n))
-  xtr <- dat$x[tr, ]
-  ytr <- dat$y[tr]
-  xte <- dat$x[-tr, ]
-  yte <- dat$y[-tr]
-  delta <- 1 / length(ytr)
+  sp <- split_data(dat, s)
+  xtr <- sp$xtr
+  ytr <- sp$ytr
+  xte <- sp$xte
+  yte <- sp$yte
+  delta <- sp$delta
   for (tau in tau_grid) {
     add(split = s, tau = tau, epsilon = NA, row = "intercept",
         loss = check_loss(rep(stats::quantile(ytr, tau, names = FALSE),

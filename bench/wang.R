@@ -21,14 +21,12 @@ try_fit <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e)
 bench_real <- function(dat) {
   rows <- list()
   for (split in 1:3) {
-    set.seed(100 + split)
-    n <- nrow(dat$x)
-    tr <- sample(n, round(0.8 * n))
-    xtr <- dat$x[tr, ]
-    ytr <- dat$y[tr]
-    xte <- dat$x[-tr, ]
-    yte <- dat$y[-tr]
-    delta <- 1 / length(tr)
+    sp <- split_data(dat, 100 + split)
+    xtr <- sp$xtr
+    ytr <- sp$ytr
+    xte <- sp$xte
+    yte <- sp$yte
+    delta <- sp$delta
     base <- if (dat$family == "gaussian") mean(ytr) else as.numeric(mean(ytr) > 0.5)
     rows[[length(rows) + 1]] <- data.frame(split = split, method = "intercept only",
                                            epsilon = NA, value = score(dat, rep(base, length(yte)), yte),

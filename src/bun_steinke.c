@@ -67,7 +67,9 @@ static void bs_gradient(const bs_problem *bp, const double *r,
 {
     int n = bp->n, d = bp->p + bp->has_int, nt = bp->threads;
     (void) nt;
+#ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic) if (nt > 1)
+#endif
     for (int k = 0; k < d; k++) {
         int tid = 0;
 #ifdef _OPENMP
