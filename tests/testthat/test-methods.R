@@ -373,3 +373,31 @@ test_that("a radius path: coef() interpolates linearly in the radius, print and 
                                    format(signif(privacy(fit)$epsilon_accounted, 4))),
                fixed = TRUE)
 })
+
+test_that("the seed methods' fits answer coef, predict, print and summary like the others", {
+  set.seed(32)
+  n <- 1500
+  x <- matrix(stats::rnorm(n * 3), n, 3)
+  y <- drop(x %*% c(1, -1, 0.5)) + stats::rt(n, 3)
+  for (m in c("bun_steinke", "sample_aggregate", "acsa", "clipped_sgd",
+              "localized", "prox_clipped_sgd")) {
+    fit <- dpsco(x, y, method = m, nlambda = 3,
+                 epsilon = if (m == "sample_aggregate") 40 else 1)
+    path <- fit$radius %||% fit$lambda
+    expect_length(path, 3L)
+    b <- coef(fit)
+    # new data are clamped to the private bounds, row 2 of x_range the upper
+    xc <- x[1:4, ]
+    xc <- pmin(pmax(xc, rep(fit$x_range[1, ], each = 4)),
+               rep(fit$x_range[2, ], each = 4))
+    expect_equal(unname(predict(fit, x[1:4, ], s = path[2])),
+                 unname(cbind(1, xc) %*% b[, 2]), info = m)
+    expect_equal(unname(fit$df), unname(colSums(fit$beta != 0)), info = m)
+    out <- capture.output(print(fit))
+    expect_true(any(grepl(method_label[[m]], out, fixed = TRUE)), info = m)
+    sm <- summary(fit)
+    expect_equal(sm$path[[2]], path, info = m)
+    expect_lte(privacy(fit)$epsilon_accounted,
+               if (m == "sample_aggregate") 40 else 1 + 1e-9)
+  }
+})
