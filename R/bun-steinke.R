@@ -6,7 +6,7 @@
 #   eps' = eps~ / sqrt(d T),  eps~ = sqrt(2 log(1/delta) + 2 eps) - sqrt(2 log(1/delta)),
 # t = eps'^2 / 16, s = eps' / 4: each release is (1/2) eps'^2-zCDP, and
 # the d T releases compose to (1/2) eps~^2-zCDP, which is (eps, delta)-DP
-# by the conversion rho + 2 sqrt(rho log(1/delta)) (the seed's Theorem 4).
+# by the conversion rho + 2 sqrt(rho log(1/delta)) (Wang et al.'s Theorem 4).
 # A path of nr radii spends the T steps of every radius: d T nr releases.
 
 #' @name dpsco
@@ -15,21 +15,21 @@
 #' Algorithm 3 of Wang, Xiao, Devadas and Xu (2020): `T` steps of projected
 #' full-batch gradient descent on the l2 ball of each radius (the last
 #' iterate is the output), each gradient coordinate released by the
-#' mechanism of Bun and Steinke (2019) (the seed's Algorithm 2): the
+#' mechanism of Bun and Steinke (2019) (Wang et al.'s Algorithm 2): the
 #' coordinate's `n` per-record values are clamped to a prior range
 #' `[a, b]` of its mean, the `m` smallest and `m` largest are trimmed, the
 #' mean of the rest is truncated to `[a, b]`, and the release adds
-#' `S / s * sinh(Y)`, `Y ~ N(0, 1)`, with the seed's smooth-sensitivity
+#' `S / s * sinh(Y)`, `Y ~ N(0, 1)`, with Wang et al.'s smooth-sensitivity
 #' bound `S = max((x_(n) - x_(1)) / (n - 2m), exp(-m t) (b - a))`,
-#' `t = eps'^2 / 16` and `s = eps' / 4`.  The per-release budget is the
-#' seed's `eps' = eps~ / sqrt(d T nr)`, with
+#' `t = eps'^2 / 16` and `s = eps' / 4`.  The per-release budget is
+#' Wang et al.'s `eps' = eps~ / sqrt(d T nr)`, with
 #' `eps~ = sqrt(2 log(1/delta) + 2 epsilon) - sqrt(2 log(1/delta))` from what
 #' the private settings leave of `(epsilon, delta)`.
 #'
 #' Privacy: each release is `eps'^2 / 2`-zCDP (Bun and Steinke 2019,
 #' Theorem 7, for `0 < eps' <= 1`), for neighbouring data sets that differ
 #' in one record (replace-one; the private settings are accounted at twice
-#' their add/remove sensitivity to match).  The seed's bound `S` is a
+#' their add/remove sensitivity to match).  Wang et al.'s bound `S` is a
 #' `t`-smooth upper bound on the local sensitivity because every value is
 #' clamped to `[a, b]` and `(m - 1) t <= log(n - 2m)`; both conditions and
 #' `eps' <= 1` are checked (an error otherwise).  The `d T nr` releases
@@ -40,10 +40,10 @@
 #' x_bound)` with `R(r)` the largest residual inside the ball of radius `r`
 #' (`|y| + |offset| + r ||(1, x)||` for gaussian, 1 for binomial); with
 #' public tuning `dpsco_control(mean_range = )` is required.  Defaults:
-#' `T = ceiling(log(n))` (the seed's `O(log n)`), `m = 1`
+#' `T = ceiling(log(n))` (Wang et al.'s `O(log n)`), `m = 1`
 #' (`dpsco_control(trim = )`), step `1 / beta` (`gd_step`).  The noise is
-#' heavy-tailed and at least `exp(-m t) (b - a) / s` wide: the seed reports
-#' the method as unstable and far behind its Algorithm 4 (method
+#' heavy-tailed and at least `exp(-m t) (b - a) / s` wide: Wang et al.
+#' report the method as unstable and far behind their Algorithm 4 (method
 #' `"holland"` with `batch_size = n`).
 #' @references Wang, D., Xiao, H., Devadas, S. and Xu, J. (2020). On
 #'   differentially private stochastic convex optimization with
@@ -53,7 +53,7 @@
 #'   algorithms for smooth sensitivity and mean estimation. *NeurIPS 2019*.
 NULL
 
-# The seed's eps~: the zCDP level rho = eps~^2 / 2 whose conversion
+# Wang et al.'s eps~: the zCDP level rho = eps~^2 / 2 whose conversion
 # rho + 2 sqrt(rho log(1/delta)) equals epsilon.
 bs_eps_tilde <- function(epsilon, delta) {
   L <- log(1 / delta)
@@ -114,7 +114,7 @@ bs_plan <- function(prob, radius, budget, control, steps) {
               "epsilon or raise the iterations.")
   t <- eps_call^2 / 16
   s <- eps_call / 4
-  # the seed's bound is t-smooth for values in [a, b] when its floor
+  # Wang et al.'s bound is t-smooth for values in [a, b] when its floor
   # e^{-mt} (b - a) is at least e^{-t} times the largest range term
   # (b - a) / (n - 2m)
   if ((m - 1) * t > log(n - 2 * m))

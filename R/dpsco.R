@@ -178,10 +178,10 @@
 #'     map `Phi(w) = ||w||_s^2 / (2 (s - 1))` (`s = lp` unless `lp` is
 #'     within about `1 / (2 log d)` of 1), on the `l_s` ball of the radius
 #'     (radial scaling is its exact Bregman projection; `radius = Inf` is
-#'     the seed's unconstrained algorithm); the output is the weighted
-#'     average of the iterates.  At `lp = 2` the noise is Gaussian and is
-#'     calibrated by the accountant with the private settings (any
-#'     `epsilon`); for `lp < 2` the noise is the seed's Theorem 6,
+#'     Su, Zhao and Wang's unconstrained algorithm); the output is the
+#'     weighted average of the iterates.  At `lp = 2` the noise is Gaussian
+#'     and is calibrated by the accountant with the private settings (any
+#'     `epsilon`); for `lp < 2` the noise is Su, Zhao and Wang's Theorem 6,
 #'     `sigma^2 = 64 L^2 kappa T log(1/delta) / (n epsilon)^2`, stated for
 #'     `epsilon < 1` per radius (a larger share is spent as 1) and added to
 #'     the rest by basic composition.  Defaults: 50 steps and `alpha = 0`
@@ -191,13 +191,14 @@
 #'     (Algorithm 4): each record, once per radius, gives its gradient (set
 #'     to 0 if its dual norm exceeds `beta M + lambda`) plus its own
 #'     Generalized Gaussian noise, an `(epsilon0, delta0)`-DP local
-#'     randomizer (the seed's Lemma 3, used for `epsilon0 <= 1`); shuffling
-#'     amplifies each pass (Feldman, McMillan and Talwar 2021, Theorem 3.8).
-#'     The guarantee is for replace-one neighbours (the private settings
-#'     are accounted at twice their add/remove sensitivity to match), and
-#'     it reaches only small epsilons, about `sqrt(log(1/delta) / n)` per
-#'     radius, the limit the seed states: a larger target is spent as that
-#'     reach and the record shows the smaller epsilon.}
+#'     randomizer (Su, Zhao and Wang's Lemma 3, used for `epsilon0 <= 1`);
+#'     shuffling amplifies each pass (Feldman, McMillan and Talwar 2021,
+#'     Theorem 3.8).  The guarantee is for replace-one neighbours (the
+#'     private settings are accounted at twice their add/remove sensitivity
+#'     to match), and it reaches only small epsilons, about
+#'     `sqrt(log(1/delta) / n)` per radius, the limit Su, Zhao and Wang
+#'     state: a larger target is spent as that reach and the record shows
+#'     the smaller epsilon.}
 #' }
 #' `lambda`, `alpha`, `penalty.factor`, `optimizer`, `batch_size`,
 #' `step_size`, `trace` and `calibration = "paper"` do not apply to them and

@@ -41,7 +41,7 @@ obj_fw_gap <- function(g, w, r) sum(g * w) + r * max(abs(g))
 # ||z_i||_2 <= X2 and |z_ij| <= zmax; the per-record Hessian is h z_i z_i'
 # (h = 1 gaussian, h <= 1/4 binomial, h <= K(0) / bandwidth for the
 # smoothed check loss), so it has rank 1, the smoothness is beta = h X2^2
-# and the seed's r = min(d, 2 rank) = min(d, 2).
+# and Su, Zhao and Wang's r = min(d, 2 rank) = min(d, 2).
 obj_bounds <- function(prob) {
   X2 <- sqrt(prob$intercept + prob$p * prob$x_bound^2)
   h <- switch(prob$family, binomial = 0.25,
@@ -253,11 +253,13 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
   sigma1 <- sqrt(128 * L^2 * logd) / eps
   lower <- bd$rank * bd$beta / (eps * n)         # lambda >= r beta / (eps n)
   if (!is.finite(r)) {
-    # the seed's unconstrained objective perturbation (a bounded residual:
-    # L is finite for every w): the smallest lambda of the theorem, and an
-    # accuracy alpha whose output noise sigma2 is 1e-3 of the objective
-    # noise's typical move sigma1 / (2 n lambda) of the minimiser, floored
-    # where rounding stops the solver (gradients near 1e-12 of L)
+    # the unconstrained objective perturbation of the poster on private
+    # smoothed quantile regression (a bounded residual, so L is finite for
+    # every w), calibrated by Su, Zhao and Wang's theorem: its smallest
+    # lambda, and an accuracy alpha whose output noise sigma2 is 1e-3 of the
+    # objective noise's typical move sigma1 / (2 n lambda) of the
+    # minimiser, floored where rounding stops the solver (gradients near
+    # 1e-12 of L)
     lambda <- lower
     sd_move <- 1e-3 * sigma1 / (2 * n * lambda)
     alpha_thm <- min(sd_move^2 * lambda * eps^2 / (64 * logd), 1)
@@ -272,10 +274,11 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
   }
   if (Delta > 0) {
     # Algorithm 2 assumes Delta-strong convexity w.r.t. the Minkowski norm
-    # of C; an l2 modulus Delta gives Delta C_min^2 there (the seed's remark
-    # after Assumption 2), C_min = r / sqrt(d) for the l1 ball.  lambda
-    # subtracts the smaller of the two moduli, so J is at least as strongly
-    # convex (in l2) as the seed requires under either reading.
+    # of C; an l2 modulus Delta gives Delta C_min^2 there (Su, Zhao and
+    # Wang's remark after Assumption 2), C_min = r / sqrt(d) for the l1
+    # ball.  lambda subtracts the smaller of the two moduli, so J is at
+    # least as strongly convex (in l2) as Su, Zhao and Wang require under
+    # either reading.
     Delta_C <- Delta * r^2 / d
     lambda <- max(lower - min(Delta, Delta_C), 0)
     alpha_thm <- min(L^2 * diam^2 / (Delta_C * n^2),               # Theorem 4

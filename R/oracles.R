@@ -132,7 +132,8 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   `"sample_aggregate"` (mean loss plus `lambda / 2` times the squared
 #'   l2 norm of all coefficients, intercept included).
 #' @param trim records trimmed at each end by the Bun-Steinke trimmed mean
-#'   of `dpsco(method = "bun_steinke")` (the seed's constant `m`).
+#'   of `dpsco(method = "bun_steinke")` (the constant `m` of Wang, Xiao,
+#'   Devadas and Xu 2020).
 #' @param mean_range prior range `c(a, b)` of every gradient coordinate's
 #'   mean for `"bun_steinke"` (or a 2-row matrix, one column per
 #'   coefficient); needed with `tuning = "public"`, where each record's

@@ -52,11 +52,12 @@
 #' Every method applies.  `"fw"` clamps the per-record coordinates at
 #' `max(tau, 1 - tau) max(1, |x_i|_inf)` at most; `"objective"` uses the
 #' Lipschitz constant `max(tau, 1 - tau) ||(1, x)||` and the smoothness
-#' `K(0) / h ||(1, x)||^2`, and also accepts `radius = Inf`: the seed's
-#' unconstrained objective perturbation, minimised to a suboptimality
-#' certified by strong convexity, `||grad||^2 / (4 lambda)`.  `predict()`
-#' gives the fitted quantile for `type = "link"` and `"response"`;
-#' [cv.dpsco()] chooses along the path by the (unsmoothed) check loss.
+#' `K(0) / h ||(1, x)||^2`, and also accepts `radius = Inf`: the
+#' unconstrained objective perturbation of the poster on private smoothed
+#' quantile regression, minimised to a suboptimality certified by strong
+#' convexity, `||grad||^2 / (4 lambda)`.  `predict()` gives the fitted
+#' quantile for `type = "link"` and `"response"`; [cv.dpsco()] chooses
+#' along the path by the (unsmoothed) check loss.
 #' @references He, X., Pan, X., Tan, K. M. and Zhou, W.-X. (2023).
 #'   Smoothed quantile regression with large-scale inference.
 #'   *Journal of Econometrics* 232, 367--388.

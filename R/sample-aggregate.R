@@ -26,17 +26,17 @@
 #' ball, for `t > m - 1`.  Non-integer orders `t` are rounded up.  The
 #' release is then projected onto the ball (post-processing).
 #'
-#' Privacy: `(epsilon, delta)`-DP per radius (the seed's Theorem 1,
+#' Privacy: `(epsilon, delta)`-DP per radius (Wang et al.'s Theorem 1,
 #' Nissim et al.'s Theorem 4.2) for neighbours that differ in one record
 #' (replace-one: one record changes one block estimate, within the
 #' framework's allowance of `s = sqrt(m)` changed estimates), under the
-#' condition `epsilon > 2 d / sqrt(m)` (an error otherwise; the seed's
+#' condition `epsilon > 2 d / sqrt(m)` (an error otherwise; Wang et al.'s
 #' other condition, `m = omega(log^2 n)`, is asymptotic and not checked).
 #' The radii split what the private settings leave by basic composition.
 #' Default `k`: the larger of the smallest `k` meeting the condition and
-#' `floor(n / (2 d))`; `block_ridge` defaults to `1e-3`.  The seed does not
-#' run this method in its experiments (sample-and-aggregate is known to
-#' need very many blocks); on real data the condition alone asks for more
+#' `floor(n / (2 d))`; `block_ridge` defaults to `1e-3`.  Wang et al. do
+#' not run this method in their experiments (sample-and-aggregate is known
+#' to need very many blocks); on real data the condition alone asks for more
 #' than `4 d^2 / epsilon^2` blocks.
 NULL
 

@@ -1,6 +1,6 @@
 # bench/one_pass.R -- the one-pass clipped methods of Lowy and Razaviyayn
 # (dpsco(method = "acsa" | "clipped_sgd" | "localized" |
-# "prox_clipped_sgd")) on real data, as users pass it, and the seed's
+# "prox_clipped_sgd")) on real data, as users pass it, and Lowy and Razaviyayn's
 # setting in miniature.
 #
 #   Rscript bench/one_pass.R            (from the package root, dpsco installed)
@@ -14,7 +14,7 @@
 # model, glmnet at cv.glmnet's lambda.min (not private) and dpsco()'s
 # default fit ("clip" oracle, Newton steps), scored the same way.
 #
-# Miniature (the seed has no experiments): excess risk of each method
+# Miniature (the paper has no experiments): excess risk of each method
 # against n on a heavy-tailed design (log-normal features with random
 # signs, t(2.5) noise), epsilon = 1, mean over 3 data sets.
 

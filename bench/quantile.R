@@ -16,10 +16,10 @@
 #                       privately (the package's workflow, honest)
 #        objective      dpsco(method = "objective") on its default radii,
 #                       the radius best on the test set (optimistic)
-#        objective Inf  the seed's unconstrained objective perturbation
+#        objective Inf  the poster's unconstrained objective perturbation
 #                       (radius = Inf; its theorem needs epsilon < 1, so
 #                       epsilon = 0.5 only)
-#   2. The seed's d = 3 experiment in miniature: y = 10 + 5 x1 - 2 x2 +
+#   2. The poster's d = 3 experiment in miniature: y = 10 + 5 x1 - 2 x2 +
 #      N(0, 9), x ~ N(0, diag(2, 3)), tau = 0.7, delta = 0.01, epsilon =
 #      0.8: excess check-loss risk (on 20,000 test records) of gradient
 #      perturbation (dpsco, lambda = 1e-4, 8 steps) and objective
@@ -118,7 +118,7 @@ cat(sprintf("blog (raw), mean test check loss over %d splits (80/20, delta = 1/n
 print(tab, row.names = FALSE, digits = 4)
 
 # ---------------------------------------------------------------------------
-# The seed's d = 3 experiment
+# The poster's d = 3 experiment
 tau <- 0.7
 sim3 <- function(n) {
   x <- cbind(stats::rnorm(n, 0, sqrt(2)), stats::rnorm(n, 0, sqrt(3)))

@@ -3,7 +3,7 @@
 # the raw blog data (test RMSE) and Satellite (test accuracy), 3 random
 # 80/20 splits, delta = 1 / n_train, epsilon 0.5 and 2, private tuning and
 # one radius (the default); against the intercept-only model and glmnet
-# (cv.glmnet, lambda.min).  Then the seed's synthetic experiment in
+# (cv.glmnet, lambda.min).  Then Wang et al.'s synthetic experiment in
 # miniature (d = 10, log-normal noise, ridge; parameter error), with
 # Algorithm 4 (method "holland", full batch) and the non-private RGD.
 # Run from the package root: Rscript bench/wang.R
@@ -79,7 +79,7 @@ for (name in c("blog", "satellite")) {
 }
 
 # ---------------------------------------------------------------------------
-# The seed's synthetic ridge experiment in miniature: n = 1e5, d = 10,
+# Wang et al.'s synthetic ridge experiment in miniature: n = 1e5, d = 10,
 # centred log-normal noise; error ||w - w*|| of the last iterate after 30
 # full-batch steps of size 1, no intercept; 3 repetitions.
 cat("\n== synthetic (seed Section 6): n = 1e5, d = 10, log-normal noise; ||w - w*|| ==\n")

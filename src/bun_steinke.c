@@ -5,7 +5,7 @@
  *
  *   clamp the n values to [a, b], trim the m smallest and m largest,
  *   average the rest and truncate the average to [a, b];
- *   S = max{ (x_(n) - x_(1)) / (n - 2m), e^{-m t} (b - a) }, the seed's
+ *   S = max{ (x_(n) - x_(1)) / (n - 2m), e^{-m t} (b - a) }, Wang et al.'s
  *   bound on the t-smooth sensitivity (a t-smooth upper bound on the local
  *   sensitivity of the replace-one neighbours whenever every value lies in
  *   [a, b] and (m - 1) t <= log(n - 2m), which the R side checks);

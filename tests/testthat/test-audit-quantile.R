@@ -68,7 +68,7 @@ test_that("long audit: a quantile gradient step stays within its epsilon", {
 })
 
 # ---------------------------------------------------------------------------
-# The seed's unconstrained objective perturbation (radius Inf) with the
+# The poster's unconstrained objective perturbation (radius Inf) with the
 # smoothed check loss at (0.99, 0.01): replace-one neighbours (the
 # theorem's), x shrunk to [-K, K] and y unbounded (the residual is bounded
 # by max(tau, 1 - tau) whatever y).  As for the gaussian loss in

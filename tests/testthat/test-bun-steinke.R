@@ -5,7 +5,7 @@
 # Algorithm 4 against method "holland" with a full batch.
 
 # Plain-R Algorithm 2 without noise: clamp to [a, b], sort, trim m at each
-# end, truncate the mean; the seed's smooth-sensitivity bound.
+# end, truncate the mean; Wang et al.'s smooth-sensitivity bound.
 ref_trim <- function(v, m, a, b, eps) {
   v <- sort(pmin(pmax(v, a), b))
   n <- length(v)
@@ -131,7 +131,7 @@ test_that("accounting: d T nr releases of eps'^2/2-zCDP, Renyi alpha rho", {
   L <- log(1 / delta)
   eps_tilde <- sqrt(2 * L + 2 * eps) - sqrt(2 * L)
   rho <- 4 * 4 * 3 * (eps_tilde / sqrt(4 * 4 * 3))^2 / 2
-  # the seed's conversion of the total zCDP level gives back epsilon
+  # Wang et al.'s conversion of the total zCDP level gives back epsilon
   expect_equal(rho + 2 * sqrt(rho * L), eps, tolerance = 1e-12)
   # the accountant: RDP alpha rho, improved conversion over its orders
   orders <- c(seq(1.1, 10.9, by = 0.1), 12:63)
@@ -200,15 +200,15 @@ test_that("bad settings are argument errors", {
 # ---------------------------------------------------------------------------
 # Algorithm 4 (known variance) is method "holland" with a full batch: per
 # step each coordinate is s times Holland's smoothed Catoni-Giulini mean
-# (the seed's equation (10), beta = nu) plus N(0, sigma^2), then a plain
+# (Wang et al.'s equation (10), beta = nu) plus N(0, sigma^2), then a plain
 # gradient step; the output is the last iterate.  Parameters agree when s,
 # nu, the step, T, lambda = 0 and output = "last" are set alike.  Only the
-# noise's calibration differs: the seed's sigma^2 = 8 v d T / (9 log(1/delta')
+# noise's calibration differs: Wang et al.'s sigma^2 = 8 v d T / (9 log(1/delta')
 # n eps~) is the Gaussian mechanism for replace-one neighbours composed in
 # zCDP, while dpsco calibrates add/remove neighbours with the exact Gaussian
 # composition.
 
-# E psi(a + bZ) in closed form (the seed's equation (9), DESIGN.md section 3)
+# E psi(a + bZ) in closed form (Wang et al.'s equation (9), DESIGN.md section 3)
 ref_catoni <- function(a, b) {
   r2 <- sqrt(2)
   out <- numeric(length(a))
@@ -261,20 +261,20 @@ test_that("Algorithm 4 is method \"holland\" with batch_size = n", {
   # the engine tabulates h for its nu: agreement to the table's accuracy
   expect_equal(unname(drop(as.matrix(fit$beta))), w, tolerance = 1e-6)
 
-  # the noise: the seed's sigma is the Gaussian mechanism with the
+  # the noise: Wang et al.'s sigma is the Gaussian mechanism with the
   # replace-one sensitivity 4 sqrt(2) s sqrt(d) / (3 n) at total zCDP
   # level eps~ over T steps, which converts back to epsilon
   L <- log(1 / delta)
   eps_t <- (sqrt(L + eps) - sqrt(L))^2
-  sigma_seed <- sqrt(8 * v * 2 * steps / (9 * log(1 / delta_p) * n * eps_t))
+  sigma_paper <- sqrt(8 * v * 2 * steps / (9 * log(1 / delta_p) * n * eps_t))
   sens_rep <- 4 * sqrt(2) * s * sqrt(2) / (3 * n)
-  rho <- steps * sens_rep^2 / (2 * sigma_seed^2)
+  rho <- steps * sens_rep^2 / (2 * sigma_paper^2)
   expect_equal(rho, eps_t, tolerance = 1e-12)
   expect_equal(rho + 2 * sqrt(rho * L), eps, tolerance = 1e-12)
   # dpsco's add/remove sensitivity is half of it; its exact accounting
-  # needs less noise than the seed's conversion
+  # needs less noise than Wang et al.'s conversion
   expect_equal(fit$privacy$sensitivity, sens_rep / 2, tolerance = 1e-12)
-  expect_lt(sigma, sigma_seed)
-  # at the seed's sigma, the exact accountant (add/remove) is below epsilon
-  expect_lt(dp_epsilon(sigma_seed / (sens_rep / 2), 1, steps, delta), eps)
+  expect_lt(sigma, sigma_paper)
+  # at Wang et al.'s sigma, the exact accountant (add/remove) is below epsilon
+  expect_lt(dp_epsilon(sigma_paper / (sens_rep / 2), 1, steps, delta), eps)
 })

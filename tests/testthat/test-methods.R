@@ -374,7 +374,7 @@ test_that("a radius path: coef() interpolates linearly in the radius, print and 
                fixed = TRUE)
 })
 
-test_that("the seed methods' fits answer coef, predict, print and summary like the others", {
+test_that("the fits of the Wang et al. and one-pass methods answer coef, predict, print and summary like the others", {
   set.seed(32)
   n <- 1500
   x <- matrix(stats::rnorm(n * 3), n, 3)

@@ -1,7 +1,7 @@
 # Approximate objective perturbation (R/objective.R), checked against
 # plain-R computations written out here: a root-finding l1 projection,
 # closed-form ridge and Newton minimisers, a long projected-gradient run,
-# and the seed's calibration formulas (Su, Zhao and Wang, Algorithms 1, 2,
+# and the calibration formulas (Su, Zhao and Wang, Algorithms 1, 2,
 # Theorems 2 and 4).
 
 obj_prob <- function(n = 400, p = 3, family = "gaussian", intercept = TRUE,
@@ -166,7 +166,7 @@ test_that("the solver certifies its tolerance with the constraint active", {
   }
 })
 
-test_that("settings follow the seed's formulas (Algorithm 1)", {
+test_that("settings follow the formulas of Su, Zhao and Wang (Algorithm 1)", {
   for (fam in c("gaussian", "binomial")) for (icpt in c(TRUE, FALSE)) {
     prob <- obj_prob(n = 600, p = 3, family = fam, intercept = icpt,
                      offset = if (icpt) 0.2 else 0)
@@ -291,7 +291,7 @@ test_that("a small tolerance is raised to the numerical floor and says so", {
                fixed = TRUE)
 })
 
-test_that("Algorithm 2 uses the seed's lambda and sigma2 (d = 1)", {
+test_that("Algorithm 2 uses the paper's lambda and sigma2 (d = 1)", {
   prob <- obj_prob(n = 500, p = 1, intercept = FALSE, b = 0.6)
   Delta <- 0.01
   set.seed(12)

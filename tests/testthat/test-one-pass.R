@@ -379,7 +379,7 @@ test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last ite
   expect_equal(fit$privacy$epsilon_accounted,
                gauss_eps_ref(sqrt(3) / fit$privacy$noise_multiplier, 1e-5), tolerance = 1e-6)
   expect_lte(fit$privacy$epsilon_accounted, 2 + 1e-9)
-  # the public default step is the seed's 1 / (2 beta), beta = d
+  # the public default step is Lowy and Razaviyayn's 1 / (2 beta), beta = d
   f2 <- dpsco(dat$x, dat$y, method = "prox_clipped_sgd", tuning = "public",
               lambda = lam, epsilon = 2)
   expect_equal(f2$settings$step_size, 1 / 8)
