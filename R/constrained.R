@@ -5,17 +5,18 @@
 # "mirror_shuffled", mirror.R), the two methods of Wang, Xiao, Devadas and
 # Xu (2020) ("sample_aggregate", sample-aggregate.R; "bun_steinke",
 # bun-steinke.R) and the one-pass clipped methods of Lowy and Razaviyayn
-# ("acsa", "clipped_sgd", "localized", one-pass.R).  They fit along a path of constraint radii
-# instead of penalties.  dpsco() hands them to dpsco_constrained(), which
-# chooses every data-dependent setting in one place (the private bounds
-# and centre of tune_private(), or the public rules), calls the method and
-# builds the fit and its privacy record from the parts it returns.
+# ("acsa", "clipped_sgd", "localized", one-pass.R).  They fit along a path
+# of constraint radii instead of penalties.  dpsco() hands them to
+# dpsco_constrained(), which chooses every data-dependent setting in one
+# place (the private bounds and centre of tune_private(), or the public
+# rules), calls the method and builds the fit and its privacy record from
+# the parts it returns.
 
 constraint_methods <- c("fw", "htp_lasso", "htdp_fw", "objective", "mirror",
                         "mirror_shuffled", "sample_aggregate", "bun_steinke",
                         "acsa", "clipped_sgd", "localized")
 
-# The one-pass clipped methods of Lowy and Razaviyayn (lowy.R): each record
+# The one-pass clipped methods of Lowy and Razaviyayn (one-pass.R): each record
 # is used in one step (disjoint batches), clipped in l2.
 one_pass_methods <- c("acsa", "clipped_sgd", "localized")
 
