@@ -14,7 +14,12 @@
 #   inst/scripts/blog_lasso.R): n = 36678, p = 280.
 #   Each method runs with its default threads = 2 (every step's batch in two
 #   chunks on up to two threads) and with threads = 1 ("_1thread").
-#   Runs are interleaved (round 1: glmnet and the eight dpsco fits, round 2: ...),
+#   Raw rows: the same on the raw features (counts up to ~1e5, no
+#   transform, as users pass them): glmnet(x_raw, y) and clip, kamath,
+#   holland (threads = 2, tuning = "public", defaults otherwise), with their
+#   ratios to glmnet on the raw data and to clip on the raw data.
+#   Runs are interleaved (round 1: glmnet and the eight dpsco fits, the raw
+#   rows, round 2: ...),
 #   so that load from other jobs hits all of them alike.  Medians of 3
 #   rounds of elapsed seconds and of CPU seconds (user + sys); if a round
 #   would push the script past its time budget (~3 minutes) it stops early
@@ -27,7 +32,8 @@
 #   sh bench/install.sh       # once: HEAD, compiled from scratch, into /tmp/benchlib
 #   R_LIBS=/tmp/benchlib Rscript bench/path.R
 #
-# Target: dpsco / glmnet <= 1.0 for every method.
+# Targets: dpsco / glmnet <= 1.0 for every method; on the raw features
+# holland / glmnet <= 1.0 and holland / clip <= 1.5.
 
 suppressPackageStartupMessages({
   library(dpsco)
@@ -53,6 +59,7 @@ utils::data("blog", package = "dpsco", envir = data_env)
 blog <- data_env$blog
 response <- "comments_next24h"
 x <- as.matrix(blog[, setdiff(names(blog), response)])
+x_raw <- x
 x <- sign(x) * log1p(abs(x)) / log1p(1e5)
 x <- pmin(pmax(x, -1), 1)
 storage.mode(x) <- "double"
@@ -60,6 +67,8 @@ y <- as.double(blog[[response]])
 set.seed(20240501)
 train <- sort(sample.int(nrow(x), round(0.7 * nrow(x))))
 x <- x[train, , drop = FALSE]
+x_raw <- x_raw[train, , drop = FALSE]
+storage.mode(x_raw) <- "double"
 y <- y[train]
 n <- nrow(x)
 p <- ncol(x)
@@ -77,21 +86,28 @@ timed <- function(f) {
 # each method with its default threads (2: the batch of every step is cut
 # into two chunks run in parallel) and with threads = 1 (one chunk, one
 # thread: the single-core cost, comparable with glmnet's one thread)
-dpsco_runner <- function(m, threads) {
+dpsco_runner <- function(m, threads, xm = x) {
   force(m)
   force(threads)
+  force(xm)
   function() {
     set.seed(1)
-    dpsco(x, y, method = m, tuning = "public", nlambda = nlambda, batch_size = n,
+    dpsco(xm, y, method = m, tuning = "public", nlambda = nlambda, batch_size = n,
           iterations = iterations, threads = threads)
   }
 }
+raw_methods <- c("clip", "kamath", "holland")
+raw_fits <- paste0(raw_methods, "_raw")
 fits <- c(methods, paste0(methods, "_1thread"))
 runners <- c(
   list(glmnet = function() glmnet::glmnet(x, y)),
   stats::setNames(lapply(methods, dpsco_runner, threads = 2L), methods),
   stats::setNames(lapply(methods, dpsco_runner, threads = 1L),
-                  paste0(methods, "_1thread")))
+                  paste0(methods, "_1thread")),
+  list(glmnet_raw = function() glmnet::glmnet(x_raw, y)),
+  stats::setNames(lapply(raw_methods, dpsco_runner, threads = 2L, xm = x_raw),
+                  raw_fits))
+main <- c("glmnet", fits)
 
 el <- cpu <- matrix(NA_real_, rounds, length(runners),
                     dimnames = list(NULL, names(runners)))
@@ -129,14 +145,14 @@ cat(sprintf(paste0("BlogFeedback training split: n = %d, p = %d; dpsco: %d lambd
 cat(sprintf("dpsco threads: 2 (default) and 1; this machine lets a fit use %d\n\n",
             dpsco:::max_threads()))
 tab <- data.frame(
-  fit = names(runners),
-  elapsed_s = sprintf("%.2f", med_el),
-  cpu_s = sprintf("%.2f", med_cpu),
-  ratio_elapsed = sprintf("%.2f", med_el / med_el[["glmnet"]]),
-  ratio_cpu = sprintf("%.2f", med_cpu / med_cpu[["glmnet"]]),
+  fit = main,
+  elapsed_s = sprintf("%.2f", med_el[main]),
+  cpu_s = sprintf("%.2f", med_cpu[main]),
+  ratio_elapsed = sprintf("%.2f", med_el[main] / med_el[["glmnet"]]),
+  ratio_cpu = sprintf("%.2f", med_cpu[main] / med_cpu[["glmnet"]]),
   ns_per_record_feature_pass = c("-", sprintf("%.2f",
     1e9 * med_cpu[fits] / (n * p * nlambda * iterations))),
-  path = unlist(info[names(runners)]),
+  path = unlist(info[main]),
   target_elapsed = c("-", ifelse(med_el[fits] / med_el[["glmnet"]] <= 1,
                                  "MET", "NOT MET")),
   target_cpu = c("-", ifelse(med_cpu[fits] / med_cpu[["glmnet"]] <= 1,
@@ -145,6 +161,32 @@ tab <- data.frame(
 print(tab, row.names = FALSE, right = TRUE)
 cat("\n(ratio_* = dpsco / glmnet, measured in this run; ns_per_record_feature_pass =",
     "dpsco CPU time / (n p x 100 passes); target <= 1.0 judged on elapsed and on CPU time)\n")
+
+# the raw features (counts up to ~1e5, no transform), as users pass them:
+# the heavy-tailed case the Holland estimator is for.  Targets: holland <=
+# 1.0 x glmnet(x_raw, y) and <= 1.5 x clip, both on the raw data.
+raw <- c("glmnet_raw", raw_fits)
+tab_raw <- data.frame(
+  fit = raw,
+  elapsed_s = sprintf("%.2f", med_el[raw]),
+  cpu_s = sprintf("%.2f", med_cpu[raw]),
+  ratio_elapsed = sprintf("%.2f", med_el[raw] / med_el[["glmnet_raw"]]),
+  ratio_cpu = sprintf("%.2f", med_cpu[raw] / med_cpu[["glmnet_raw"]]),
+  x_clip_elapsed = c("-", sprintf("%.2f", med_el[raw_fits] / med_el[["clip_raw"]])),
+  x_clip_cpu = c("-", sprintf("%.2f", med_cpu[raw_fits] / med_cpu[["clip_raw"]])),
+  path = unlist(info[raw]),
+  stringsAsFactors = FALSE)
+cat("\nRaw features (no transform), dpsco threads = 2; ratio_* = dpsco / glmnet(x_raw, y),",
+    "x_clip_* = method / clip on the raw data:\n")
+print(tab_raw, row.names = FALSE, right = TRUE)
+verdict <- function(ok) if (ok) "MET" else "NOT MET"
+for (kind in c("elapsed", "cpu")) {
+  med <- if (kind == "elapsed") med_el else med_cpu
+  g <- med[["holland_raw"]] / med[["glmnet_raw"]]
+  cl <- med[["holland_raw"]] / med[["clip_raw"]]
+  cat(sprintf("  raw holland / glmnet = %.2f (<= 1.0) %s;  holland / clip = %.2f (<= 1.5) %s  [%s]\n",
+              g, verdict(g <= 1), cl, verdict(cl <= 1.5), kind))
+}
 cat("All rounds, elapsed seconds:\n")
 print(round(el, 2))
 cat("All rounds, CPU seconds:\n")

@@ -480,3 +480,29 @@ test_that("the tabulated Holland contribution matches the exact one to 1e-10", {
                psi_max * (1 - 2 * stats::pnorm(sqrt(nu), lower.tail = FALSE)),
                tolerance = 1e-12)
 })
+
+test_that("wide records: every value beyond the cubic region gets the exact h to 1e-12", {
+  # The oracle adds the exact cubic of the values up to a_poly in one loop
+  # and looks the others up afterwards (|a| up to 8 on the grid in a, beyond
+  # on the grid in 8 / |a|).  One record per call (m = 1, s = 1) makes each
+  # output coordinate h(a_j) itself; a width of 531 (not a multiple of the
+  # blocks the second pass scans) with zeros and values around every regime
+  # boundary in random places covers that pass.
+  set.seed(77)
+  for (nu in c(sqrt(log(10)), 0.5, 1.52, 10, 400)) {
+    a_poly <- sqrt(2) / (1 + 10 / sqrt(nu))
+    special <- c(a_poly * c(1 - 1e-12, 1 + 1e-12, 1.01), 8 * (1 + c(-1, 1) * 1e-12),
+                 7.999, 8.001, 8 * 4096 * c(0.999, 1, 1.001), 1e5, 1e8, 1e300,
+                 10^stats::runif(60, -1, 7))
+    for (rep in 1:3) {
+      a <- numeric(531)
+      a[sample.int(531, 2 * length(special))] <- c(special, -special)
+      # a record whose flagged values all sit in the last, partial word
+      if (rep == 3) a <- c(numeric(528), special[c(4, 8, 12)])
+      got <- dpsco:::oracle_mean(matrix(a, 1), "holland", m = 1, s = 1, nu = nu)
+      exact <- dpsco:::holland_h(a, nu)
+      expect_lte(max(abs(got - exact)), 1e-12)
+      expect_lte(max(abs(got)), psi_max)
+    }
+  }
+})
