@@ -92,7 +92,10 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     arg_error("method", "\"", method, "\" is private for replace-one ",
               "neighbours, and the parallel composition of cv.dpsco() is ",
               "stated for add/remove ones.")
-  x <- check_x(x)
+  x <- check_design(x)
+  if (is_mapped(x))
+    arg_error("x", "is file-backed; cv.dpsco() splits the records and ",
+              "needs x in memory (a matrix or a dgCMatrix).")
   n <- nrow(x)
   yy <- check_y(y, n, family)
   check_number(holdout, "holdout", 0, 0.5)

@@ -437,10 +437,22 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   if (optimizer == "newton" && !tuned && !constrained)
     arg_error("optimizer", "\"newton\" needs the private curvature of ",
               "tuning = \"private\".")
-  x <- check_x(x)
+  x <- check_design(x)
   n <- nrow(x)
   p <- ncol(x)
   yy <- check_y(y, n, family)
+  if (!is.matrix(x) && (constrained || !isFALSE(standardize))) {
+    # centring makes a sparse x dense, and the constraint-set optimisers'
+    # settings read x in memory
+    if (is_mapped(x) && constrained)
+      arg_error("x", "is file-backed, and the constraint-set method \"",
+                method, "\" needs x in memory (a matrix or a dgCMatrix).")
+    if (is_mapped(x))
+      arg_error("standardize", "must be FALSE for a file-backed x (the ",
+                "private bounds of tuning = \"private\" put its columns on ",
+                "a common scale).")
+    x <- as.matrix(x)
+  }
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))

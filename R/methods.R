@@ -164,12 +164,14 @@ predict.dpsco <- function(object, newx, s = NULL,
   if (type == "class" && object$family != "binomial")
     arg_error("type", "\"class\" needs a binomial fit.")
   if (missing(newx)) arg_error("newx", "is needed for type \"", type, "\".")
-  newx <- check_x(newx, "newx", min_rows = 1L)
+  newx <- check_design(newx, "newx", min_rows = 1L)
   if (ncol(newx) != nrow(b) - 1L)
     arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
-  newx <- clamp_columns(newx, object$x_range)
-  eta <- newx %*% b[-1L, , drop = FALSE] +
-    matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
+  # a sparse or file-backed newx block by block (design.R)
+  eta <- design_apply(
+    newx,
+    function(v, rows) clamp_columns(v, object$x_range) %*% b[-1L, , drop = FALSE],
+    "rbind") + matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
   # gaussian and quantile: the fitted mean or tau-quantile
   if (type == "link" || object$family != "binomial") return(eta)
   prob <- stats::plogis(eta)

@@ -14,7 +14,7 @@ lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
     # gradient at the fit of the unpenalised terms alone
     r <- null_residual(x, y, family, intercept, pf == 0, tau)
     r[abs(r) <= 1e-10 * max(1, abs(y))] <- 0  # rounding of an exact fit
-    grad <- abs(drop(crossprod(x, r))) / nrow(x)
+    grad <- abs(design_crossprod(x, r)) / nrow(x)
     lmax <- max(grad[pf > 0] / pf[pf > 0]) / a
     if (lmax <= 0) lmax <- 1
   } else {
@@ -49,7 +49,7 @@ null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5) {
   if (family == "quantile")
     return((y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0)
            - (1 - tau))
-  z <- cbind(if (intercept) 1, x[, unpenalised, drop = FALSE])
+  z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
   if (ncol(z) == 0L)
     return(if (family == "binomial") y - 0.5 else y)
   if (!any(unpenalised)) return(y - mean(y))  # intercept only: exact

@@ -62,6 +62,8 @@ log_bounds <- function(v, z, kappa, weight = rep(1, ncol(v))) {
 # The per-entry summands of log_bounds(): the non-zero indicator and
 # clamp(log2 |v|, -32, 32) (0 for v = 0).
 log_moments <- function(v) {
+  # a sparse or mapped x (design.R): the sums are taken block by block
+  if (inherits(v, "design_cols")) return(v)
   nz <- v != 0
   lg <- pmin(pmax(log2(abs(v)), -32), 32)
   lg[!nz] <- 0
@@ -74,18 +76,28 @@ log_moments <- function(v) {
 # counts and the sums of lg / 32.  With the released means `m`, the
 # second: the sums of min((lg - m)^2, 64) / 64 over the non-zero entries.
 release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
-  pc <- ncol(lm$nz)
+  pc <- length(weight)
   w2 <- sum(weight^2)
+  # the column sums of f applied to the summands (design.R for the blocks
+  # of a sparse or mapped x)
+  sums <- if (!inherits(lm, "design_cols")) function(f) colSums(f(lm, NULL))
+          else function(f) design_colsums(lm$x, lm$y, function(v, j)
+                                            f(log_moments(v), j))
   if (is.null(m)) {
     sd <- z * sqrt(1.25 * w2) / weight
-    count <- colSums(lm$nz) + sd * stats::rnorm(pc)
-    list(count = count, sum = colSums(lm$lg) / 32 + sd * stats::rnorm(pc),
+    count <- sums(function(l, j) l$nz) + sd * stats::rnorm(pc)
+    list(count = count,
+         sum = sums(function(l, j) l$lg) / 32 + sd * stats::rnorm(pc),
          sd = sd)
   } else {
     sd <- z * sqrt(0.25 * w2) / weight
-    dev <- pmin((lm$lg - rep(m, each = nrow(lm$lg)))^2, 64) / 64
-    dev[!lm$nz] <- 0
-    list(dev = colSums(dev) + sd * stats::rnorm(pc), sd = sd)
+    dev <- function(l, j) {
+      mj <- if (is.null(j)) m else m[j]
+      d <- pmin((l$lg - rep(mj, each = nrow(l$lg)))^2, 64) / 64
+      d[!l$nz] <- 0
+      d
+    }
+    list(dev = sums(dev) + sd * stats::rnorm(pc), sd = sd)
   }
 }
 
@@ -173,20 +185,24 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
   need_y_bound <- family == "gaussian" &&
     (constrained || intercept && is.null(ctl$center)) || need_hist
-  cols <- cbind(if (is.null(ctl$x_bound)) x, if (need_y_bound) y)
+  # x's sums block by block (design.R), y's in one
+  cols <- if (!is.null(ctl$x_bound)) cbind(if (need_y_bound) y)
+          else structure(list(x = x, y = if (need_y_bound) y),
+                         class = "design_cols")
   bound <- NULL
   y_bound <- NULL
   if (!is.null(cols)) {                # NULL: every bound declared
     z <- part_multiplier(z1, shares[["scale"]], 2)
-    wt <- c(rep(1, ncol(cols) - need_y_bound),
-            if (need_y_bound) sqrt(max(ncol(cols) - 1, 1)))
+    ncols <- if (is.null(ctl$x_bound)) p + need_y_bound else 1L
+    wt <- c(rep(1, ncols - need_y_bound),
+            if (need_y_bound) sqrt(max(ncols - 1, 1)))
     # y's bound sets the centre and the validation loss of cv.dpsco(), not
     # a clamp of the model: it keeps kappa = 2 whatever x's kappa
-    kp <- c(rep(ctl$kappa %||% default_kappa(n, z1), ncol(cols) - need_y_bound),
+    kp <- c(rep(ctl$kappa %||% default_kappa(n, z1), ncols - need_y_bound),
             if (need_y_bound) 2)
     lb <- log_bounds(cols, z, kp, wt)
     if (is.null(ctl$x_bound)) bound <- lb$bound[seq_len(p)]
-    if (need_y_bound) y_bound <- lb$bound[ncol(cols)]
+    if (need_y_bound) y_bound <- lb$bound[ncols]
     add_part("scale", z, 2, lb$sensitivity,
              "Gaussian: log-moments of the non-zero |x_j| (and |y|)",
              paste0("bounds on |x_j| ", if (!is.null(bound)) range_txt(bound)
@@ -199,7 +215,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     bound <- rep_len(ctl$x_bound, p)
     public <- c(public, "bounds on |x_j|")
   }
-  xt <- pmin(pmax(x / rep(bound, each = n), -1), 1)
+  xt <- scale_clamp(x, bound)
   y_scale <- 1
   if (constrained && family == "gaussian") {
     y_scale <- y_bound
@@ -248,7 +264,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
 
   # 3. quantiles: the clipping level C (from |r_i| ||w_i|| at beta0) and the
   #    bound B_H on the rows that enter the curvature (from ||w_i||)
-  w_norm <- sqrt(rowSums(xt * xt) + intercept)
+  w_norm <- sqrt(design_row_ss(xt) + intercept)
   c_norm <- if (clip_norm == "coordinate") pmax(intercept, apply(abs(xt), 1L, max))
             else w_norm
   r0 <- glm_residual_r(family, beta0[1L], y, quant)
@@ -298,8 +314,8 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
 
   # 4. curvature: the second-moment matrix of the rows clipped to B_H
   z <- part_multiplier(z1, shares[["curvature"]])
-  rh <- release_curvature(if (intercept) cbind(1, xt) else xt, z, row_bound,
-                          w_norm)
+  rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
+                          z, row_bound, w_norm, intercept)
   h <- rh$h
   sd_h <- rh$sd
   add_part("curvature", z, 1, row_bound^2 / n,
@@ -339,12 +355,19 @@ release_counts <- function(vals, z) {
 # rows w_i scaled to L2 norm at most row_bound (`norms`: their norms): one
 # record adds w_i w_i' / n, of Frobenius norm at most row_bound^2 / n.  The
 # noise is symmetric (one draw per entry of the upper triangle).
-release_curvature <- function(w, z, row_bound, norms = sqrt(rowSums(w * w))) {
-  n <- nrow(w)
-  d <- ncol(w)
-  w <- w * pmin(1, row_bound / norms)
+# w may also be a design (design.R) in list(x = ), without the column of
+# ones, which `intercept` adds.
+release_curvature <- function(w, z, row_bound, norms = sqrt(rowSums(w * w)),
+                              intercept = FALSE) {
+  if (inherits(w, "design_cols")) {
+    n <- nrow(w$x)
+    h <- design_gram(w$x, pmin(1, row_bound / norms), intercept) / n
+  } else {
+    n <- nrow(w)
+    h <- crossprod(w * pmin(1, row_bound / norms)) / n
+  }
+  d <- ncol(h)
   sd <- z * row_bound^2 / n
-  h <- crossprod(w) / n
   if (sd > 0) {
     e <- matrix(stats::rnorm(d * d), d, d)
     e[lower.tri(e)] <- t(e)[lower.tri(e)]

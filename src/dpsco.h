@@ -3,7 +3,10 @@
  * A private gradient step is a mean estimator ("oracle") with a known L2
  * sensitivity, plus Gaussian noise scaled to it, plus a proximal step.  The
  * files of src/ each do one of those jobs:
- *   records.c         the row-major copy of x and per-record norms, maxima
+ *   records.c         the engine's copy of x (dense rows, or sparse rows
+ *                     from a dgCMatrix) and per-record norms, maxima
+ *   mapped.c          a file-backed x (bigmemory's layout) read in place:
+ *                     the mapping, row gathers and the norms' pre-pass
  *   sample.c          Poisson batch sampling by geometric gaps
  *   pass.c            one step's pass over its batch, in fixed chunks
  *   family.c          per-record loss derivative (gaussian, binomial,
@@ -78,9 +81,23 @@ int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
 int sample_label(int k);
 void sample_permute(int *perm, int n);
 
-/* ---- records.c ------------------------------------------------------ */
+/* ---- records.c / mapped.c ------------------------------------------- */
+enum { LAYOUT_DENSE = 0, LAYOUT_SPARSE = 1, LAYOUT_MAPPED = 2 };
+
+/* Rows a mapped pass gathers at a time, per chunk of the batch. */
+#define GATHER_ROWS 256
+
 typedef struct {
-    double *xt;    /* p x n: record i at xt + i * p */
+    int layout;    /* LAYOUT_* */
+    double *xt;    /* dense: p x n, record i at xt + i * p */
+    int *rp, *ci;  /* sparse (CSR): record i's non-zeros are ci[rp[i]] .. */
+    double *xv;    /* ... ci[rp[i + 1] - 1] (increasing), values in xv */
+    const double *cm;     /* mapped: the file's n x p column-major values */
+    const double *bound;  /* mapped: divide column j by bound[j] and clamp
+                           * to [-1, 1] as it is read (NULL: as stored) */
+    size_t rows;          /* mapped: n, the column length */
+    double *buf;          /* mapped: GATHER_ROWS x p rows per chunk ... */
+    int nbuf;             /* ... for up to nbuf chunks */
     double *norm;  /* ||(1, x_i)|| or ||x_i|| */
     double *xmax;  /* max_j |x_ij| over the features only */
 } records;
@@ -88,6 +105,16 @@ typedef struct {
 void records_fill(records *rec, const double *x, int n, int p, int has_int,
                   int from, int to);
 void records_alloc(records *rec, int n, int p);
+void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
+                    const int *ri, const double *v);
+double record_norm(const double *x, int p, int has_int, double big);
+void record_stats(records *rec, size_t i, const double *xi, int len,
+                  int has_int);
+void mapped_gather(const records *rec, int p, const int *idx, int first,
+                   int count, double *out);
+const double *mapped_values(SEXP ptr, int *n, int *p);
+void records_mapped(records *rec, const double *cm, int n, int p,
+                    int has_int, const double *bound, int nbuf);
 
 /* ---- family.c ------------------------------------------------------- */
 typedef struct {
@@ -152,6 +179,12 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
 void oracle_reset(oracle_state *o);
 void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
                 double norm, double xmax, int label);
+/* The same contribution from a record's non-zeros only (values v at the
+ * increasing feature indices j, nz of them).  Every oracle maps a zero
+ * value to a zero contribution, so the sums equal the dense ones. */
+void oracle_add_sparse(const oracle_state *o, double *acc, double r,
+                       const double *v, const int *j, int nz, double norm,
+                       double xmax, int label);
 void oracle_finish(oracle_state *o, double *est);
 
 void clip_add(const oracle_state *o, double *acc, double r, const double *x,
@@ -161,6 +194,12 @@ void kamath_add(const oracle_state *o, double *acc, double r, const double *x,
 void kamath_finish(oracle_state *o, double *est);
 void holland_add(const oracle_state *o, double *acc, double r,
                  const double *x, double xmax);
+void clip_add_sparse(const oracle_state *o, double *acc, double r,
+                     const double *v, const int *j, int nz, double norm);
+void kamath_add_sparse(const oracle_state *o, double *acc, double r,
+                       const double *v, const int *j, int nz, double xmax);
+void holland_add_sparse(const oracle_state *o, double *acc, double r,
+                        const double *v, const int *j, int nz);
 
 /* ---- catoni.c ------------------------------------------------------- */
 double catoni_mean(double a, double b);

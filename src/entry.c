@@ -41,14 +41,49 @@ static void setup_from(oracle_state *o, SEXP s, int p, int has_int,
                  nchunks);
 }
 
-/* The problem shared by dpsco_fit and dpsco_release: the row-major copy
- * of x and the settings of the loop. */
+/* The engine's records of x, which R passes as a double matrix, a
+ * dgCMatrix, or a file-backed matrix (list(ptr = the mapping, bound =
+ * NULL or the per-column bounds)); n and p are set from it. */
+static void records_from(records *rec, SEXP x, int has_int, int threads,
+                         int *n, int *p)
+{
+    if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
+        *n = Rf_nrows(x);
+        *p = Rf_ncols(x);
+        records_alloc(rec, *n, *p);
+        records_fill(rec, REAL(x), *n, *p, has_int, 0, *n);
+    } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
+        SEXP dim = R_do_slot(x, Rf_install("Dim"));
+        *n = INTEGER(dim)[0];
+        *p = INTEGER(dim)[1];
+        records_sparse(rec, *n, *p, has_int,
+                       INTEGER(R_do_slot(x, Rf_install("p"))),
+                       INTEGER(R_do_slot(x, Rf_install("i"))),
+                       REAL(R_do_slot(x, Rf_install("x"))));
+    } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
+        SEXP bound = field_or_null(x, "bound");
+        const double *cm = mapped_values(field(x, "ptr"), n, p);
+        if (!Rf_isNull(bound) && Rf_length(bound) != *p)
+            Rf_error("internal error: %d bounds for %d columns",
+                     Rf_length(bound), *p);
+        records_mapped(rec, cm, *n, *p, has_int,
+                       Rf_isNull(bound) ? NULL : REAL(bound), threads);
+    } else {
+        Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
+                 "a mapped file");
+    }
+}
+
+/* The problem shared by dpsco_fit and dpsco_release: the records of x and
+ * the settings of the loop. */
 static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
 {
-    int n = Rf_nrows(x), p = Rf_ncols(x);
+    int n, p;
     int has_int = integer(settings, "intercept");
-    records_alloc(&pr->rec, n, p);
-    records_fill(&pr->rec, REAL(x), n, p, has_int, 0, n);
+    records_from(&pr->rec, x, has_int, integer(settings, "threads"), &n, &p);
+    if (Rf_length(y) != n)
+        Rf_error("internal error: y has %d values for %d records",
+                 Rf_length(y), n);
     pr->y = REAL(y);
     pr->n = n;
     pr->p = p;
@@ -195,6 +230,8 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     int dim = p + has_int, nr = Rf_length(radius);
     int threads = integer(settings, "threads");
     double q = num(settings, "q");
+    if (pr.rec.layout != LAYOUT_DENSE)
+        Rf_error("internal error: mirror descent takes a dense x");
     if (q != 2.0)
         mirror_dual_norms(&pr.rec, n, p, has_int, q, pr.max_threads);
 

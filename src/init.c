@@ -13,6 +13,9 @@ SEXP dpsco_max_threads(void);
 SEXP dpsco_mirror(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_one_pass(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_bun_steinke(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_map_file(SEXP, SEXP, SEXP);
+SEXP dpsco_map_rows(SEXP, SEXP, SEXP);
+SEXP dpsco_map_finite(SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -30,6 +33,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_mirror, 5),
     CALLDEF(dpsco_one_pass, 5),
     CALLDEF(dpsco_bun_steinke, 5),
+    CALLDEF(dpsco_map_file, 3),
+    CALLDEF(dpsco_map_rows, 3),
+    CALLDEF(dpsco_map_finite, 1),
     {NULL, NULL, 0}
 };
 

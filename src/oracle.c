@@ -73,6 +73,29 @@ void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
     }
 }
 
+void oracle_add_sparse(const oracle_state *o, double *acc, double r,
+                       const double *v, const int *j, int nz, double norm,
+                       double xmax, int label)
+{
+    switch (o->kind) {
+    case ORACLE_CLIP:
+        clip_add_sparse(o, acc, r, v, j, nz, norm);
+        break;
+    case ORACLE_KAMATH:
+        kamath_add_sparse(o, acc + (size_t) label * o->dim, r, v, j, nz,
+                          xmax);
+        break;
+    case ORACLE_HOLLAND:
+        holland_add_sparse(o, acc, r, v, j, nz);
+        break;
+    default:
+        if (o->has_int)
+            *acc++ += r;
+        for (int k = 0; k < nz; k++)
+            acc[j[k]] += r * v[k];
+    }
+}
+
 void oracle_finish(oracle_state *o, double *est)
 {
     size_t set = (size_t) o->k * o->dim;

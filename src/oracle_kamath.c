@@ -38,6 +38,23 @@ void kamath_add(const oracle_state *o, double *restrict acc, double r,
     }
 }
 
+/* The same over the record's non-zeros (a zero value adds clamp(0) = 0). */
+void kamath_add_sparse(const oracle_state *o, double *restrict acc, double r,
+                       const double *restrict v, const int *restrict j,
+                       int nz, double xmax)
+{
+    double h = o->half_rho;
+    if (o->has_int)
+        *acc++ += clamp(r, h);
+    if (fabs(r) * xmax <= h) {
+        for (int k = 0; k < nz; k++)
+            acc[j[k]] += r * v[k];
+    } else {
+        for (int k = 0; k < nz; k++)
+            acc[j[k]] += clamp(r * v[k], h);
+    }
+}
+
 /* k-th smallest of v[0..n-1] (0-based) by Hoare selection; v is permuted. */
 static double select_kth(double *v, int n, int k)
 {

@@ -34,19 +34,71 @@ static double linear_predictor(const double *restrict beta,
     return (has_int ? beta[0] : 0.0) + ((s0 + s1) + (s2 + s3));
 }
 
+/* The same sum over a record's non-zeros: each product goes to the partial
+ * sum its feature index would use in the dense loop, and a zero feature
+ * adds +-0 there, which leaves a sum unchanged, so the result is the dense
+ * one bit for bit. */
+static double sparse_predictor(const double *restrict beta,
+                               const double *restrict v,
+                               const int *restrict col, int nz, int p,
+                               int has_int)
+{
+    const double *b = beta + has_int;
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int lim = p - p % 4;
+    for (int k = 0; k < nz; k++) {
+        int j = col[k];
+        s[j < lim ? j % 4 : 0] += v[k] * b[j];
+    }
+    return (has_int ? beta[0] : 0.0) + ((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+/* Record i's contribution, from its dense values x. */
+static void dense_step(const spgd_problem *pr, const oracle_state *o,
+                       double *acc, const double *beta, const double *x,
+                       int i, int label)
+{
+    double r = glm_residual(&pr->family, pr->offset +
+                            linear_predictor(beta, x, pr->p, pr->has_int),
+                            pr->y[i]);
+    oracle_add(o, acc, r, x, pr->rec.norm[i], pr->rec.xmax[i], label);
+}
+
 static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
                        double *acc, const double *beta, const int *idx,
-                       const int *label, int from, int to)
+                       const int *label, int from, int to, int chunk)
 {
     const records *rec = &pr->rec;
-    for (int c = from; c < to; c++) {
-        int i = idx[c];
-        const double *x = rec->xt + (size_t) i * pr->p;
-        double r = glm_residual(&pr->family, pr->offset +
-                                linear_predictor(beta, x, pr->p, pr->has_int),
-                                pr->y[i]);
-        oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
-                   label ? label[c] : 0);
+    int p = pr->p;
+    switch (rec->layout) {
+    case LAYOUT_SPARSE:
+        for (int c = from; c < to; c++) {
+            int i = idx[c], at = rec->rp[i], nz = rec->rp[i + 1] - at;
+            const double *v = rec->xv + at;
+            const int *col = rec->ci + at;
+            double r = glm_residual(&pr->family, pr->offset +
+                                    sparse_predictor(beta, v, col, nz, p,
+                                                     pr->has_int),
+                                    pr->y[i]);
+            oracle_add_sparse(o, acc, r, v, col, nz, rec->norm[i],
+                              rec->xmax[i], label ? label[c] : 0);
+        }
+        break;
+    case LAYOUT_MAPPED: {
+        double *buf = rec->buf + (size_t) chunk * GATHER_ROWS * p;
+        for (int c = from; c < to; c += GATHER_ROWS) {
+            int e = to - c < GATHER_ROWS ? to : c + GATHER_ROWS;
+            mapped_gather(rec, p, idx + c, 0, e - c, buf);
+            for (int k = c; k < e; k++)
+                dense_step(pr, o, acc, beta, buf + (size_t) (k - c) * p,
+                           idx[k], label ? label[k] : 0);
+        }
+        break;
+    }
+    default:
+        for (int c = from; c < to; c++)
+            dense_step(pr, o, acc, beta, rec->xt + (size_t) idx[c] * p,
+                       idx[c], label ? label[c] : 0);
     }
 }
 
@@ -59,6 +111,9 @@ void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
     int threaded = nthreads > 1 &&
                    pr->q * pr->n * (pr->p + 1.0) >= PARALLEL_MIN_WORK;
     (void) threaded;
+    if (pr->rec.layout == LAYOUT_MAPPED && nchunks > pr->rec.nbuf)
+        Rf_error("internal error: %d chunks for %d row buffers", nchunks,
+                 pr->rec.nbuf);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nthreads) schedule(static) if (threaded)
 #endif
@@ -66,7 +121,7 @@ void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
         int from = (int) ((long long) count * c / nchunks);
         int to = (int) ((long long) count * (c + 1) / nchunks);
         chunk_pass(pr, o, o->acc + (size_t) c * o->stride, beta, idx, label,
-                   from, to);
+                   from, to, c);
     }
 }
 

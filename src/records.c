@@ -1,10 +1,13 @@
 /* The engine's one copy of x: row-major (p x n), so that a sampled record is
- * one contiguous run of memory, plus two numbers per record computed once
- * per fit: the norm ||(1, x_i)|| (or ||x_i||) used by clipping, and the
- * largest |x_ij|, which lets an oracle see before its loop that no value of
- * the record can reach a clamp. */
+ * one contiguous run of memory, or for a sparse x its non-zeros row by row
+ * (CSR), plus two numbers per record computed once per fit: the norm
+ * ||(1, x_i)|| (or ||x_i||) used by clipping, and the largest |x_ij|, which
+ * lets an oracle see before its loop that no value of the record can reach
+ * a clamp.  Zeros add nothing to either, so a sparse record's norm and
+ * maximum over its non-zeros are the dense record's, bit for bit. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "dpsco.h"
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -34,6 +37,7 @@ static void advise_huge_pages(void *buf, size_t bytes)
 
 void records_alloc(records *rec, int n, int p)
 {
+    rec->layout = LAYOUT_DENSE;
     rec->xt = (double *) R_alloc((size_t) n * p, sizeof(double));
     advise_huge_pages(rec->xt, (size_t) n * p * sizeof(double));
     rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
@@ -43,7 +47,7 @@ void records_alloc(records *rec, int n, int p)
 /* ||(1, x)|| (or ||x||) without overflow or underflow for any finite x:
  * a plain sum of squares when the largest entry allows it, otherwise sums
  * of squares scaled by that entry. */
-static double record_norm(const double *x, int p, int has_int, double big)
+double record_norm(const double *x, int p, int has_int, double big)
 {
     if (big == 0.0)
         return 0.0;
@@ -61,6 +65,21 @@ static double record_norm(const double *x, int p, int has_int, double big)
     return big * sqrt(ss);
 }
 
+/* Record i's largest |x_ij| and norm from its values xi[0 .. len - 1]
+ * (all p of them, or only the non-zeros). */
+void record_stats(records *rec, size_t i, const double *xi, int len,
+                  int has_int)
+{
+    double big = 0.0;
+    for (int j = 0; j < len; j++) {
+        double a = fabs(xi[j]);
+        big = a > big ? a : big;
+    }
+    rec->xmax[i] = big;
+    rec->norm[i] = record_norm(xi, len, has_int,
+                               has_int && big < 1.0 ? 1.0 : big);
+}
+
 /* Records from .. to - 1 of the n x p column-major x, stored at positions
  * 0 .. to - from - 1 of rec. */
 void records_fill(records *rec, const double *x, int n, int p, int has_int,
@@ -74,14 +93,36 @@ void records_fill(records *rec, const double *x, int n, int p, int has_int,
                 rec->xt[(size_t) (i - from) * p + j] = col[i];
         }
     }
-    for (int i = 0; i < to - from; i++) {
-        const double *xi = rec->xt + (size_t) i * p;
-        double big = 0.0;
-        for (int j = 0; j < p; j++) {
-            double a = fabs(xi[j]);
-            big = a > big ? a : big;
+    for (int i = 0; i < to - from; i++)
+        record_stats(rec, i, rec->xt + (size_t) i * p, p, has_int);
+}
+
+/* The CSR copy of a dgCMatrix (column pointers cp, row indices ri, values
+ * v): a counting sort by row, which keeps each row's columns increasing. */
+void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
+                    const int *ri, const double *v)
+{
+    size_t nnz = (size_t) cp[p];
+    rec->layout = LAYOUT_SPARSE;
+    rec->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    rec->ci = (int *) R_alloc(nnz ? nnz : 1, sizeof(int));
+    rec->xv = (double *) R_alloc(nnz ? nnz : 1, sizeof(double));
+    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    int *next = (int *) R_alloc((size_t) n, sizeof(int));
+    memset(rec->rp, 0, ((size_t) n + 1) * sizeof(int));
+    for (size_t k = 0; k < nnz; k++)
+        rec->rp[ri[k] + 1]++;
+    for (int i = 0; i < n; i++)
+        rec->rp[i + 1] += rec->rp[i];
+    memcpy(next, rec->rp, (size_t) n * sizeof(int));
+    for (int j = 0; j < p; j++)
+        for (int k = cp[j]; k < cp[j + 1]; k++) {
+            int at = next[ri[k]]++;
+            rec->ci[at] = j;
+            rec->xv[at] = v[k];
         }
-        rec->xmax[i] = big;
-        rec->norm[i] = record_norm(xi, p, has_int, has_int && big < 1.0 ? 1.0 : big);
-    }
+    for (int i = 0; i < n; i++)
+        record_stats(rec, i, rec->xv + rec->rp[i], rec->rp[i + 1] - rec->rp[i],
+                     has_int);
 }

@@ -1,0 +1,142 @@
+# The design matrix x in the three forms the engine reads:
+#  * a dense double matrix, copied row by row into the engine;
+#  * a sparse dgCMatrix (any sparse Matrix is converted to one): the
+#    engine keeps only the non-zeros, row by row, and its pass skips the
+#    zeros, which every oracle maps to a zero contribution, so the fit is
+#    the dense fit's;
+#  * a file-backed bigmemory big.matrix: its file is mapped and read in
+#    place, never copied into R's memory (a "dpsco_mapped" design).
+# R computes only a few statistics from x (the private settings of
+# settings.R, the non-private lambda_max, predictions); the helpers below
+# give them for every form, reading a sparse or mapped x in blocks of rows.
+
+# x for dpsco() and cv.dpsco(): check_x() for dense input, and the two
+# other forms kept as they are.
+check_design <- function(x, arg = "x", min_rows = 2L) {
+  if (inherits(x, "big.matrix")) return(mapped_design(x, arg, min_rows))
+  if (inherits(x, "sparseMatrix")) {
+    x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"),
+                                 "generalMatrix"), "dMatrix")
+    if (ncol(x) < 1L) arg_error(arg, "has no columns.")
+    if (nrow(x) < min_rows)
+      arg_error(arg, "needs at least ", min_rows, " row",
+                if (min_rows > 1L) "s", ".")
+    if (!all(is.finite(x@x)))
+      arg_error(arg, "contains NA, NaN or infinite values.")
+    return(x)
+  }
+  check_x(x, arg, min_rows)
+}
+
+is_sparse <- function(x) inherits(x, "dgCMatrix")
+is_mapped <- function(x) inherits(x, "dpsco_mapped")
+
+# A big.matrix: a file-backed one of type double is mapped from its file
+# (after bigmemory has flushed it); one in shared memory is copied into an
+# R matrix, which is where it already lives.
+mapped_design <- function(x, arg, min_rows) {
+  if (!requireNamespace("bigmemory", quietly = TRUE))
+    arg_error(arg, "is a big.matrix, which needs the bigmemory package.")
+  if (!bigmemory::is.filebacked(x))
+    return(check_x(x[, , drop = FALSE], arg, min_rows))
+  d <- bigmemory::describe(x)@description
+  if (d$type != "double")
+    arg_error(arg, "is a big.matrix of type \"", d$type, "\"; dpsco reads ",
+              "file-backed big.matrix objects of type \"double\".")
+  if (isTRUE(d$separated))
+    arg_error(arg, "is a separated big.matrix (one file per column); ",
+              "dpsco reads one backing file.")
+  if (d$nrow != d$totalRows || d$ncol != d$totalCols)
+    arg_error(arg, "is a sub.big.matrix; pass the whole file-backed matrix.")
+  if (d$nrow < min_rows)
+    arg_error(arg, "needs at least ", min_rows, " rows.")
+  if (d$nrow > .Machine$integer.max)
+    arg_error(arg, "has more than ", .Machine$integer.max, " rows.")
+  bigmemory::flush(x)
+  file <- file.path(d$dirname, d$filename)
+  ptr <- .Call(C_dpsco_map_file, file, as.integer(d$nrow), as.integer(d$ncol))
+  if (!.Call(C_dpsco_map_finite, ptr))
+    arg_error(arg, "contains NA, NaN or infinite values.")
+  structure(list(ptr = ptr, dim = as.integer(c(d$nrow, d$ncol)),
+                 colnames = d$colNames, file = file, bound = NULL),
+            class = "dpsco_mapped")
+}
+
+#' @export
+dim.dpsco_mapped <- function(x) x$dim
+
+#' @export
+dimnames.dpsco_mapped <- function(x) list(NULL, x$colnames)
+
+# Rows a block holds: about 2^21 values.
+block_rows <- function(x) max(1L, 2^21 %/% ncol(x))
+
+# Rows from .. to (1-based) of a design as a dense matrix; a mapped
+# design's bound is applied as the engine applies it.
+design_rows <- function(x, from, to) {
+  if (is.matrix(x)) return(x[from:to, , drop = FALSE])
+  if (is_sparse(x)) return(as.matrix(x[from:to, , drop = FALSE]))
+  v <- .Call(C_dpsco_map_rows, x$ptr, from - 1L, to)
+  if (is.null(x$bound)) v else scale_clamp(v, x$bound)
+}
+
+# f applied to each block of rows; the results added (`combine = "+"`),
+# joined (`"c"`) or stacked (`"rbind"`).  The blocks depend on the shape
+# of x alone and hold the same values in every form, so dense, sparse and
+# mapped x give the same statistics bit for bit.
+design_apply <- function(x, f, combine = c("+", "c", "rbind")) {
+  combine <- match.arg(combine)
+  n <- nrow(x)
+  size <- block_rows(x)
+  out <- NULL
+  for (from in seq(1L, n, by = size)) {
+    rows <- from:min(n, from + size - 1L)
+    v <- f(design_rows(x, from, max(rows)), rows)
+    out <- if (is.null(out)) v
+           else switch(combine, "+" = out + v, c = c(out, v), rbind(out, v))
+  }
+  out
+}
+
+# clamp(x_j / bound_j, -1, 1): for a dense x as for a block of rows, for a
+# sparse x on its non-zeros, for a mapped x recorded for the engine.
+scale_clamp <- function(x, bound) {
+  if (is_mapped(x)) {
+    x$bound <- as.double(bound)
+    return(x)
+  }
+  if (is_sparse(x)) {
+    x@x <- pmin(pmax(x@x / rep(bound, diff(x@p)), -1), 1)
+    return(x)
+  }
+  pmin(pmax(x / rep(bound, each = nrow(x)), -1), 1)
+}
+
+# Row sums of squares.
+design_row_ss <- function(x)
+  design_apply(x, function(b, rows) rowSums(b * b), "c")
+
+# crossprod(cbind(1, x) * w) (without the 1 for intercept = FALSE): the
+# second-moment matrix of the rows weighted by w.
+design_gram <- function(x, w, intercept)
+  design_apply(x, function(b, rows)
+    crossprod((if (intercept) cbind(1, b) else b) * w[rows]))
+
+# crossprod(x, r) as a vector.
+design_crossprod <- function(x, r)
+  design_apply(x, function(b, rows) drop(crossprod(b, r[rows])))
+
+# Columns j of x as a dense matrix.
+design_columns <- function(x, j) {
+  if (is.matrix(x)) return(x[, j, drop = FALSE])
+  design_apply(x, function(b, rows) b[, j, drop = FALSE], "rbind")
+}
+
+# Column sums of f(v, j) over the columns of cbind(x, y) (either may be
+# NULL), where v is a block of x's rows (or y as a one-column matrix) and
+# j the columns' positions; f must map a zero entry to 0.
+design_colsums <- function(x, y, f) {
+  p <- if (is.null(x)) 0L else ncol(x)
+  c(if (!is.null(x)) design_apply(x, function(b, rows) colSums(f(b, seq_len(p)))),
+    if (!is.null(y)) colSums(f(matrix(y), p + 1L)))
+}

@@ -1,0 +1,196 @@
+/* A file-backed x read in place: the values of an n x p double matrix
+ * stored column by column in a file (bigmemory's file-backed big.matrix),
+ * mapped read-only into memory.  The pages belong to the operating
+ * system's file cache, not to the process's anonymous memory, so a fit
+ * keeps only a few rows per thread and two numbers per record of its own.
+ *
+ * A pass gathers the rows of its batch GATHER_ROWS at a time into a small
+ * row-major buffer and then treats them exactly as dense records; with the
+ * fit's private bounds each value is divided by its column's bound and
+ * clamped to [-1, 1] as it is read, the operations R applies to a dense x,
+ * so the records equal the dense ones bit for bit. */
+#include <math.h>
+#include <string.h>
+#include <R_ext/Utils.h>
+#include "dpsco.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define DPSCO_HAVE_MMAP 1
+#endif
+
+typedef struct {
+    void *addr;
+    size_t bytes;
+    int n, p;
+} mapping;
+
+static void unmap(SEXP ptr)
+{
+    mapping *m = (mapping *) R_ExternalPtrAddr(ptr);
+    if (m == NULL)
+        return;
+#ifdef DPSCO_HAVE_MMAP
+    if (m->addr != NULL)
+        munmap(m->addr, m->bytes);
+#endif
+    R_Free(m);
+    R_ClearExternalPtr(ptr);
+}
+
+/* The mapping behind an external pointer made by dpsco_map_file(). */
+static const mapping *mapping_of(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrAddr(ptr) == NULL)
+        Rf_error("the file-backed matrix is no longer mapped (it was saved "
+                 "and reloaded, or closed); pass the big.matrix again");
+    return (const mapping *) R_ExternalPtrAddr(ptr);
+}
+
+/* Maps the first nrow * ncol doubles of the file at `path`; the mapping
+ * lives until the returned pointer is garbage collected. */
+SEXP dpsco_map_file(SEXP path, SEXP nrow, SEXP ncol)
+{
+#ifdef DPSCO_HAVE_MMAP
+    int n = Rf_asInteger(nrow), p = Rf_asInteger(ncol);
+    size_t bytes = (size_t) n * (size_t) p * sizeof(double);
+    const char *file = R_ExpandFileName(Rf_translateChar(STRING_ELT(path, 0)));
+    int fd = open(file, O_RDONLY);
+    if (fd < 0)
+        Rf_error("cannot open the backing file '%s' of x", file);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t) st.st_size < bytes) {
+        close(fd);
+        Rf_error("the backing file '%s' of x holds fewer than %d x %d doubles",
+                 file, n, p);
+    }
+    void *addr = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);  /* the mapping keeps the file open */
+    if (addr == MAP_FAILED)
+        Rf_error("cannot map the backing file '%s' of x into memory", file);
+    mapping *m = R_Calloc(1, mapping);
+    m->addr = addr;
+    m->bytes = bytes;
+    m->n = n;
+    m->p = p;
+    SEXP ptr = PROTECT(R_MakeExternalPtr(m, R_NilValue, R_NilValue));
+    R_RegisterCFinalizerEx(ptr, unmap, TRUE);
+    UNPROTECT(1);
+    return ptr;
+#else
+    (void) path;
+    (void) nrow;
+    (void) ncol;
+    Rf_error("a file-backed x needs memory-mapped files, which dpsco does "
+             "not support on this platform");
+    return R_NilValue;
+#endif
+}
+
+/* Rows from .. to - 1 (0-based) as an R matrix, for R's block statistics. */
+SEXP dpsco_map_rows(SEXP ptr, SEXP from, SEXP to)
+{
+    const mapping *m = mapping_of(ptr);
+    int a = Rf_asInteger(from), b = Rf_asInteger(to);
+    if (a < 0 || b > m->n || a > b)
+        Rf_error("internal error: rows %d to %d of %d", a, b, m->n);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, b - a, m->p));
+    const double *cm = (const double *) m->addr;
+    for (int j = 0; j < m->p; j++)
+        memcpy(REAL(out) + (size_t) j * (b - a),
+               cm + (size_t) j * m->n + a, (size_t) (b - a) * sizeof(double));
+    UNPROTECT(1);
+    return out;
+}
+
+/* TRUE when every value of the mapped matrix is finite. */
+SEXP dpsco_map_finite(SEXP ptr)
+{
+    const mapping *m = mapping_of(ptr);
+    const double *cm = (const double *) m->addr;
+    size_t total = (size_t) m->n * m->p, every = (size_t) 1 << 24;
+    for (size_t from = 0; from < total; from += every) {
+        size_t to = total - from < every ? total : from + every;
+        for (size_t k = from; k < to; k++)
+            if (!R_FINITE(cm[k]))
+                return Rf_ScalarLogical(FALSE);
+        R_CheckUserInterrupt();
+    }
+    return Rf_ScalarLogical(TRUE);
+}
+
+/* The data, n and p of a mapping, for problem_from(). */
+const double *mapped_values(SEXP ptr, int *n, int *p)
+{
+    const mapping *m = mapping_of(ptr);
+    *n = m->n;
+    *p = m->p;
+    return (const double *) m->addr;
+}
+
+/* Records idx[0 .. count - 1] (idx NULL: first .. first + count - 1) into
+ * out, row-major, with the bound's scaling and clamp. */
+void mapped_gather(const records *rec, int p, const int *idx, int first,
+                   int count, double *out)
+{
+    for (int j = 0; j < p; j++) {
+        const double *col = rec->cm + (size_t) j * rec->rows;
+        double *o = out + j;
+        if (rec->bound == NULL) {
+            for (int k = 0; k < count; k++)
+                o[(size_t) k * p] = col[idx ? idx[k] : first + k];
+        } else {
+            double b = rec->bound[j];
+            for (int k = 0; k < count; k++) {
+                double v = col[idx ? idx[k] : first + k] / b;
+                o[(size_t) k * p] = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+            }
+        }
+    }
+}
+
+/* Gather blocks per interrupt check in the norms' pre-pass. */
+#define PREPASS_BLOCKS 256
+
+void records_mapped(records *rec, const double *cm, int n, int p,
+                    int has_int, const double *bound, int nbuf)
+{
+    rec->layout = LAYOUT_MAPPED;
+    rec->cm = cm;
+    rec->rows = (size_t) n;
+    rec->bound = bound;
+    rec->nbuf = nbuf < 1 ? 1 : nbuf;
+    rec->buf = (double *) R_alloc((size_t) rec->nbuf * GATHER_ROWS * p,
+                                  sizeof(double));
+    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    /* each record's numbers depend on that record alone: threads do not
+     * change them */
+    int nblock = (n + GATHER_ROWS - 1) / GATHER_ROWS;
+    for (int s = 0; s < nblock; s += PREPASS_BLOCKS) {
+        int e = s + PREPASS_BLOCKS < nblock ? s + PREPASS_BLOCKS : nblock;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(rec->nbuf) schedule(static) \
+    if ((double) n * p >= 100000.0)
+#endif
+        for (int blk = s; blk < e; blk++) {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            double *buf = rec->buf + (size_t) t * GATHER_ROWS * p;
+            int from = blk * GATHER_ROWS;
+            int count = n - from < GATHER_ROWS ? n - from : GATHER_ROWS;
+            mapped_gather(rec, p, NULL, from, count, buf);
+            for (int k = 0; k < count; k++)
+                record_stats(rec, (size_t) from + k, buf + (size_t) k * p, p,
+                             has_int);
+        }
+        R_CheckUserInterrupt();
+    }
+}
