@@ -68,8 +68,10 @@ dim.dpsco_mapped <- function(x) x$dim
 #' @export
 dimnames.dpsco_mapped <- function(x) list(NULL, x$colnames)
 
-# Rows a block holds: about 2^21 values.
-block_rows <- function(x) max(1L, 2^21 %/% ncol(x))
+# Rows a block holds: about 2^21 values (an option for the tests' small
+# blocks).
+block_rows <- function(x)
+  max(1L, getOption("dpsco.block_values", 2^21) %/% ncol(x))
 
 # Rows from .. to (1-based) of a design as a dense matrix; a mapped
 # design's bound is applied as the engine applies it.
@@ -77,6 +79,7 @@ design_rows <- function(x, from, to) {
   if (is.matrix(x)) return(x[from:to, , drop = FALSE])
   if (is_sparse(x)) return(as.matrix(x[from:to, , drop = FALSE]))
   v <- .Call(C_dpsco_map_rows, x$ptr, from - 1L, to)
+  if (!is.null(x$colnames)) colnames(v) <- x$colnames
   if (is.null(x$bound)) v else scale_clamp(v, x$bound)
 }
 

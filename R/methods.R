@@ -109,8 +109,9 @@ interpolate_coef <- function(object, s) {
 #'
 #' @param object a `dpsco` fit.
 #' @param newx matrix of new predictors with the columns of the training `x`
-#'   (a numeric data frame or sparse `Matrix` is converted with
-#'   `as.matrix()`; one record needs `drop = FALSE`).
+#'   (a numeric data frame is converted with `as.matrix()`; one record needs
+#'   `drop = FALSE`), a sparse `Matrix` or a file-backed `big.matrix`, read
+#'   in blocks of rows.
 #' @details `s` outside the fitted range, `Inf` included, takes the nearest
 #'   end of the path; negative or missing `s` is an error.  A fit with
 #'   private bounds on `x` (`tuning = "private"`) saw each column clamped

@@ -738,7 +738,7 @@ fits_same_seed <- function(seed, args1, args2, fun = dpsco) {
   })
 }
 
-test_that("a sparse Matrix x or newx is densified: the same fit and predictions", {
+test_that("a sparse Matrix x or newx gives the dense fit and predictions", {
   skip_if_not_installed("Matrix")
   d <- val_data()
   xs <- Matrix::Matrix(d$x * (abs(d$x) > 0.5), sparse = TRUE)

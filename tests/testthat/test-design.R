@@ -1,0 +1,200 @@
+# Sparse (dgCMatrix) and file-backed (bigmemory) x against the dense fit of
+# the same data and seed, which is the independent reference: the dense
+# pass and the dense R statistics are separate code from the CSR pass, the
+# mapped reader and the block statistics.
+
+# Heavy-tailed data with 70% zeros and a few values of 1e4, which put
+# Holland's contributions beyond the table's exact cubic region.
+design_data <- function(n = 300, p = 11, family = "gaussian") {
+  set.seed(7)
+  x <- matrix(stats::rt(n * p, df = 1.5), n, p)
+  x[stats::runif(n * p) < 0.7] <- 0
+  x[sample(n * p, 5)] <- 1e4
+  x[, 3] <- 0  # an empty column
+  x[7, ] <- 0  # and an empty record
+  colnames(x) <- paste0("f", seq_len(p))
+  eta <- drop(x[, 1:3] %*% c(1, -1, 0.5)) / 10
+  y <- switch(family, binomial = as.double(stats::runif(n) < stats::plogis(eta)),
+              eta + stats::rt(n, df = 2))
+  list(x = x, y = y)
+}
+
+# A file-backed big.matrix holding x, in a directory removed with the
+# calling test.
+filebacked <- function(x, env = parent.frame()) {
+  dir <- tempfile("bm")
+  dir.create(dir)
+  withr::defer(unlink(dir, recursive = TRUE), envir = env)
+  bigmemory::as.big.matrix(x, type = "double", backingfile = "x.bin",
+                           descriptorfile = "x.desc", backingpath = dir)
+}
+
+# The fit's numbers after the same seed for each form of x.
+fits_by_form <- function(forms, seed, ...) {
+  lapply(forms, function(x) {
+    set.seed(seed)
+    fit <- dpsco(x, ...)
+    list(beta = fit$beta, a0 = fit$a0, lambda = fit$lambda,
+         privacy = fit$privacy$released)
+  })
+}
+
+# Bit for bit where the compiler keeps the dense loop's operations
+# (x86-64: no contraction into fused multiply-adds), else to 1e-12.
+expect_same_fit <- function(a, b) {
+  if (R.version$arch %in% c("x86_64", "amd64")) expect_identical(a, b)
+  else expect_equal(a, b, tolerance = 1e-12)
+}
+
+test_that("sparse and file-backed x give the dense fit for every oracle and optimiser", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  for (family in c("gaussian", "binomial")) {
+    d <- design_data(family = family)
+    forms <- list(dense = d$x, sparse = methods::as(d$x, "CsparseMatrix"),
+                  mapped = filebacked(d$x))
+    cases <- list(
+      list(method = "clip"),                                  # newton
+      list(method = "kamath", optimizer = "spgd", batch_size = 150),
+      list(method = "holland", optimizer = "spgd", batch_size = 100),
+      list(method = "holland", tuning = "public", iterations = 4),
+      list(method = "kamath", tuning = "public", iterations = 4,
+           batch_size = 120, threads = 1),
+      list(method = "prox_clipped_sgd", batch_size = 50),
+      list(method = "none", tuning = "public", iterations = 3,
+           intercept = FALSE))
+    for (cs in cases) {
+      f <- do.call(fits_by_form, c(list(forms, 11, y = d$y, family = family,
+                                        nlambda = 3, epsilon = 2), cs))
+      expect_true(all(is.finite(f$dense$beta)))
+      expect_gt(sum(f$dense$beta != 0), 0)
+      expect_same_fit(f$sparse, f$dense)
+      expect_same_fit(f$mapped, f$dense)
+    }
+  }
+})
+
+test_that("Holland's far region and the quantile family read the same values", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  d <- design_data()
+  xs <- methods::as(d$x, "CsparseMatrix")
+  # public settings: the scale s is the paper's, and |r x / s| reaches the
+  # values of 1e4, far beyond the exact cubic region
+  f <- fits_by_form(list(d$x, xs, filebacked(d$x)), 3, y = d$y,
+                    method = "holland", tuning = "public", iterations = 3,
+                    nlambda = 2, control = dpsco_control(s = 0.05))
+  expect_same_fit(f[[2]], f[[1]])
+  expect_same_fit(f[[3]], f[[1]])
+  q <- fits_by_form(list(d$x, xs), 5, y = d$y, family = "quantile",
+                    tau = 0.7, nlambda = 2)
+  expect_same_fit(q[[2]], q[[1]])
+})
+
+test_that("a sparse x is not densified by the fit", {
+  skip_if_not_installed("Matrix")
+  # 4e4 x 4e4 would be 12.8 GB dense; its 4e4 non-zeros take 0.5 MB
+  n <- 40000
+  set.seed(1)
+  xs <- Matrix::sparseMatrix(i = seq_len(n), j = sample(n), x = stats::rnorm(n),
+                             dims = c(n, n))
+  y <- stats::rnorm(n)
+  fit <- dpsco(xs, y, method = "clip", tuning = "public", iterations = 2,
+               nlambda = 1, epsilon = 1, control = dpsco_control(clip = 1))
+  expect_identical(dim(fit$beta), c(as.integer(n), 1L))
+  expect_equal(fit$nobs, n)
+})
+
+test_that("predictions from sparse and file-backed newx equal the dense ones", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  d <- design_data()
+  set.seed(2)
+  fit <- dpsco(d$x, d$y, nlambda = 3)
+  expect_false(is.null(fit$x_range))  # private bounds: newx is clamped
+  ref <- predict(fit, d$x)
+  expect_identical(predict(fit, methods::as(d$x, "CsparseMatrix")), ref)
+  expect_identical(predict(fit, filebacked(d$x)), ref)
+  # the clamp and the product by hand
+  xc <- pmin(pmax(d$x, rep(fit$x_range[1, ], each = nrow(d$x))),
+             rep(fit$x_range[2, ], each = nrow(d$x)))
+  expect_equal(unname(ref), unname(xc %*% fit$beta +
+                                     rep(fit$a0, each = nrow(d$x))),
+               tolerance = 1e-12)
+})
+
+test_that("the mapped reader returns the stored rows, clamped by the bound", {
+  skip_if_not_installed("bigmemory")
+  d <- design_data(n = 50, p = 4)
+  xm <- dpsco:::check_design(filebacked(d$x))
+  expect_identical(dim(xm), c(50L, 4L))
+  expect_identical(colnames(xm), colnames(d$x))
+  expect_identical(dpsco:::design_rows(xm, 11, 20), d$x[11:20, ])
+  b <- c(0.5, 2, 1, 4)
+  xb <- dpsco:::scale_clamp(xm, b)
+  expect_identical(dpsco:::design_rows(xb, 1, 50),
+                   pmin(pmax(d$x / rep(b, each = 50), -1), 1))
+  # block statistics over several blocks equal the one-block sums
+  xs <- methods::as(d$x, "CsparseMatrix")
+  withr::local_options(dpsco.block_values = 7 * 4)
+  expect_equal(dpsco:::design_row_ss(xs), rowSums(d$x^2), tolerance = 1e-15)
+  w <- stats::runif(50)
+  expect_equal(dpsco:::design_gram(xm, w, TRUE), crossprod(cbind(1, d$x) * w),
+               tolerance = 1e-14, ignore_attr = TRUE)
+  expect_equal(dpsco:::design_crossprod(xs, d$y), drop(crossprod(d$x, d$y)),
+               tolerance = 1e-14, ignore_attr = TRUE)
+  expect_identical(dpsco:::design_columns(xm, c(2, 4)), d$x[, c(2, 4)])
+})
+
+test_that("bad sparse and big.matrix inputs are argument errors", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  d <- design_data(n = 40, p = 3)
+  xs <- methods::as(d$x, "CsparseMatrix")
+  xs@x[2] <- NA
+  e <- expect_error(dpsco(xs, d$y), class = "dpsco_arg_error")
+  expect_identical(e$arg, "x")
+  expect_match(conditionMessage(e), "NA, NaN or infinite")
+  dir <- tempfile("bm")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  xi <- bigmemory::filebacked.big.matrix(40, 3, type = "integer",
+                                         backingfile = "i.bin",
+                                         descriptorfile = "i.desc",
+                                         backingpath = dir)
+  e <- expect_error(dpsco(xi, d$y), class = "dpsco_arg_error")
+  expect_match(conditionMessage(e), "type \"integer\"")
+  xn <- d$x
+  xn[5, 2] <- Inf
+  e <- expect_error(dpsco(filebacked(xn), d$y), class = "dpsco_arg_error")
+  expect_match(conditionMessage(e), "infinite")
+  xm <- filebacked(d$x)
+  e <- expect_error(dpsco(bigmemory::sub.big.matrix(xm, firstRow = 2), d$y[-1]),
+                    class = "dpsco_arg_error")
+  expect_match(conditionMessage(e), "sub.big.matrix")
+  e <- expect_error(dpsco(xm, d$y, standardize = TRUE),
+                    class = "dpsco_arg_error")
+  expect_identical(e$arg, "standardize")
+  e <- expect_error(dpsco(xm, d$y, method = "fw"), class = "dpsco_arg_error")
+  expect_identical(e$arg, "x")
+  e <- expect_error(cv.dpsco(xm, d$y), class = "dpsco_arg_error")
+  expect_identical(e$arg, "x")
+  e <- expect_error(dpsco(xm, d$y[-1]), class = "dpsco_arg_error")
+  expect_identical(e$arg, "y")
+})
+
+test_that("an in-memory big.matrix and the methods that densify give the dense fit", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  d <- design_data(n = 120, p = 4)
+  f <- fits_by_form(list(d$x, bigmemory::as.big.matrix(d$x)), 9, y = d$y,
+                    nlambda = 2)
+  expect_identical(f[[2]], f[[1]])
+  # the constraint-set methods and standardisation take a sparse x dense
+  xs <- methods::as(d$x, "CsparseMatrix")
+  for (a in list(list(method = "fw", radius = c(1, 2)),
+                 list(standardize = "private", nlambda = 2))) {
+    g <- do.call(fits_by_form, c(list(list(d$x, xs), 4, y = d$y), a))
+    expect_identical(g[[2]], g[[1]])
+  }
+})
