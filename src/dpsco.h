@@ -142,7 +142,40 @@ typedef struct {
 
 int holland_table_build(holland_table *tb, double nu);
 
-double holland_table_eval_far(const holland_table *tb, double a);
+#define HOLLAND_A_MID 8.0
+#define HOLLAND_PSI_MAX (2.0 * 1.41421356237309504880 / 3.0)
+
+/* Cubic through (-1, v0), (0, v1), (1, v2), (2, v3), evaluated at f. */
+static inline double lagrange4(const double *v, double f)
+{
+    double fm1 = f - 1.0, fm2 = f - 2.0, fp1 = f + 1.0, ffm1 = f * fm1;
+    return (v[3] * fp1 * ffm1 - v[0] * ffm1 * fm2) * (1.0 / 6.0)
+           + (v[1] * fm1 - v[2] * f) * fp1 * fm2 * 0.5;
+}
+
+/* |a| above the exact cubic region: interpolation, then the clamp. */
+static inline double holland_table_eval_far(const holland_table *tb,
+                                             double a)
+{
+    double x = fabs(a), u, f;
+    const double *v;
+    if (x <= HOLLAND_A_MID) {
+        u = x * tb->inv_step;
+        int i = (int) u;
+        v = tb->mid + i;            /* grid points i-1 .. i+2 */
+        f = u - i;
+    } else {
+        u = HOLLAND_A_MID / x * tb->inv_tstep;
+        int i = (int) u;
+        /* next to t = 0 the stencil is points 0..3 (f - 1 in [-1, 0)) */
+        v = i == 0 ? tb->tail : tb->tail + i - 1;
+        f = i == 0 ? u - 1.0 : u - i;
+    }
+    double h = lagrange4(v, f);
+    if (h > HOLLAND_PSI_MAX)
+        h = HOLLAND_PSI_MAX;
+    return a < 0 ? -h : h;
+}
 
 /* The table look-up (holland_table.c explains the regions).  The common
  * case, a small |a| where h is an exact cubic, is inline because it runs

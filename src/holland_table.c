@@ -19,8 +19,6 @@
 #include "dpsco.h"
 
 #define SQRT2 1.41421356237309504880
-#define PSI_MAX (2.0 * SQRT2 / 3.0)
-#define A_MID 8.0
 #define MID_POINTS_MIN 8192
 #define TAIL_POINTS 4096
 #define MAX_POINTS 2000000
@@ -31,61 +29,30 @@ int holland_table_build(holland_table *tb, double nu)
     /* near the kinks the smoothing width is b = a / sqrt(nu) ~ sqrt(2 / nu):
      * keep at least 40 grid steps per width; for small nu, h bends on the
      * scale sqrt(nu) (h(a) ~ a - a^3 / (2 nu)): 1000 steps per sqrt(nu) */
-    double step = fmin(A_MID / MID_POINTS_MIN,
+    double step = fmin(HOLLAND_A_MID / MID_POINTS_MIN,
                        fmin(SQRT2 / sqrt_nu / 40.0, sqrt_nu / 1000.0));
-    double npts = ceil(A_MID / step);
+    double npts = ceil(HOLLAND_A_MID / step);
     if (npts > MAX_POINTS)
         return 0;
     tb->sqrt_nu = sqrt_nu;
     tb->cubic = 1.0 / 6.0 + 1.0 / (2.0 * nu);
     tb->a_poly = SQRT2 / (1.0 + 10.0 / sqrt_nu);
     tb->n_mid = (int) npts;
-    tb->step = A_MID / tb->n_mid;
+    tb->step = HOLLAND_A_MID / tb->n_mid;
     tb->inv_step = 1.0 / tb->step;
     /* mid[k + 1] = h(k step), k = -1 .. n_mid + 2 (h(-a) = -h(a)) */
     tb->mid = (double *) R_alloc((size_t) tb->n_mid + 4, sizeof(double));
     for (int k = 0; k <= tb->n_mid + 2; k++)
         tb->mid[k + 1] = holland_h(k * tb->step, sqrt_nu);
     tb->mid[0] = -tb->mid[2];
-    /* tail[k] = h(A_MID / (k tstep)), k = 0 .. TAIL_POINTS + 2; k = 0 is the
+    /* tail[k] = h(HOLLAND_A_MID / (k tstep)), k = 0 .. TAIL_POINTS + 2; k = 0 is the
      * limit a -> Inf: only the two tails of psi remain */
     tb->n_tail = TAIL_POINTS;
     tb->tstep = 1.0 / TAIL_POINTS;
     tb->inv_tstep = (double) TAIL_POINTS;
     tb->tail = (double *) R_alloc((size_t) TAIL_POINTS + 3, sizeof(double));
-    tb->tail[0] = PSI_MAX * (1.0 - erfc(sqrt_nu * M_SQRT1_2));
+    tb->tail[0] = HOLLAND_PSI_MAX * (1.0 - erfc(sqrt_nu * M_SQRT1_2));
     for (int k = 1; k <= TAIL_POINTS + 2; k++)
-        tb->tail[k] = holland_h(A_MID / (k * tb->tstep), sqrt_nu);
+        tb->tail[k] = holland_h(HOLLAND_A_MID / (k * tb->tstep), sqrt_nu);
     return 1;
-}
-
-/* Cubic through (-1, v0), (0, v1), (1, v2), (2, v3), evaluated at f. */
-static inline double lagrange4(const double *v, double f)
-{
-    double fm1 = f - 1.0, fm2 = f - 2.0, fp1 = f + 1.0, ffm1 = f * fm1;
-    return (v[3] * fp1 * ffm1 - v[0] * ffm1 * fm2) * (1.0 / 6.0)
-           + (v[1] * fm1 - v[2] * f) * fp1 * fm2 * 0.5;
-}
-
-/* |a| above the exact cubic region: interpolation, then the clamp. */
-double holland_table_eval_far(const holland_table *tb, double a)
-{
-    double x = fabs(a), u, f;
-    const double *v;
-    if (x <= A_MID) {
-        u = x * tb->inv_step;
-        int i = (int) u;
-        v = tb->mid + i;            /* grid points i-1 .. i+2 */
-        f = u - i;
-    } else {
-        u = A_MID / x * tb->inv_tstep;
-        int i = (int) u;
-        /* next to t = 0 the stencil is points 0..3 (f - 1 in [-1, 0)) */
-        v = i == 0 ? tb->tail : tb->tail + i - 1;
-        f = i == 0 ? u - 1.0 : u - i;
-    }
-    double h = lagrange4(v, f);
-    if (h > PSI_MAX)
-        h = PSI_MAX;
-    return a < 0 ? -h : h;
 }
