@@ -287,6 +287,10 @@
 #'   on the dense matrix (`bench/path.R`).  The private settings read `x` in
 #'   blocks of rows of about 2^21 values.  `standardize` other than `FALSE`
 #'   (centring fills the zeros) and the constraint-set methods take `x` dense.
+#' * A dense `x` whose non-zeros are at most 20% of its values is stored
+#'   the same way, with the same fit (`options(dpsco.sparse_density = )`
+#'   sets the share; 0 keeps every value).  The raw blog features (17%
+#'   non-zeros) are such a matrix.
 #' * A file-backed `big.matrix` of type `"double"` is read in place from its
 #'   backing file, which is mapped into memory: its pages belong to the
 #'   operating system's file cache, and the fit's own memory is two numbers

@@ -107,6 +107,8 @@ void records_fill(records *rec, const double *x, int n, int p, int has_int,
 void records_alloc(records *rec, int n, int p);
 void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
                     const int *ri, const double *v);
+void records_dense(records *rec, const double *x, int n, int p, int has_int,
+                   double density);
 double record_norm(const double *x, int p, int has_int, double big);
 void record_stats(records *rec, size_t i, const double *xi, int len,
                   int has_int);

@@ -50,8 +50,12 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
     if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
         *n = Rf_nrows(x);
         *p = Rf_ncols(x);
-        records_alloc(rec, *n, *p);
-        records_fill(rec, REAL(x), *n, *p, has_int, 0, *n);
+        /* options(dpsco.sparse_density =): the largest share of non-zeros
+         * stored sparse (0: always row-major, as the tests' reference) */
+        SEXP opt = Rf_GetOption1(Rf_install("dpsco.sparse_density"));
+        double density = Rf_isNull(opt) ? 0.2 : Rf_asReal(opt);
+        records_dense(rec, REAL(x), *n, *p, has_int,
+                      R_FINITE(density) ? density : 0.2);
     } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
         SEXP dim = R_do_slot(x, Rf_install("Dim"));
         *n = INTEGER(dim)[0];
@@ -230,8 +234,6 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     int dim = p + has_int, nr = Rf_length(radius);
     int threads = integer(settings, "threads");
     double q = num(settings, "q");
-    if (pr.rec.layout != LAYOUT_DENSE)
-        Rf_error("internal error: mirror descent takes a dense x");
     if (q != 2.0)
         mirror_dual_norms(&pr.rec, n, p, has_int, q, pr.max_threads);
 

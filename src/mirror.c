@@ -147,14 +147,18 @@ void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
 #pragma omp parallel for num_threads(threads) schedule(static) if (threaded)
 #endif
     for (int i = 0; i < n; i++) {
-        const double *xi = rec->xt + (size_t) i * p;
+        /* a sparse record's zeros add pow(0, q) = 0: its non-zeros alone */
+        int sparse = rec->layout == LAYOUT_SPARSE;
+        const double *xi = sparse ? rec->xv + rec->rp[i]
+                                  : rec->xt + (size_t) i * p;
+        int len = sparse ? rec->rp[i + 1] - rec->rp[i] : p;
         double big = rec->xmax[i];
         if (has_int && big < 1.0)
             big = 1.0;
         double nrm = 0.0;
         if (big > 0.0) {
             double sum = has_int ? pow(1.0 / big, q) : 0.0;
-            for (int j = 0; j < p; j++)
+            for (int j = 0; j < len; j++)
                 sum += pow(fabs(xi[j]) / big, q);
             nrm = big * pow(sum, 1.0 / q);
         }

@@ -97,32 +97,82 @@ void records_fill(records *rec, const double *x, int n, int p, int has_int,
         record_stats(rec, i, rec->xt + (size_t) i * p, p, has_int);
 }
 
+/* The CSR arrays for nnz non-zeros; rp holds each row's count at i + 1.
+ * Returns the next free position of each row, its start. */
+static int *csr_start(records *rec, int n, size_t nnz)
+{
+    rec->layout = LAYOUT_SPARSE;
+    rec->xt = NULL;
+    rec->ci = (int *) R_alloc(nnz ? nnz : 1, sizeof(int));
+    rec->xv = (double *) R_alloc(nnz ? nnz : 1, sizeof(double));
+    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        rec->rp[i + 1] += rec->rp[i];
+    int *next = (int *) R_alloc((size_t) n, sizeof(int));
+    memcpy(next, rec->rp, (size_t) n * sizeof(int));
+    return next;
+}
+
+static void csr_stats(records *rec, int n, int has_int)
+{
+    for (int i = 0; i < n; i++)
+        record_stats(rec, i, rec->xv + rec->rp[i], rec->rp[i + 1] - rec->rp[i],
+                     has_int);
+}
+
 /* The CSR copy of a dgCMatrix (column pointers cp, row indices ri, values
  * v): a counting sort by row, which keeps each row's columns increasing. */
 void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
                     const int *ri, const double *v)
 {
     size_t nnz = (size_t) cp[p];
-    rec->layout = LAYOUT_SPARSE;
     rec->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
-    rec->ci = (int *) R_alloc(nnz ? nnz : 1, sizeof(int));
-    rec->xv = (double *) R_alloc(nnz ? nnz : 1, sizeof(double));
-    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
-    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
-    int *next = (int *) R_alloc((size_t) n, sizeof(int));
     memset(rec->rp, 0, ((size_t) n + 1) * sizeof(int));
     for (size_t k = 0; k < nnz; k++)
         rec->rp[ri[k] + 1]++;
-    for (int i = 0; i < n; i++)
-        rec->rp[i + 1] += rec->rp[i];
-    memcpy(next, rec->rp, (size_t) n * sizeof(int));
+    int *next = csr_start(rec, n, nnz);
     for (int j = 0; j < p; j++)
         for (int k = cp[j]; k < cp[j + 1]; k++) {
             int at = next[ri[k]]++;
             rec->ci[at] = j;
             rec->xv[at] = v[k];
         }
-    for (int i = 0; i < n; i++)
-        record_stats(rec, i, rec->xv + rec->rp[i], rec->rp[i + 1] - rec->rp[i],
-                     has_int);
+    csr_stats(rec, n, has_int);
+}
+
+/* The records of a dense n x p x: the CSR copy of its non-zeros when they
+ * are at most a share `density` of its values (the pass then costs less,
+ * and the fit is the same, see records_sparse), else the row-major copy. */
+void records_dense(records *rec, const double *x, int n, int p, int has_int,
+                   double density)
+{
+    rec->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memset(rec->rp, 0, ((size_t) n + 1) * sizeof(int));
+    size_t nnz = 0;
+    double most = density * n * (double) p;
+    for (int j = 0; j < p && (double) nnz <= most; j++) {
+        const double *col = x + (size_t) j * n;
+        for (int i = 0; i < n; i++)
+            if (col[i] != 0.0) {
+                rec->rp[i + 1]++;
+                nnz++;
+            }
+    }
+    if ((double) nnz > most) {
+        records_alloc(rec, n, p);
+        records_fill(rec, x, n, p, has_int, 0, n);
+        return;
+    }
+    int *next = csr_start(rec, n, nnz);
+    for (int j = 0; j < p; j++) {
+        const double *col = x + (size_t) j * n;
+        for (int i = 0; i < n; i++)
+            if (col[i] != 0.0) {
+                int at = next[i]++;
+                rec->ci[at] = j;
+                rec->xv[at] = col[i];
+            }
+    }
+    csr_stats(rec, n, has_int);
 }

@@ -198,3 +198,29 @@ test_that("an in-memory big.matrix and the methods that densify give the dense f
     expect_identical(g[[2]], g[[1]])
   }
 })
+
+test_that("a dense x with few non-zeros, stored sparse, gives the row-major fit", {
+  # 90% zeros: the engine keeps the non-zeros only (at most 20% by
+  # default); options(dpsco.sparse_density = 0) keeps every value
+  d <- design_data()
+  d$x[stats::runif(length(d$x)) < 0.7] <- 0
+  expect_lt(mean(d$x != 0), 0.2)
+  cases <- list(
+    list(method = "clip"),
+    list(method = "kamath", optimizer = "spgd", batch_size = 150),
+    list(method = "holland", tuning = "public", iterations = 4,
+         control = dpsco_control(s = 0.05)),
+    list(method = "mirror", lp = 1.5, radius = c(1, 4)),
+    list(method = "fw", radius = c(1, 4)),
+    list(method = "acsa", radius = c(1, 4)),
+    list(method = "prox_clipped_sgd", batch_size = 50))
+  for (cs in cases) {
+    run <- function(density) withr::with_options(
+      list(dpsco.sparse_density = density),
+      do.call(fits_by_form, c(list(list(d$x), 13, y = d$y, epsilon = 2), cs)))
+    rows <- run(0)[[1]]
+    expect_true(all(is.finite(rows$beta)))
+    expect_gt(sum(rows$beta != 0), 0)
+    expect_same_fit(run(0.2)[[1]], rows)
+  }
+})
