@@ -91,14 +91,16 @@ design_apply <- function(x, f, combine = c("+", "c", "rbind")) {
   combine <- match.arg(combine)
   n <- nrow(x)
   size <- block_rows(x)
-  out <- NULL
-  for (from in seq(1L, n, by = size)) {
-    rows <- from:min(n, from + size - 1L)
-    v <- f(design_rows(x, from, max(rows)), rows)
-    out <- if (is.null(out)) v
-           else switch(combine, "+" = out + v, c = c(out, v), rbind(out, v))
+  starts <- seq(1L, n, by = size)
+  out <- if (combine == "+") NULL else vector("list", length(starts))
+  for (b in seq_along(starts)) {
+    rows <- starts[b]:min(n, starts[b] + size - 1L)
+    v <- f(design_rows(x, starts[b], max(rows)), rows)
+    if (combine != "+") out[[b]] <- v
+    else out <- if (is.null(out)) v else out + v
   }
-  out
+  switch(combine, "+" = out, c = unlist(out, use.names = FALSE),
+         do.call(rbind, out))
 }
 
 # clamp(x_j / bound_j, -1, 1): for a dense x as for a block of rows, for a
