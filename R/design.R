@@ -39,6 +39,10 @@ mapped_design <- function(x, arg, min_rows) {
     arg_error(arg, "is a big.matrix, which needs the bigmemory package.")
   if (!bigmemory::is.filebacked(x))
     return(check_x(x[, , drop = FALSE], arg, min_rows))
+  if (.Platform$OS.type == "windows")
+    arg_error(arg, "is a file-backed big.matrix, which dpsco reads by ",
+              "memory mapping, not available on Windows; pass x[, ] if it ",
+              "fits in memory.")
   d <- bigmemory::describe(x)@description
   if (d$type != "double")
     arg_error(arg, "is a big.matrix of type \"", d$type, "\"; dpsco reads ",

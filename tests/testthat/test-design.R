@@ -22,6 +22,7 @@ design_data <- function(n = 300, p = 11, family = "gaussian") {
 # A file-backed big.matrix holding x, in a directory removed with the
 # calling test.
 filebacked <- function(x, env = parent.frame()) {
+  skip_on_os("windows")  # no memory mapping there (an argument error)
   dir <- tempfile("bm")
   dir.create(dir)
   withr::defer(unlink(dir, recursive = TRUE), envir = env)
@@ -155,6 +156,7 @@ test_that("bad sparse and big.matrix inputs are argument errors", {
   e <- expect_error(dpsco(xs, d$y), class = "dpsco_arg_error")
   expect_identical(e$arg, "x")
   expect_match(conditionMessage(e), "NA, NaN or infinite")
+  skip_on_os("windows")
   dir <- tempfile("bm")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
