@@ -18,12 +18,26 @@
 #   transform, as users pass them): glmnet(x_raw, y) and clip, kamath,
 #   holland (threads = 2, tuning = "public", defaults otherwise), with their
 #   ratios to glmnet on the raw data and to clip on the raw data.
+#   Storage: x and x_raw have 16.7% non-zeros, so the engine stores these
+#   dense matrices sparse by default (options(dpsco.sparse_density), 0.2):
+#   the rows above already run sparse passes.
+#   Sparse rows (when Matrix is installed): the raw-data fits again with
+#   x_raw passed as a dgCMatrix (as(x_raw, "CsparseMatrix")), "_sparse",
+#   and with the dense x_raw stored row-major, every value kept
+#   (options(dpsco.sparse_density = 0), the dense pass), "_rowmajor";
+#   glmnet(x_sparse, y) as a glmnet user with sparse data calls it.  For
+#   each method: dense row-major seconds, dense (default storage) seconds,
+#   sparse seconds, and the speed-ups row-major / sparse and dense /
+#   sparse; holland on the sparse input over glmnet on the sparse and on
+#   the dense matrix and over clip on the sparse input.  The sparse fits'
+#   coefficients (beta, a0, lambda of round 1) are compared with the dense
+#   and row-major fits for the same seed: max |difference|, expected 0.
 #   Runs are interleaved (round 1: glmnet and the eight dpsco fits, the raw
-#   rows, round 2: ...),
-#   so that load from other jobs hits all of them alike.  Medians of 3
+#   rows, the sparse rows, round 2: ...),
+#   so that load from other jobs hits all of them alike.  Medians of 5
 #   rounds of elapsed seconds and of CPU seconds (user + sys); if a round
 #   would push the script past its time budget (~3 minutes) it stops early
-#   and says how many rounds it used.
+#   and says how many rounds it used (a run takes about 1 minute).
 #   Ratio: dpsco seconds / glmnet seconds (ratio of the medians), on elapsed
 #   and on CPU time; CPU time is the steadier of the two when other jobs
 #   share the machine.
@@ -33,7 +47,10 @@
 #   R_LIBS=/tmp/benchlib Rscript bench/path.R
 #
 # Targets: dpsco / glmnet <= 1.0 for every method; on the raw features
-# holland / glmnet <= 1.0 and holland / clip <= 1.5.
+# holland / glmnet <= 1.0 and holland / clip <= 1.5; on the sparse input
+# row-major / sparse >= 3 for clip and > 1 for every method, holland_sparse /
+# glmnet <= 1.0 (sparse and dense glmnet) and holland_sparse / clip_sparse
+# <= 1.5; sparse fits equal to the dense ones (max |difference| 0).
 
 suppressPackageStartupMessages({
   library(dpsco)
@@ -46,7 +63,7 @@ installed_commit <- function() {
   if (nzchar(f)) readLines(f)[1L] else "unknown (not installed by bench/install.sh)"
 }
 
-rounds <- 3L
+rounds <- 5L
 budget_s <- 200        # start no round that would end (at the slowest
                        # round so far) past this many seconds
 nlambda <- 20L
@@ -70,6 +87,9 @@ x <- x[train, , drop = FALSE]
 x_raw <- x_raw[train, , drop = FALSE]
 storage.mode(x_raw) <- "double"
 y <- y[train]
+# the sparse rows need Matrix (only for them)
+has_matrix <- requireNamespace("Matrix", quietly = TRUE)
+x_sparse <- if (has_matrix) methods::as(x_raw, "CsparseMatrix")
 n <- nrow(x)
 p <- ncol(x)
 rm(blog, data_env)
@@ -86,11 +106,16 @@ timed <- function(f) {
 # each method with its default threads (2: the batch of every step is cut
 # into two chunks run in parallel) and with threads = 1 (one chunk, one
 # thread: the single-core cost, comparable with glmnet's one thread)
-dpsco_runner <- function(m, threads, xm = x) {
+# density: options(dpsco.sparse_density =) for the call (NULL: the default;
+# 0: a dense x stored row-major, every value kept)
+dpsco_runner <- function(m, threads, xm = x, density = NULL) {
   force(m)
   force(threads)
   force(xm)
+  force(density)
   function() {
+    op <- options(dpsco.sparse_density = density)
+    on.exit(options(op))
     set.seed(1)
     dpsco(xm, y, method = m, tuning = "public", nlambda = nlambda, batch_size = n,
           iterations = iterations, threads = threads)
@@ -107,11 +132,21 @@ runners <- c(
   list(glmnet_raw = function() glmnet::glmnet(x_raw, y)),
   stats::setNames(lapply(raw_methods, dpsco_runner, threads = 2L, xm = x_raw),
                   raw_fits))
+rm_fits <- paste0(raw_methods, "_rowmajor")
+sp_fits <- paste0(raw_methods, "_sparse")
+if (has_matrix)
+  runners <- c(runners,
+    list(glmnet_sparse = function() glmnet::glmnet(x_sparse, y)),
+    stats::setNames(lapply(raw_methods, dpsco_runner, threads = 2L, xm = x_raw,
+                           density = 0), rm_fits),
+    stats::setNames(lapply(raw_methods, dpsco_runner, threads = 2L, xm = x_sparse),
+                    sp_fits))
 main <- c("glmnet", fits)
 
 el <- cpu <- matrix(NA_real_, rounds, length(runners),
                     dimnames = list(NULL, names(runners)))
 info <- list()
+coefs <- list()        # round 1's raw-data fits, for the sparse = dense check
 done <- 0L
 for (r in seq_len(rounds)) {
   spent <- proc.time()[["elapsed"]] - script_start
@@ -125,6 +160,8 @@ for (r in seq_len(rounds)) {
       f <- out$value
       info[[k]] <- sprintf("%d lambdas, df %d..%d", length(f$lambda),
                            min(f$df), max(f$df))
+      if (k %in% c(raw_fits, rm_fits, sp_fits))
+        coefs[[k]] <- list(beta = as.matrix(f$beta), a0 = f$a0, lambda = f$lambda)
     }
   }
   done <- r
@@ -186,6 +223,62 @@ for (kind in c("elapsed", "cpu")) {
   cl <- med[["holland_raw"]] / med[["clip_raw"]]
   cat(sprintf("  raw holland / glmnet = %.2f (<= 1.0) %s;  holland / clip = %.2f (<= 1.5) %s  [%s]\n",
               g, verdict(g <= 1), cl, verdict(cl <= 1.5), kind))
+}
+
+# the sparse input: dense row-major, dense (default storage) and dgCMatrix
+# fits of the raw data.  Targets: row-major / sparse >= 3 for clip and > 1
+# for every method; holland_sparse <= 1.0 x glmnet (sparse and dense x) and
+# <= 1.5 x clip_sparse.
+if (has_matrix) {
+  maxdiff <- function(a, b)
+    max(abs(a$beta - b$beta), abs(a$a0 - b$a0), abs(a$lambda - b$lambda))
+  cat(sprintf(paste0("\nSparse input: x_raw as a dgCMatrix (%.1f%% non-zeros), ",
+                     "dpsco threads = 2; rowmajor = dense x_raw with ",
+                     "options(dpsco.sparse_density = 0),\ndense = dense x_raw ",
+                     "(default storage: sparse at <= 20%% non-zeros); ",
+                     "speedup_* = that time / sparse time:\n"),
+              100 * length(x_sparse@x) / (as.double(n) * p)))
+  sp_tab <- do.call(rbind, lapply(c("elapsed", "cpu"), function(kind) {
+    med <- if (kind == "elapsed") med_el else med_cpu
+    rmj <- med[rm_fits]; dns <- med[raw_fits]; spr <- med[sp_fits]
+    goal <- ifelse(raw_methods == "clip", 3, 1)
+    data.frame(
+      method = raw_methods, time = kind,
+      rowmajor_s = sprintf("%.3f", rmj), dense_s = sprintf("%.3f", dns),
+      sparse_s = sprintf("%.3f", spr),
+      speedup_rowmajor = sprintf("%.2f", rmj / spr),
+      speedup_dense = sprintf("%.2f", dns / spr),
+      target = ifelse(raw_methods == "clip", ">= 3", "> 1"),
+      met = ifelse(ifelse(raw_methods == "clip", rmj / spr >= goal, rmj / spr > goal),
+                   "MET", "NOT MET"),
+      stringsAsFactors = FALSE)
+  }))
+  print(sp_tab, row.names = FALSE, right = TRUE)
+  cat(sprintf("  glmnet: dense x_raw %.3f s, sparse x %.3f s elapsed (%.3f / %.3f s CPU)\n",
+              med_el[["glmnet_raw"]], med_el[["glmnet_sparse"]],
+              med_cpu[["glmnet_raw"]], med_cpu[["glmnet_sparse"]]))
+  for (kind in c("elapsed", "cpu")) {
+    med <- if (kind == "elapsed") med_el else med_cpu
+    gs <- med[["holland_sparse"]] / med[["glmnet_sparse"]]
+    gd <- med[["holland_sparse"]] / med[["glmnet_raw"]]
+    cl <- med[["holland_sparse"]] / med[["clip_sparse"]]
+    cat(sprintf(paste0("  sparse holland / glmnet(sparse) = %.2f (<= 1.0) %s;  ",
+                       "/ glmnet(dense) = %.2f (<= 1.0) %s;  / clip_sparse = %.2f ",
+                       "(<= 1.5) %s  [%s]\n"),
+                gs, verdict(gs <= 1), gd, verdict(gd <= 1), cl, verdict(cl <= 1.5),
+                kind))
+  }
+  same <- vapply(raw_methods, function(m) {
+    s <- coefs[[paste0(m, "_sparse")]]
+    c(dense = maxdiff(s, coefs[[paste0(m, "_raw")]]),
+      rowmajor = maxdiff(s, coefs[[paste0(m, "_rowmajor")]]))
+  }, c(dense = 0, rowmajor = 0))
+  cat("  sparse fit vs dense fit, same seed (beta, a0, lambda), max |difference|:",
+      paste(sprintf("%s %g (rowmajor %g)", raw_methods, same["dense", ],
+                    same["rowmajor", ]), collapse = ", "),
+      if (all(same == 0)) "-- all 0: EQUAL" else "-- NOT EQUAL (expected 0)", "\n")
+} else {
+  cat("\nSparse rows skipped: the Matrix package is not installed.\n")
 }
 cat("All rounds, elapsed seconds:\n")
 print(round(el, 2))
