@@ -146,6 +146,7 @@ design_columns <- function(x, j) {
 # j the columns' positions; f must map a zero entry to 0.
 design_colsums <- function(x, y, f) {
   p <- if (is.null(x)) 0L else ncol(x)
-  c(if (!is.null(x)) design_apply(x, function(b, rows) colSums(f(b, seq_len(p)))),
+  c(if (!is.null(x))
+      design_apply(x, function(b, rows) colSums(f(b, seq_len(p)))),
     if (!is.null(y)) colSums(f(matrix(y), p + 1L)))
 }

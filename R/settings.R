@@ -270,10 +270,12 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   r0 <- glm_residual_r(family, beta0[1L], y, quant)
   need_clip <- is.null(ctl$clip) && method != "none"
   need_row <- row && is.null(ctl$row_bound)
-  vals <- cbind(if (need_clip) abs(r0) * c_norm, if (need_row) w_norm)
+  # a list, not a matrix: no copy of the n-vectors (settings of big data)
+  vals <- c(if (need_clip) list(abs(r0) * c_norm),
+            if (need_row) list(w_norm))
   clip <- ctl$clip
   row_bound <- ctl$row_bound
-  if (!is.null(vals)) {                # NULL: both levels declared
+  if (length(vals)) {                  # empty: both levels declared
     z <- part_multiplier(z1, shares[["quantiles"]])
     rc <- release_counts(vals, z)
     sd_count <- rc$sd
@@ -293,7 +295,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     if (need_row)
       row_bound <- min(hist_quantile(noisy[, k], 1 - ctl$quantiles[["row"]], n,
                                      sd_count), sqrt(d))
-    add_part("quantiles", z, 1, sqrt(ncol(vals)),
+    add_part("quantiles", z, 1, sqrt(length(vals)),
              paste0("Gaussian: histograms of log2 ",
                     if (clip_norm == "coordinate") "|r_i| max(1, |x_i|_inf)"
                     else "|r_i| ||(1, x_i)||",
@@ -342,13 +344,17 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
        parts = parts, released = released, public = public, quant = quant)
 }
 
-# The Gaussian release of the histograms: one column of `vals` per
-# histogram, each value in its log2_bin(); one record adds 1 to one count
-# of each histogram, so the L2 sensitivity is sqrt(ncol(vals)).
+# The Gaussian release of the histograms: one column of the matrix `vals`
+# (or one vector of the list) per histogram, each value in its
+# log2_bin(); one record adds 1 to one count of each histogram, so the L2
+# sensitivity is the square root of the number of histograms.
 release_counts <- function(vals, z) {
-  sd <- z * sqrt(ncol(vals))
-  list(counts = apply(vals, 2L, function(v) tabulate(log2_bin(v), 64L)) +
-         sd * matrix(stats::rnorm(64 * ncol(vals)), 64L), sd = sd)
+  cols <- if (is.list(vals)) vals
+          else lapply(seq_len(ncol(vals)), function(j) vals[, j])
+  sd <- z * sqrt(length(cols))
+  list(counts = vapply(cols, function(v) tabulate(log2_bin(v), 64L),
+                       integer(64)) +
+         sd * matrix(stats::rnorm(64 * length(cols)), 64L), sd = sd)
 }
 
 # The Gaussian release of the second-moment matrix crossprod(w) / n of the

@@ -85,7 +85,7 @@ void sample_permute(int *perm, int n);
 enum { LAYOUT_DENSE = 0, LAYOUT_SPARSE = 1, LAYOUT_MAPPED = 2 };
 
 /* Rows a mapped pass gathers at a time, per chunk of the batch. */
-#define GATHER_ROWS 256
+#define GATHER_ROWS 4096
 
 typedef struct {
     int layout;    /* LAYOUT_* */
@@ -114,6 +114,8 @@ void record_stats(records *rec, size_t i, const double *xi, int len,
                   int has_int);
 void mapped_gather(const records *rec, int p, const int *idx, int first,
                    int count, double *out);
+/* doubles of work space one chunk's mapped pass needs */
+#define MAPPED_WORK(p) ((size_t) GATHER_ROWS * ((size_t) (p) + 5))
 const double *mapped_values(SEXP ptr, int *n, int *p);
 void records_mapped(records *rec, const double *cm, int n, int p,
                     int has_int, const double *bound, int nbuf);
@@ -221,6 +223,15 @@ void oracle_add_sparse(const oracle_state *o, double *acc, double r,
                        const double *v, const int *j, int nz, double norm,
                        double xmax, int label);
 void oracle_finish(oracle_state *o, double *est);
+/* The contributions of a block of m records read column by column:
+ * coef[k] is record k's loss derivative r_k (clip: replaced by its
+ * weight), column j's values are vals[j * ld + k], norm[ix[k]] the
+ * records' norms and label[k] (or NULL) their Kamath groups.  Each
+ * accumulator receives the same numbers in the same record order as from
+ * oracle_add() record by record, so the sums are the same. */
+void oracle_add_block(const oracle_state *o, double *acc, double *coef,
+                      const double *vals, size_t ld, int m,
+                      const double *norm, const int *ix, const int *label);
 
 void clip_add(const oracle_state *o, double *acc, double r, const double *x,
               double norm);
@@ -235,6 +246,12 @@ void kamath_add_sparse(const oracle_state *o, double *acc, double r,
                        const double *v, const int *j, int nz, double xmax);
 void holland_add_sparse(const oracle_state *o, double *acc, double r,
                         const double *v, const int *j, int nz);
+double clip_weight(const oracle_state *o, double r, double norm);
+void kamath_add_block(const oracle_state *o, double *acc, const double *r,
+                      const double *vals, size_t ld, int m,
+                      const int *label);
+void holland_add_block(const oracle_state *o, double *acc, const double *r,
+                       const double *vals, size_t ld, int m);
 
 /* ---- catoni.c ------------------------------------------------------- */
 double catoni_mean(double a, double b);
@@ -309,6 +326,9 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
 /* ---- pass.c --------------------------------------------------------- */
 void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count);
+void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
+                 const double *beta, const int *idx, const int *label,
+                 int count, double *work);
 int noisy_gradient(const spgd_problem *pr, oracle_state *o,
                    const poisson_sampler *s, const double *beta, int *idx,
                    int *label, double *est);

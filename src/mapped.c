@@ -4,11 +4,12 @@
  * system's file cache, not to the process's anonymous memory, so a fit
  * keeps only a few rows per thread and two numbers per record of its own.
  *
- * A pass gathers the rows of its batch GATHER_ROWS at a time into a small
- * row-major buffer and then treats them exactly as dense records; with the
- * fit's private bounds each value is divided by its column's bound and
- * clamped to [-1, 1] as it is read, the operations R applies to a dense x,
- * so the records equal the dense ones bit for bit. */
+ * A pass reads the rows of its batch GATHER_ROWS at a time, column by
+ * column into a small buffer, and adds the same numbers in the same order
+ * as the row-major pass; with the fit's private bounds each value is
+ * divided by its column's bound and clamped to [-1, 1] as it is read, the
+ * operations R applies to a dense x, so the fit equals the dense one bit
+ * for bit. */
 #include <math.h>
 #include <string.h>
 #include <R_ext/Utils.h>
@@ -154,6 +155,68 @@ void mapped_gather(const records *rec, int p, const int *idx, int first,
     }
 }
 
+/* Column j of records ix[0 .. m - 1] into v, with the bound's scaling. */
+static void mapped_column(const records *rec, int j, const int *ix, int m,
+                          double *v)
+{
+    const double *col = rec->cm + (size_t) j * rec->rows;
+    if (rec->bound == NULL) {
+        for (int k = 0; k < m; k++)
+            v[k] = col[ix[k]];
+        return;
+    }
+    double b = rec->bound[j];
+    for (int k = 0; k < m; k++) {
+        double u = col[ix[k]] / b;
+        v[k] = u > 1.0 ? 1.0 : (u < -1.0 ? -1.0 : u);
+    }
+}
+
+/* The pass over records idx[0 .. count - 1], GATHER_ROWS at a time, read
+ * column by column as the file stores them.  Each record's four partial
+ * sums of x'beta receive the products of the row-major loop (pass.c) in
+ * its order, and oracle_add_block() adds the records' contributions in
+ * record order, so the sums are those of the dense pass bit for bit. */
+void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
+                 const double *beta, const int *idx, const int *label,
+                 int count, double *work)
+{
+    const records *rec = &pr->rec;
+    int p = pr->p, hi = pr->has_int, lim = p - p % 4;
+    double *vals = work;                               /* G x p */
+    double *part = vals + (size_t) GATHER_ROWS * p;    /* 4 x G */
+    double *coef = part + 4 * GATHER_ROWS;             /* G */
+    for (int c = 0; c < count; c += GATHER_ROWS) {
+        int m = count - c < GATHER_ROWS ? count - c : GATHER_ROWS;
+        const int *ix = idx + c;
+        /* consecutive records stored as they are (a full batch without
+         * private bounds) are read in place, without a copy */
+        int direct = rec->bound == NULL && ix[m - 1] - ix[0] == m - 1;
+        const double *block = direct ? rec->cm + ix[0] : vals;
+        size_t ld = direct ? rec->rows : GATHER_ROWS;
+        memset(part, 0, 4 * GATHER_ROWS * sizeof(double));
+        for (int j = 0; j < p; j++) {
+            const double *v = block + j * ld;
+            double b = beta[hi + j];
+            double *sum = part + (j < lim ? j % 4 : 0) * GATHER_ROWS;
+            if (!direct)
+                mapped_column(rec, j, ix, m, vals + j * ld);
+            for (int k = 0; k < m; k++)
+                sum[k] += v[k] * b;
+        }
+        for (int k = 0; k < m; k++) {
+            const double *sk = part + k;
+            double eta = (hi ? beta[0] : 0.0) +
+                         ((sk[0] + sk[GATHER_ROWS]) +
+                          (sk[2 * GATHER_ROWS] + sk[3 * GATHER_ROWS]));
+            coef[k] = glm_residual(&pr->family, pr->offset + eta,
+                                   pr->y[ix[k]]);
+        }
+        oracle_add_block(o, acc, coef, block, ld, m, rec->norm, ix,
+                         label ? label + c : NULL);
+    }
+}
+
 /* Gather blocks per interrupt check in the norms' pre-pass. */
 #define PREPASS_BLOCKS 256
 
@@ -165,7 +228,7 @@ void records_mapped(records *rec, const double *cm, int n, int p,
     rec->rows = (size_t) n;
     rec->bound = bound;
     rec->nbuf = nbuf < 1 ? 1 : nbuf;
-    rec->buf = (double *) R_alloc((size_t) rec->nbuf * GATHER_ROWS * p,
+    rec->buf = (double *) R_alloc((size_t) rec->nbuf * MAPPED_WORK(p),
                                   sizeof(double));
     rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
     rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
@@ -183,7 +246,7 @@ void records_mapped(records *rec, const double *cm, int n, int p,
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            double *buf = rec->buf + (size_t) t * GATHER_ROWS * p;
+            double *buf = rec->buf + (size_t) t * MAPPED_WORK(p);
             int from = blk * GATHER_ROWS;
             int count = n - from < GATHER_ROWS ? n - from : GATHER_ROWS;
             mapped_gather(rec, p, NULL, from, count, buf);

@@ -96,6 +96,39 @@ void oracle_add_sparse(const oracle_state *o, double *acc, double r,
     }
 }
 
+void oracle_add_block(const oracle_state *o, double *acc, double *coef,
+                      const double *vals, size_t ld, int m,
+                      const double *norm, const int *ix, const int *label)
+{
+    int p = o->dim - o->has_int;
+    switch (o->kind) {
+    case ORACLE_KAMATH:
+        kamath_add_block(o, acc, coef, vals, ld, m, label);
+        return;
+    case ORACLE_HOLLAND:
+        holland_add_block(o, acc, coef, vals, ld, m);
+        return;
+    case ORACLE_CLIP:
+        for (int k = 0; k < m; k++)
+            coef[k] = clip_weight(o, coef[k], norm[ix[k]]);
+        break;
+    default:
+        break;
+    }
+    /* clip and no oracle: coef[k] (1, x_k); a weight of 0 adds +-0 */
+    if (o->has_int)
+        for (int k = 0; k < m; k++)
+            *acc += coef[k];
+    double *a = acc + o->has_int;
+    for (int j = 0; j < p; j++) {
+        const double *v = vals + (size_t) j * ld;
+        double sum = a[j];
+        for (int k = 0; k < m; k++)
+            sum += coef[k] * v[k];
+        a[j] = sum;
+    }
+}
+
 void oracle_finish(oracle_state *o, double *est)
 {
     size_t set = (size_t) o->k * o->dim;

@@ -8,7 +8,7 @@
  * without forming |r| norm, which may overflow.  0 adds nothing: for r = 0,
  * a zero record, and (truncation, mirror.c's Algorithm 4) a record over the
  * bound, which is dropped, so each record still moves the sum by at most C. */
-static double clip_weight(const oracle_state *o, double r, double norm)
+double clip_weight(const oracle_state *o, double r, double norm)
 {
     if (r == 0.0 || norm == 0.0)
         return 0.0;

@@ -98,3 +98,35 @@ void holland_add_sparse(const oracle_state *o, double *restrict acc, double r,
         if (v[k] != 0.0)
             acc[j[k]] += s * holland_h(r_s * v[k], sqrt_nu);
 }
+
+/* A block read column by column: the same value per entry as above; a
+ * record with r = 0 adds nothing. */
+void holland_add_block(const oracle_state *o, double *acc, const double *r,
+                       const double *vals, size_t ld, int m)
+{
+    double s = o->s, sqrt_nu = sqrt(o->nu);
+    int p = o->dim - o->has_int;
+    const holland_table *tb = &o->table;
+    double c = tb->cubic, a2 = tb->a_poly * tb->a_poly;
+    if (o->has_int)
+        for (int k = 0; k < m; k++)
+            if (r[k] != 0.0)
+                *acc += s * (o->tabulated ? holland_table_eval(tb, r[k] / s)
+                                          : holland_h(r[k] / s, sqrt_nu));
+    double *a = acc + o->has_int;
+    for (int j = 0; j < p; j++) {
+        const double *v = vals + (size_t) j * ld;
+        double sum = a[j];
+        for (int k = 0; k < m; k++) {
+            if (r[k] == 0.0 || (!o->tabulated && v[k] == 0.0))
+                continue;
+            double x = r[k] / s * v[k];
+            if (!o->tabulated)
+                sum += s * holland_h(x, sqrt_nu);
+            else
+                sum += x * x <= a2 ? s * (x * (1.0 - x * x * c))
+                                   : s * holland_table_eval_far(tb, x);
+        }
+        a[j] = sum;
+    }
+}

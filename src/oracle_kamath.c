@@ -55,6 +55,25 @@ void kamath_add_sparse(const oracle_state *o, double *restrict acc, double r,
     }
 }
 
+/* A block read column by column: clamp(r x_j) for every value (equal to
+ * r x_j when no value of the record reaches the clamp, as above). */
+void kamath_add_block(const oracle_state *o, double *acc, const double *r,
+                      const double *vals, size_t ld, int m,
+                      const int *label)
+{
+    double h = o->half_rho;
+    int p = o->dim - o->has_int, dim = o->dim;
+    if (o->has_int)
+        for (int k = 0; k < m; k++)
+            acc[(size_t) (label ? label[k] : 0) * dim] += clamp(r[k], h);
+    for (int j = 0; j < p; j++) {
+        const double *v = vals + (size_t) j * ld;
+        double *a = acc + o->has_int + j;
+        for (int k = 0; k < m; k++)
+            a[(size_t) (label ? label[k] : 0) * dim] += clamp(r[k] * v[k], h);
+    }
+}
+
 /* k-th smallest of v[0..n-1] (0-based) by Hoare selection; v is permuted. */
 static double select_kth(double *v, int n, int k)
 {

@@ -84,17 +84,10 @@ static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
                               rec->xmax[i], label ? label[c] : 0);
         }
         break;
-    case LAYOUT_MAPPED: {
-        double *buf = rec->buf + (size_t) chunk * GATHER_ROWS * p;
-        for (int c = from; c < to; c += GATHER_ROWS) {
-            int e = to - c < GATHER_ROWS ? to : c + GATHER_ROWS;
-            mapped_gather(rec, p, idx + c, 0, e - c, buf);
-            for (int k = c; k < e; k++)
-                dense_step(pr, o, acc, beta, buf + (size_t) (k - c) * p,
-                           idx[k], label ? label[k] : 0);
-        }
+    case LAYOUT_MAPPED:
+        mapped_pass(pr, o, acc, beta, idx + from, label ? label + from : NULL,
+                    to - from, rec->buf + (size_t) chunk * MAPPED_WORK(p));
         break;
-    }
     default:
         for (int c = from; c < to; c++)
             dense_step(pr, o, acc, beta, rec->xt + (size_t) idx[c] * p,
