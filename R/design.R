@@ -59,7 +59,8 @@ mapped_design <- function(x, arg, min_rows) {
   bigmemory::flush(x)
   file <- file.path(d$dirname, d$filename)
   ptr <- .Call(C_dpsco_map_file, file, as.integer(d$nrow), as.integer(d$ncol))
-  if (!.Call(C_dpsco_map_finite, ptr))
+  threads <- min(as.integer(getOption("dpsco.threads", 2L)), max_threads())
+  if (!.Call(C_dpsco_map_finite, ptr, max(1L, threads)))
     arg_error(arg, "contains NA, NaN or infinite values.")
   structure(list(ptr = ptr, dim = as.integer(c(d$nrow, d$ncol)),
                  colnames = d$colNames, file = file, bound = NULL),

@@ -112,8 +112,8 @@ void records_dense(records *rec, const double *x, int n, int p, int has_int,
 double record_norm(const double *x, int p, int has_int, double big);
 void record_stats(records *rec, size_t i, const double *xi, int len,
                   int has_int);
-void mapped_gather(const records *rec, int p, const int *idx, int first,
-                   int count, double *out);
+void mapped_gather(const records *rec, int p, int first, int count,
+                   double *out);
 /* doubles of work space one chunk's mapped pass needs */
 #define MAPPED_WORK(p) ((size_t) GATHER_ROWS * ((size_t) (p) + 5))
 const double *mapped_values(SEXP ptr, int *n, int *p);

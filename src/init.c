@@ -15,7 +15,7 @@ SEXP dpsco_one_pass(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_bun_steinke(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_map_file(SEXP, SEXP, SEXP);
 SEXP dpsco_map_rows(SEXP, SEXP, SEXP);
-SEXP dpsco_map_finite(SEXP);
+SEXP dpsco_map_finite(SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -35,7 +35,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_bun_steinke, 5),
     CALLDEF(dpsco_map_file, 3),
     CALLDEF(dpsco_map_rows, 3),
-    CALLDEF(dpsco_map_finite, 1),
+    CALLDEF(dpsco_map_finite, 2),
     {NULL, NULL, 0}
 };
 

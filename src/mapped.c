@@ -109,20 +109,40 @@ SEXP dpsco_map_rows(SEXP ptr, SEXP from, SEXP to)
     return out;
 }
 
-/* TRUE when every value of the mapped matrix is finite. */
-SEXP dpsco_map_finite(SEXP ptr)
+/* Values per block of the finiteness check, and blocks per interrupt
+ * check. */
+#define FINITE_BLOCK ((size_t) 1 << 16)
+#define FINITE_BLOCKS 256
+
+/* TRUE when every value of the mapped matrix is finite: v * 0 is 0 for a
+ * finite v and NaN otherwise, and a sum of them is NaN as soon as one is,
+ * a test without a branch per value; the blocks run on the threads. */
+SEXP dpsco_map_finite(SEXP ptr, SEXP threads)
 {
     const mapping *m = mapping_of(ptr);
     const double *cm = (const double *) m->addr;
-    size_t total = (size_t) m->n * m->p, every = (size_t) 1 << 24;
-    for (size_t from = 0; from < total; from += every) {
-        size_t to = total - from < every ? total : from + every;
-        for (size_t k = from; k < to; k++)
-            if (!R_FINITE(cm[k]))
-                return Rf_ScalarLogical(FALSE);
+    size_t total = (size_t) m->n * m->p;
+    long nblock = (long) ((total + FINITE_BLOCK - 1) / FINITE_BLOCK);
+    int nthreads = Rf_asInteger(threads), bad = 0;
+    (void) nthreads;
+    for (long s = 0; s < nblock && !bad; s += FINITE_BLOCKS) {
+        long e = s + FINITE_BLOCKS < nblock ? s + FINITE_BLOCKS : nblock;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nthreads) schedule(static) \
+    reduction(|:bad)
+#endif
+        for (long b = s; b < e; b++) {
+            size_t from = (size_t) b * FINITE_BLOCK;
+            size_t to = total - from < FINITE_BLOCK ? total
+                                                    : from + FINITE_BLOCK;
+            double z = 0.0;
+            for (size_t k = from; k < to; k++)
+                z += cm[k] * 0.0;
+            bad |= z != 0.0 || ISNAN(z);
+        }
         R_CheckUserInterrupt();
     }
-    return Rf_ScalarLogical(TRUE);
+    return Rf_ScalarLogical(!bad);
 }
 
 /* The data, n and p of a mapping, for problem_from(). */
@@ -134,23 +154,20 @@ const double *mapped_values(SEXP ptr, int *n, int *p)
     return (const double *) m->addr;
 }
 
-/* Records idx[0 .. count - 1] (idx NULL: first .. first + count - 1) into
- * out, row-major, with the bound's scaling and clamp. */
-void mapped_gather(const records *rec, int p, const int *idx, int first,
-                   int count, double *out)
+/* Records first .. first + count - 1 into out, row-major, with the
+ * bound's scaling. */
+void mapped_gather(const records *rec, int p, int first, int count,
+                   double *out)
 {
     for (int j = 0; j < p; j++) {
-        const double *col = rec->cm + (size_t) j * rec->rows;
-        double *o = out + j;
-        if (rec->bound == NULL) {
-            for (int k = 0; k < count; k++)
-                o[(size_t) k * p] = col[idx ? idx[k] : first + k];
-        } else {
-            double b = rec->bound[j];
-            for (int k = 0; k < count; k++) {
-                double v = col[idx ? idx[k] : first + k] / b;
-                o[(size_t) k * p] = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+        const double *col = rec->cm + (size_t) j * rec->rows + first;
+        for (int k = 0; k < count; k++) {
+            double v = col[k];
+            if (rec->bound != NULL) {
+                v = v / rec->bound[j];
+                v = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
             }
+            out[(size_t) k * p + j] = v;
         }
     }
 }
@@ -217,8 +234,50 @@ void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
     }
 }
 
-/* Gather blocks per interrupt check in the norms' pre-pass. */
-#define PREPASS_BLOCKS 256
+/* Row blocks per interrupt check in the norms' pre-pass. */
+#define PREPASS_BLOCKS 64
+
+/* Records from .. from + m - 1: their largest |x_ij| and norms, read by
+ * column.  The maximum does not depend on the order; the sum of squares is
+ * formed in feature order, as record_norm() forms it, and a record whose
+ * largest value needs record_norm()'s scaled sum is done row-wise there. */
+static void mapped_stats(records *rec, int p, int has_int, int from, int m,
+                         double *work)
+{
+    double *big = work, *ss = work + GATHER_ROWS;
+    double *row = ss + GATHER_ROWS;                    /* p values */
+    for (int k = 0; k < m; k++) {
+        big[k] = 0.0;
+        ss[k] = has_int ? 1.0 : 0.0;
+    }
+    for (int j = 0; j < p; j++) {
+        const double *col = rec->cm + (size_t) j * rec->rows + from;
+        double b = rec->bound ? rec->bound[j] : 1.0;
+        for (int k = 0; k < m; k++) {
+            double v = col[k];
+            if (rec->bound) {
+                v = v / b;
+                v = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+            }
+            double a = fabs(v);
+            big[k] = a > big[k] ? a : big[k];
+            ss[k] += v * v;
+        }
+    }
+    for (int k = 0; k < m; k++) {
+        size_t i = (size_t) from + k;
+        double scale = has_int && big[k] < 1.0 ? 1.0 : big[k];
+        rec->xmax[i] = big[k];
+        if (scale == 0.0)
+            rec->norm[i] = 0.0;
+        else if (scale > 1e-140 && scale < 1e140)
+            rec->norm[i] = sqrt(ss[k]);
+        else {
+            mapped_gather(rec, p, from + k, 1, row);
+            rec->norm[i] = record_norm(row, p, has_int, scale);
+        }
+    }
+}
 
 void records_mapped(records *rec, const double *cm, int n, int p,
                     int has_int, const double *bound, int nbuf)
@@ -246,13 +305,10 @@ void records_mapped(records *rec, const double *cm, int n, int p,
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            double *buf = rec->buf + (size_t) t * MAPPED_WORK(p);
             int from = blk * GATHER_ROWS;
-            int count = n - from < GATHER_ROWS ? n - from : GATHER_ROWS;
-            mapped_gather(rec, p, NULL, from, count, buf);
-            for (int k = 0; k < count; k++)
-                record_stats(rec, (size_t) from + k, buf + (size_t) k * p, p,
-                             has_int);
+            mapped_stats(rec, p, has_int, from,
+                         n - from < GATHER_ROWS ? n - from : GATHER_ROWS,
+                         rec->buf + (size_t) t * MAPPED_WORK(p));
         }
         R_CheckUserInterrupt();
     }

@@ -1,6 +1,7 @@
 /* One step's pass over its batch: for each sampled record, the forward
  * product x_i'beta, the loss derivative and the oracle's accumulation, all
- * while the record is in cache.
+ * while the record is in cache: a row-major record, the non-zeros of a
+ * sparse one, or (mapped.c) blocks of a file-backed x read by column.
  *
  * The batch is cut into nchunks contiguous chunks, each summed into its own
  * accumulators (oracle.c adds them in chunk order).  With OpenMP the chunks
@@ -53,17 +54,6 @@ static double sparse_predictor(const double *restrict beta,
     return (has_int ? beta[0] : 0.0) + ((s[0] + s[1]) + (s[2] + s[3]));
 }
 
-/* Record i's contribution, from its dense values x. */
-static void dense_step(const spgd_problem *pr, const oracle_state *o,
-                       double *acc, const double *beta, const double *x,
-                       int i, int label)
-{
-    double r = glm_residual(&pr->family, pr->offset +
-                            linear_predictor(beta, x, pr->p, pr->has_int),
-                            pr->y[i]);
-    oracle_add(o, acc, r, x, pr->rec.norm[i], pr->rec.xmax[i], label);
-}
-
 static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
                        double *acc, const double *beta, const int *idx,
                        const int *label, int from, int to, int chunk)
@@ -89,9 +79,15 @@ static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
                     to - from, rec->buf + (size_t) chunk * MAPPED_WORK(p));
         break;
     default:
-        for (int c = from; c < to; c++)
-            dense_step(pr, o, acc, beta, rec->xt + (size_t) idx[c] * p,
-                       idx[c], label ? label[c] : 0);
+        for (int c = from; c < to; c++) {
+            int i = idx[c];
+            const double *x = rec->xt + (size_t) i * p;
+            double r = glm_residual(&pr->family, pr->offset +
+                                    linear_predictor(beta, x, p, pr->has_int),
+                                    pr->y[i]);
+            oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
+                       label ? label[c] : 0);
+        }
     }
 }
 

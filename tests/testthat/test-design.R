@@ -226,3 +226,22 @@ test_that("a dense x with few non-zeros, stored sparse, gives the row-major fit"
     expect_same_fit(run(0.2)[[1]], rows)
   }
 })
+
+test_that("the mapped norms of records with extreme values equal the dense ones", {
+  skip_if_not_installed("bigmemory")
+  # records whose largest value is beyond 1e140 or below 1e-140 take the
+  # scaled sum of squares (records.c), which the column-wise pre-pass
+  # leaves to a row-wise evaluation
+  d <- design_data(n = 60, p = 5)
+  d$x[3, ] <- c(1e160, -2e159, 0, 1, 0)  # its square overflows
+  d$x[4, ] <- c(1e-150, 0, -3e-150, 0, 0)
+  f <- fits_by_form(list(d$x, filebacked(d$x)), 8, y = d$y, method = "clip",
+                    tuning = "public", iterations = 2, lambda = 1e-6,
+                    control = dpsco_control(clip = 1))
+  expect_true(all(is.finite(f[[1]]$beta)))
+  expect_gt(abs(f[[1]]$beta[1, 1]), 1e-3)  # record 3 moves it
+  expect_same_fit(f[[2]], f[[1]])
+  xn <- d$x
+  xn[60, 5] <- NaN
+  expect_error(dpsco(filebacked(xn), d$y), class = "dpsco_arg_error")
+})
