@@ -168,11 +168,11 @@ predict.dpsco <- function(object, newx, s = NULL,
   newx <- check_design(newx, "newx", min_rows = 1L)
   if (ncol(newx) != nrow(b) - 1L)
     arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
-  # a sparse or file-backed newx block by block (design.R)
-  eta <- design_apply(
-    newx,
-    function(v, rows) clamp_columns(v, object$x_range) %*% b[-1L, , drop = FALSE],
-    "rbind") + matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
+  # block by block, so a sparse or file-backed newx is never dense whole
+  slope <- b[-1L, , drop = FALSE]
+  eta <- design_apply(newx, function(v, rows)
+    clamp_columns(v, object$x_range) %*% slope, "rbind") +
+    matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
   # gaussian and quantile: the fitted mean or tau-quantile
   if (type == "link" || object$family != "binomial") return(eta)
   prob <- stats::plogis(eta)

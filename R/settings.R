@@ -62,7 +62,7 @@ log_bounds <- function(v, z, kappa, weight = rep(1, ncol(v))) {
 # The per-entry summands of log_bounds(): the non-zero indicator and
 # clamp(log2 |v|, -32, 32) (0 for v = 0).
 log_moments <- function(v) {
-  # a sparse or mapped x (design.R): the sums are taken block by block
+  # a design (design.R): the sums are taken block by block
   if (inherits(v, "design_cols")) return(v)
   nz <- v != 0
   lg <- pmin(pmax(log2(abs(v)), -32), 32)
@@ -78,8 +78,8 @@ log_moments <- function(v) {
 release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
   pc <- length(weight)
   w2 <- sum(weight^2)
-  # the column sums of f applied to the summands (design.R for the blocks
-  # of a sparse or mapped x)
+  # the column sums of f applied to the summands (of each block of rows
+  # for a design, design.R)
   sums <- if (!inherits(lm, "design_cols")) function(f) colSums(f(lm, NULL))
           else function(f) design_colsums(lm$x, lm$y, function(v, j)
                                             f(log_moments(v), j))
