@@ -87,6 +87,13 @@ test_that("Holland's far region and the quantile family read the same values", {
                     nlambda = 2, control = dpsco_control(s = 0.05))
   expect_same_fit(f[[2]], f[[1]])
   expect_same_fit(f[[3]], f[[1]])
+  # nu so small that no table is built: the exact contributions
+  e <- fits_by_form(list(d$x, xs, filebacked(d$x)), 3, y = d$y,
+                    method = "holland", tuning = "public", iterations = 2,
+                    nlambda = 2, control = dpsco_control(s = 0.05, nu = 1e-6))
+  expect_false(identical(e[[1]]$beta, f[[1]]$beta))
+  expect_same_fit(e[[2]], e[[1]])
+  expect_same_fit(e[[3]], e[[1]])
   q <- fits_by_form(list(d$x, xs), 5, y = d$y, family = "quantile",
                     tau = 0.7, nlambda = 2)
   expect_same_fit(q[[2]], q[[1]])
