@@ -56,6 +56,9 @@
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
 #' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
+#' @param secure as in [dpsco()]: secure noise for the fit and for the
+#'   choice (the curve's discrete Gaussian release and the exponential
+#'   mechanism's uniforms from the operating system's generator).
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`).
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -81,7 +84,7 @@
 cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, holdout = 0.2,
                      type.measure = NULL, curve = 0.25, loss_bound = NULL,
-                     tau = NULL, ...) {
+                     tau = NULL, secure = FALSE, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
   tau <- check_tau(tau, family)
@@ -109,6 +112,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
               family, "\".")
   check_number(curve, "curve", 0, 1, lower_open = FALSE)
+  secure <- check_secure(secure)
   if (curve >= 1) arg_error("curve", "must be below 1.")
   if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
   private <- method != "none"
@@ -123,7 +127,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                                             levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta, tau = tau,
-               ...)
+               secure = secure, ...)
+  # the choice's releases and record use the fit's noise
+  local_secure(secure)
   lam <- path_values(fit)
   k <- length(lam)
   # a constraint-set fit's y_scale is its bound on |y|; with public tuning
@@ -145,8 +151,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   if (private) {
     eps_sel <- (1 - curve) * epsilon
     index <- noisy_argmin(sums, eps_sel, bound)
-    z_curve <- if (curve > 0) calibrate_components(list(), 1, 1, curve * epsilon,
-                                                   delta)
+    z_curve <- if (curve > 0) calibrate_noise(list(), 1, 1, curve * epsilon,
+                                              delta)
   } else {
     index <- which.min(sums)
     z_curve <- 0
@@ -154,7 +160,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   cvm <- cvsd <- NULL
   if (curve > 0 || !private) {
     cvsd <- z_curve * bound * sqrt(k) / n_val
-    cvm <- sums / n_val + cvsd * stats::rnorm(k)
+    cvm <- if (noise_secure() && z_curve > 0)
+             secure_values(sums / n_val, z_curve, bound * sqrt(k) / n_val)
+           else sums / n_val + cvsd * stats::rnorm(k)
   }
   radius <- !is.null(fit$radius)
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
@@ -176,9 +184,13 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
 # The exponential mechanism on summed losses: every record's loss lies in
 # [0, bound], so one record moves every sum by at most `bound`, all in the
 # same direction, and P(k) proportional to exp(-eps sums_k / bound) is
-# eps-DP; drawn as report-noisy-min with Gumbel noise.
+# eps-DP; drawn as report-noisy-min with Gumbel noise.  The output is an
+# index, so floating point leaves no lattice to read; with secure noise
+# the uniforms come from the operating system's generator.
 noisy_argmin <- function(sums, eps, bound) {
-  which.max(-eps * sums / bound - log(-log(stats::runif(length(sums)))))
+  u <- if (noise_secure()) .Call(C_dpsco_secure_unif, length(sums))
+       else stats::runif(length(sums))
+  which.max(-eps * sums / bound - log(-log(u)))
 }
 
 measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
@@ -218,11 +230,16 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
     stringsAsFactors = FALSE)
   eps_val <- (1 - curve) * epsilon
   if (curve > 0) {
-    eps_curve <- account_epsilon(acc_cm(z_curve, 1, 1), delta)
+    eps_curve <- if (noise_secure())
+      account_parts(list(privacy_part("curve", z_curve, 1, 1, NA_real_, 1)), delta)
+      else account_epsilon(acc_cm(z_curve, 1, 1), delta)
     eps_val <- eps_val + eps_curve
     sel <- rbind(sel, data.frame(
       part = "curve", share = curve, noise_multiplier = z_curve,
-      sample_rate = 1, steps = 1, sensitivity = bound * sqrt(k) / n_val,
+      sample_rate = 1, steps = 1,
+      sensitivity = if (noise_secure())
+        secure_gaussian(z_curve, bound * sqrt(k) / n_val, k)$sensitivity
+        else bound * sqrt(k) / n_val,
       mechanism = "Gaussian", released = paste(
         "the mean validation", measure, "at each of", k,
         if (chosen == "radius.min") "radii" else "penalties"),

@@ -32,6 +32,11 @@
 #' @param calibration `"accountant"` (default): the smallest noise that meets
 #'   `(epsilon, delta)` exactly (analytic Gaussian mechanism); `"paper"`: the
 #'   printed scales of Xie et al., with the epsilon they deliver reported.
+#' @param secure `TRUE`: the mean is rounded to a fine power-of-two grid and
+#'   given discrete Gaussian noise from the operating system's
+#'   cryptographic generator, accounted through its Renyi curve (see the
+#'   section "Secure noise" of [dpsco()]); `FALSE` (default): Gaussian noise
+#'   from R's generator, reproducible with `set.seed()`.
 #' @param control tuning of the estimators, from [dpsco_control()] (`clip`,
 #'   `rho`, `kmom`, `zeta`, `s`, `nu`, `tau`); defaults use `m = n`.
 #' @return An object of class `dp_mean`: `estimate` (named vector), `method`,
@@ -50,10 +55,11 @@
 #' @export
 dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                     epsilon = 1, delta = NULL, range = NULL,
-                    calibration = c("accountant", "paper"),
+                    calibration = c("accountant", "paper"), secure = FALSE,
                     control = dpsco_control()) {
   method <- match_choice(method, "method")
   calibration <- match_choice(calibration, "calibration")
+  local_secure(check_secure(secure))
   vec <- is.null(dim(x))
   xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x)
   n <- nrow(xm)
@@ -89,19 +95,22 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   }
   z <- if (calibration == "paper")
          paper_multiplier(method, epsilon, delta, if (method == "kamath") oracle$k else 1L)
-       else calibrate_components(list(), 1, 1, epsilon, delta)
-  noise_sd <- z * sensitivity
+       else calibrate_noise(list(), 1, 1, epsilon, delta)
+  noise <- if (noise_secure()) secure_gaussian(z, sensitivity, d)
+           else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)
 
   est <- if (method == "trimmed") {
     dp_mean_release(xm, range, z)$estimate
   } else {
     oracle_mean(xm, method, m = n, clip = oracle$clip, rho = oracle$rho,
-                k = oracle$k, s = oracle$s, nu = oracle$nu, noise_sd = noise_sd)
+                k = oracle$k, s = oracle$s, nu = oracle$nu, noise_sd = noise$sd,
+                noise_grid = noise$grid)
   }
   names(est) <- colnames(xm) %||% paste0("V", seq_len(d))
   record <- new_privacy_record(
-    epsilon, delta, list(privacy_part("mean", z, 1, 1, sensitivity, 1)),
-    calibration, public, not_covered)
+    epsilon, delta, list(privacy_part("mean", z, 1, 1, noise$sensitivity, 1)),
+    calibration, public, not_covered,
+    extra = list(noise_grid = if (noise_secure()) noise$grid))
   structure(list(estimate = est, method = method, n = n, settings = params,
                  privacy = record), class = "dp_mean")
 }
@@ -119,9 +128,12 @@ dp_mean_release <- function(x, range, z) {
   hi <- rep(range[2L, ], each = n)
   mid <- (range[1L, ] + range[2L, ]) / 2
   clamped <- pmin(pmax(x, lo), hi)
-  sd <- z * trimmed_sensitivity(range, n)
-  list(estimate = mid + colSums(clamped - rep(mid, each = n)) / n +
-         sd * stats::rnorm(ncol(x)), noise_sd = sd)
+  sens <- trimmed_sensitivity(range, n)
+  sd <- z * sens
+  est <- mid + colSums(clamped - rep(mid, each = n)) / n
+  if (noise_secure() && sd > 0)
+    return(list(estimate = secure_values(est, z, sens), noise_sd = sd))
+  list(estimate = est + sd * stats::rnorm(ncol(x)), noise_sd = sd)
 }
 
 check_range <- function(range, d) {

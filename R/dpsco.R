@@ -306,6 +306,31 @@
 #'   `x` in memory); a `big.matrix` in shared memory is copied into an R
 #'   matrix.  Memory mapping is not available on Windows.
 #'
+#' @section Secure noise:
+#' Noise computed in floating point can leak the value it hides through
+#' the pattern of its low-order bits (Mironov 2012; Jin et al. 2022), and
+#' R's generator is predictable from its state.  With `secure = TRUE` every
+#' release of the fit (the private settings, private standardisation and
+#' each gradient) is rounded to a power-of-two grid about `2^-24` times its
+#' noise sd, and integer discrete Gaussian noise is added on that grid,
+#' sampled exactly by rejection from the discrete Laplace (Canonne, Kamath
+#' and Steinke 2020) with random bits from the operating system
+#' (`/dev/urandom` or `getrandom()`, `BCryptGenRandom` on Windows).  Every
+#' released number is then a multiple of the grid, whatever the data.
+#'
+#' Rounding moves each coordinate by at most half a grid step, so it adds
+#' at most `grid * sqrt(d)` to a release's L2 sensitivity; that is added
+#' to the sensitivity before the noise is scaled, and the record shows the
+#' result.  A discrete Gaussian release of integer sensitivity `Delta` and
+#' scale `sigma` (in grid units) is `Delta^2 / (2 sigma^2)`-zCDP (Canonne,
+#' Kamath and Steinke 2020, Theorem 14): the Renyi curve of the continuous
+#' Gaussian.  Secure fits are therefore calibrated and accounted through
+#' Renyi DP, which costs a little more noise than the exact accountant of
+#' the continuous Gaussian.  No proof carries the subsampled Gaussian's
+#' bound to the discrete Gaussian, so secure fits need full batches.  The
+#' random Kamath groups also come from the operating system.  Secure fits
+#' are not reproducible with `set.seed()`.
+#'
 #' @section Interrupting a fit:
 #' A long fit can be stopped with an interrupt (Ctrl-C, Esc) or a time limit
 #' ([setTimeLimit()]): the engine checks for one after each lambda and
@@ -374,6 +399,13 @@
 #' @param calibration `"accountant"` (default) calibrates the noise so the
 #'   accounted epsilon meets the target; `"paper"` uses the paper's printed
 #'   noise scales and reports the epsilon they deliver.
+#' @param secure `FALSE` (default): Gaussian noise from R's generator, so
+#'   that `set.seed()` reproduces a fit.  `TRUE`: every release is rounded
+#'   to a fine power-of-two grid and given discrete Gaussian noise drawn
+#'   exactly, in integer arithmetic, from the operating system's
+#'   cryptographic generator (see "Secure noise" below).  Needs full
+#'   batches (`batch_size = n`) and a method among `"clip"`, `"kamath"` and
+#'   `"holland"`.
 #' @param control oracle tuning and optimiser options, from
 #'   [dpsco_control()].
 #' @param trace `FALSE`, `TRUE` (every step) or step numbers at which to keep
@@ -430,7 +462,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   intercept = TRUE, standardize = FALSE,
                   tuning = c("private", "public"), optimizer = NULL,
                   batch_size = NULL, iterations = NULL, step_size = NULL,
-                  calibration = c("accountant", "paper"),
+                  calibration = c("accountant", "paper"), secure = FALSE,
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
                   lp = NULL, tau = NULL) {
@@ -458,6 +490,15 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   one_pass <- method == "prox_clipped_sgd"
   oracle_method <- if (one_pass) "clip" else method
   constrained <- method %in% constraint_methods
+  secure <- check_secure(secure)
+  if (secure) {
+    if (method == "none")
+      arg_error("secure", "applies to private fits; method \"none\" adds no noise.")
+    if (constrained || one_pass)
+      arg_error("secure", "= TRUE is available for the Gaussian releases of ",
+                "methods clip, kamath and holland; method \"", method,
+                "\" privatises with a mechanism that has no exact sampler here.")
+  }
   optimizer_arg <- optimizer
   optimizer <- if (is.null(optimizer)) (if (tuned && !one_pass) "newton" else "spgd")
                else match_choice(optimizer, "optimizer", c("newton", "spgd"))
@@ -547,6 +588,10 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   } else {
     m <- if (is.null(batch_size)) n
          else check_number(batch_size, "batch_size", 1, n, lower_open = FALSE)
+    if (secure && m < n)
+      arg_error("batch_size", "must be n with secure = TRUE: the accountant's ",
+                "bound for Poisson subsampling is proved for the continuous ",
+                "Gaussian, and no proof carries it to the discrete Gaussian.")
     steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
              else if (!tuned) ceiling(5 * (n / m)^2)
              else if (optimizer == "newton") 2 else 100
@@ -569,14 +614,16 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   threads <- check_count(threads, "threads", 1, 64)
   output <- if (one_pass) "last"
             else control$output %||% if (tuned) "tail" else "average"
-  # after every check: the private standardisation draws noise
+  # after every check: the private standardisation draws noise.  Every
+  # release from here on, and the record, use the noise chosen here.
+  local_secure(secure)
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
                        control)
   x <- std$x
   q <- min(1, m / n)
   fixed <- if (is.null(std$part)) list() else list(std$part)
   if (tuned) {
-    z1 <- if (private) calibrate_components(list(), 1, 1, epsilon, delta) else 0
+    z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
     tn <- tune_private(x, yy$y, family, oracle_method, optimizer, intercept,
                        z1, step_size, control, quant = quant)
     quant <- tn$quant
@@ -617,13 +664,18 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   z <- if (!private) 0
        else if (calibration == "paper")
          paper_multiplier(method, eps_run, delta_run, oracle$k)
-       else calibrate_components(lapply(fixed, part_component), q, releases,
-                                 epsilon, delta)
+       else calibrate_noise(fixed, q, releases, epsilon, delta)
+  # the secure release rounds to a grid, whose step is inside its
+  # sensitivity (and so in its noise sd)
+  noise <- if (secure && z > 0) secure_gaussian(z, oracle$sensitivity, d)
+           else list(sd = z * oracle$sensitivity, grid = 0,
+                     sensitivity = oracle$sensitivity)
 
   settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
                                         quant$smoother), list(
     intercept = as.integer(intercept),
-    noise_sd = z * oracle$sensitivity, steps = steps, step_size = step_size,
+    noise_sd = noise$sd, noise_grid = noise$grid, steps = steps,
+    step_size = step_size,
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
     last_iterate = as.integer(output == "last"),
     tail_average = as.integer(output == "tail"), alpha = alpha,
@@ -661,7 +713,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
               std$public,
               "any preprocessing applied to x and y before the call")
   parts <- c(fixed, list(privacy_part(
-    "optimizer", z, q, releases, oracle$sensitivity,
+    "optimizer", z, q, releases, noise$sensitivity,
     1 - sum(vapply(fixed, `[[`, 0, "share")),
     mechanism = if (one_pass)
       paste0("Gaussian: clipped means of disjoint blocks, one pass per ",
@@ -678,12 +730,13 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     calibration = if (private) calibration else "none", public = public,
     not_covered = std$not_covered,
     extra = c(list(steps = steps, nlambda = nlam, batch_size = m,
+                   noise_grid = if (secure) noise$grid,
                    epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
                    tuning = tuning, released = if (tuned) tn$released,
                    loss = quantile_loss_text(quant)),
               if (one_pass) list(sampling = one_pass_sampling)))
   new_dpsco(res, x, lambda, intercept, this_call, family, method, yy$classnames,
-            settings = list(batch_size = m, iterations = steps,
+            settings = list(batch_size = m, iterations = steps, secure = secure,
                             step_size = step_size, schedule = control$schedule,
                             output = output, alpha = alpha,
                             penalty.factor = pf, clip = oracle$clip,

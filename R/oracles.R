@@ -312,12 +312,13 @@ kamath_median_factor <- function(k) if (k %% 2L == 0L) 0.5 else 1
 # g, all of which are in the batch; m is the expected batch size.  `labels`
 # (0-based) fixes the Kamath groups; NULL draws them from R's generator.
 oracle_mean <- function(g, method, m = nrow(g), clip = 1, rho = 1, k = 1L,
-                        s = 1, nu = 1, labels = NULL, noise_sd = 0) {
+                        s = 1, nu = 1, labels = NULL, noise_sd = 0,
+                        noise_grid = 0) {
   g <- as.matrix(g)
   if (!is.double(g)) storage.mode(g) <- "double"  # a double g is not copied
   settings <- list(oracle = oracle_codes[[method]], m = as.double(m),
                    clip = clip, rho = rho, k = as.integer(k), s = s, nu = nu,
-                   noise_sd = noise_sd)
+                   noise_sd = noise_sd, noise_grid = noise_grid)
   if (!is.null(labels)) {
     labels <- as.integer(labels)
     # the engine indexes group sums with them

@@ -21,6 +21,67 @@ rng_note <- paste(
   "secure."
 )
 
+secure_note <- paste(
+  "Secure noise (secure = TRUE): every Gaussian release is rounded to a",
+  "power-of-two grid and given discrete Gaussian noise (Canonne, Kamath and",
+  "Steinke 2020) sampled exactly in integer arithmetic from the operating",
+  "system's cryptographic generator, never R's; the output lattice carries no",
+  "information about the data.  Not reproducible with set.seed()."
+)
+
+# The noise of the releases under way: FALSE, R's generator and floating
+# point; TRUE, the secure releases.  Set by the function that makes the
+# releases (local_secure()) and read by every release and by the privacy
+# record, so that one switch decides the noise and its accounting.
+noise_state <- new.env(parent = emptyenv())
+noise_state$secure <- FALSE
+
+noise_secure <- function() isTRUE(noise_state$secure)
+
+# Switch the noise for the rest of the calling function.
+local_secure <- function(secure, frame = parent.frame()) {
+  old <- noise_state$secure
+  noise_state$secure <- secure
+  do.call(base::on.exit, list(call("restore_secure", old), add = TRUE),
+          envir = frame)
+  invisible(old)
+}
+
+restore_secure <- function(old) noise_state$secure <- old
+
+check_secure <- function(secure) {
+  if (!is.logical(secure) || length(secure) != 1L || is.na(secure))
+    arg_error("secure", "must be TRUE or FALSE.")
+  if (secure && !secure_available())
+    arg_error("secure", "= TRUE needs the operating system's cryptographic ",
+              "random number generator, which is not available here.")
+  secure
+}
+
+# The secure release of `values` * `scale` (elementwise), a vector of L2
+# sensitivity `sensitivity`, with multiplier z, divided by `scale` again
+# (post-processing).  The rounding to the grid is inside the sensitivity
+# (secure_gaussian()).
+secure_values <- function(values, z, sensitivity, scale = 1) {
+  v <- as.double(values) * scale
+  g <- secure_gaussian(z, sensitivity, length(v))
+  .Call(C_dpsco_secure_noise, v, g$sd, g$grid) / scale
+}
+
+# The multiplier of `steps` Gaussian releases at Poisson rate q after the
+# parts `fixed` (privacy_part()s), meeting (epsilon, delta).  The discrete
+# Gaussian of the secure releases is bounded through its Renyi curve
+# (zCDP), the same as the continuous Gaussian's, so it is calibrated
+# through that curve and not by the exact (analytic or PLD) accountant,
+# whose statements are about the continuous Gaussian.
+calibrate_noise <- function(fixed, q, steps, epsilon, delta) {
+  if (noise_secure()) {
+    if (q < 1) stop("internal error: secure noise with subsampling", call. = FALSE)
+    return(calibrate_rdp(fixed, steps, epsilon, delta))
+  }
+  calibrate_components(lapply(fixed, part_component), q, steps, epsilon, delta)
+}
+
 # One accounted part of a release: `steps` Gaussian steps with multiplier z at
 # Poisson rate q, given `share` of the budget.
 # `mechanism` and `released` describe it for the record.  `kind` says how
@@ -31,7 +92,7 @@ rng_note <- paste(
 # with its own (epsilon, delta) guarantee, see dp_part()).
 privacy_part <- function(name, z, q, steps, sensitivity, share,
                          mechanism = "Gaussian", released = "",
-                         kind = "gaussian") {
+                         kind = if (noise_secure()) "rdp" else "gaussian") {
   list(name = name, noise_multiplier = z, sample_rate = q, steps = steps,
        sensitivity = sensitivity, share = share, mechanism = mechanism,
        released = released, kind = kind)
@@ -67,6 +128,11 @@ exp_mech_multiplier <- function(eps0) 2 / eps0
 accountant_label <- function(parts) {
   kinds <- vapply(parts, part_kind, "")
   label <- if (all(kinds == "dp")) "basic composition of the stated guarantees"
+  else if (noise_secure())
+    paste("Renyi DP over orders 1.1-63 of the discrete Gaussian releases,",
+          "each (sensitivity / sd)^2 / 2-zCDP with the rounding to the grid",
+          "inside the sensitivity (Canonne, Kamath and Steinke 2020,",
+          "Theorem 14), improved conversion (Balle et al. 2020)")
   else if (any(kinds == "rdp"))
     paste("Renyi DP over orders 1.1-63 of the Gaussian parts and of the",
           "exponential mechanism as epsilon0^2/8-zCDP (Cesar and Rogers 2021),",
@@ -157,7 +223,11 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
       else "none: every record in every step",
     public = public,
     not_covered = not_covered,
-    rng = rng_note)
+    noise = if (!private) "none"
+            else if (noise_secure())
+              "discrete Gaussian on a power-of-two grid, OS generator (secure)"
+            else "Gaussian in floating point, R's generator",
+    rng = if (noise_secure()) secure_note else rng_note)
   structure(utils::modifyList(rec, extra), class = "dpsco_privacy")
 }
 
@@ -171,7 +241,10 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
 #' rate, the number of steps per lambda and of lambdas, the budget shares of
 #' every part that touched the data (private standardisation, the
 #' optimiser), what was declared public and anything the guarantee does not
-#' cover.
+#' cover.  `noise` says which noise was drawn: floating-point Gaussian from
+#' R's generator, or (`secure = TRUE`) the discrete Gaussian on a grid from
+#' the operating system's generator, with `noise_grid` the main release's
+#' grid step; a secure release's `sensitivity` includes its rounding.
 #'
 #' With `calibration = "accountant"` (the default) the noise multiplier is
 #' the smallest one whose accounted epsilon over every step of every lambda
@@ -225,6 +298,10 @@ format.dpsco_privacy <- function(x, ...) {
             num(x$delta), if (x$epsilon_accounted > x$epsilon * (1 + 1e-9))
               "  (ABOVE the target: the paper's scales overshoot)" else ""),
     sprintf("Accountant: %s", x$accountant),
+    if (!is.null(x$noise)) sprintf("Noise: %s%s", x$noise,
+                                   if (is.null(x$noise_grid)) ""
+                                   else sprintf(" (main release: grid %s)",
+                                                format(x$noise_grid))),
     sprintf("Calibration: %s", x$calibration),
     if (!is.null(x$nlambda))
       sprintf("Steps: %d lambdas x %d steps = %d noisy releases", x$nlambda,

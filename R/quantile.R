@@ -156,7 +156,8 @@ release_y_histogram <- function(y, bound, z, nbins = 201L) {
   w <- 2 * bound / nbins
   centres <- -bound + w * (seq_len(nbins) - 0.5)
   b <- pmin(pmax(floor((y + bound) / w) + 1, 1), nbins)
-  counts <- tabulate(b, nbins) + z * stats::rnorm(nbins)
+  counts <- if (noise_secure()) secure_values(tabulate(b, nbins), z, 1)
+            else tabulate(b, nbins) + z * stats::rnorm(nbins)
   list(counts = counts, centres = centres, width = w, sd = z)
 }
 

@@ -85,6 +85,13 @@ release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
                                             f(log_moments(v), j))
   if (is.null(m)) {
     sd <- z * sqrt(1.25 * w2) / weight
+    if (noise_secure()) {
+      # one release of the weighted pair (count, sum / 32)
+      v <- secure_values(c(sums(function(l, j) l$nz),
+                           sums(function(l, j) l$lg) / 32),
+                         z, sqrt(1.25 * w2), c(weight, weight))
+      return(list(count = v[seq_len(pc)], sum = v[pc + seq_len(pc)], sd = sd))
+    }
     count <- sums(function(l, j) l$nz) + sd * stats::rnorm(pc)
     list(count = count,
          sum = sums(function(l, j) l$lg) / 32 + sd * stats::rnorm(pc),
@@ -97,7 +104,8 @@ release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
       d[!l$nz] <- 0
       d
     }
-    list(dev = sums(dev) + sd * stats::rnorm(pc), sd = sd)
+    list(dev = if (noise_secure()) secure_values(sums(dev), z, sqrt(0.25 * w2), weight)
+               else sums(dev) + sd * stats::rnorm(pc), sd = sd)
   }
 }
 
@@ -352,9 +360,11 @@ release_counts <- function(vals, z) {
   cols <- if (is.list(vals)) vals
           else lapply(seq_len(ncol(vals)), function(j) vals[, j])
   sd <- z * sqrt(length(cols))
-  list(counts = vapply(cols, function(v) tabulate(log2_bin(v), 64L),
-                       integer(64)) +
-         sd * matrix(stats::rnorm(64 * length(cols)), 64L), sd = sd)
+  counts <- vapply(cols, function(v) tabulate(log2_bin(v), 64L), integer(64))
+  list(counts = if (noise_secure())
+                  matrix(secure_values(counts, z, sqrt(length(cols))), 64L)
+                else counts + sd * matrix(stats::rnorm(64 * length(cols)), 64L),
+       sd = sd)
 }
 
 # The Gaussian release of the second-moment matrix crossprod(w) / n of the
@@ -374,7 +384,12 @@ release_curvature <- function(w, z, row_bound, norms = sqrt(rowSums(w * w)),
   }
   d <- ncol(h)
   sd <- z * row_bound^2 / n
-  if (sd > 0) {
+  if (sd > 0 && noise_secure()) {
+    # the upper triangle, whose L2 norm is at most the Frobenius norm
+    up <- upper.tri(h, diag = TRUE)
+    h[up] <- secure_values(h[up], z, row_bound^2 / n)
+    h[lower.tri(h)] <- t(h)[lower.tri(h)]
+  } else if (sd > 0) {
     e <- matrix(stats::rnorm(d * d), d, d)
     e[lower.tri(e)] <- t(e)[lower.tri(e)]
     h <- h + sd * e

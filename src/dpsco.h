@@ -35,6 +35,8 @@
 #ifndef DPSCO_H
 #define DPSCO_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <R.h>
 #include <Rinternals.h>
 
@@ -68,17 +70,27 @@ enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
        KERNEL_MOREAU = 4 };  /* not a kernel: the check loss's Moreau envelope */
 enum { ORACLE_NONE = 0, ORACLE_CLIP = 1, ORACLE_KAMATH = 2, ORACLE_HOLLAND = 3 };
 
+/* ---- csprng.c / discrete_gaussian.c ---------------------------------- */
+/* Random bits from the operating system (main thread only; Rf_error where
+ * there is no such generator) and the secure release. */
+void secure_bytes(void *buf, size_t n);
+uint64_t secure_u64(void);
+double secure_unif(void);       /* uniform on (0, 1), 53 random bits */
+int secure_int(int k);          /* uniform on 0 .. k - 1 */
+void secure_noise(double *v, int d, double sd, double grid);
+
 /* ---- sample.c ------------------------------------------------------- */
 typedef struct {
     int n;
     int all;            /* rate >= 1: every record, no random draws */
     double neg_log1mq;  /* -log(1 - q), the geometric gap scale */
+    int secure;         /* draws from the OS generator, not R's */
 } poisson_sampler;
 
-void sampler_init(poisson_sampler *s, int n, double q);
+void sampler_init(poisson_sampler *s, int n, double q, int secure);
 int sampler_next(const poisson_sampler *s, int cur);
 int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
-int sample_label(int k);
+int sample_label(int k, int secure);
 void sample_permute(int *perm, int n);
 
 /* ---- records.c / mapped.c ------------------------------------------- */
@@ -270,6 +282,9 @@ typedef struct {
     loss_family family;
     double q;           /* Poisson sampling rate m / n */
     double noise_sd;    /* z * sensitivity; ignored by ORACLE_NONE */
+    double noise_grid;  /* > 0: secure noise, the release rounded to this
+                         * power-of-two grid plus discrete Gaussian noise
+                         * from the OS generator; 0: R's norm_rand() */
     int steps;
     double step0;
     int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
@@ -332,6 +347,7 @@ void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
 int noisy_gradient(const spgd_problem *pr, oracle_state *o,
                    const poisson_sampler *s, const double *beta, int *idx,
                    int *label, double *est);
+void add_noise(double *est, int d, double sd, double grid);
 int dpsco_thread_limit(void);
 
 /* ---- mirror.c / gg_noise.c ------------------------------------------ */

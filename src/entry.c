@@ -31,6 +31,14 @@ static int integer(SEXP list, const char *name)
     return Rf_asInteger(field(list, name));
 }
 
+/* The secure release's grid (R's secure_gaussian()); absent or 0: R's
+ * generator. */
+static double noise_grid_from(SEXP settings)
+{
+    SEXP g = field_or_null(settings, "noise_grid");
+    return Rf_isNull(g) ? 0.0 : Rf_asReal(g);
+}
+
 static void setup_from(oracle_state *o, SEXP s, int p, int has_int,
                        int nchunks)
 {
@@ -101,6 +109,7 @@ static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
     pr->family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
     pr->q = num(settings, "m") / n;
     pr->noise_sd = num(settings, "noise_sd");
+    pr->noise_grid = noise_grid_from(settings);
     int threads = integer(settings, "threads");
     int limit = dpsco_thread_limit();
     pr->max_threads = threads < limit ? threads : limit;
@@ -331,7 +340,7 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
     int *idx = (int *) R_alloc((size_t) pr.n, sizeof(int));
     int *label = kamath ? (int *) R_alloc((size_t) pr.n, sizeof(int)) : NULL;
     poisson_sampler sampler;
-    sampler_init(&sampler, pr.n, pr.q);
+    sampler_init(&sampler, pr.n, pr.q, pr.noise_grid > 0);
     SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
     GetRNGstate();
     noisy_gradient(&pr, &o, &sampler, REAL(beta), idx, label, REAL(est));
@@ -355,7 +364,7 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
     records_alloc(&rec, block, dim);
     oracle_state o;
     setup_from(&o, settings, dim, 0, 1);
-    double sd = num(settings, "noise_sd");
+    double sd = num(settings, "noise_sd"), grid = noise_grid_from(settings);
     int draw = Rf_isNull(labels) && o.kind == ORACLE_KAMATH;
     int noisy = o.kind != ORACLE_NONE && sd > 0;
 
@@ -368,15 +377,14 @@ SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
         for (int i = b; i < e; i++) {
             int label = 0;
             if (o.kind == ORACLE_KAMATH)
-                label = draw ? sample_label(o.k) : INTEGER(labels)[i];
+                label = draw ? sample_label(o.k, grid > 0) : INTEGER(labels)[i];
             oracle_add(&o, o.acc, 1.0, rec.xt + (size_t) (i - b) * dim,
                        rec.norm[i - b], rec.xmax[i - b], label);
         }
     }
     oracle_finish(&o, REAL(est));
     if (noisy)
-        for (int j = 0; j < dim; j++)
-            REAL(est)[j] += sd * norm_rand();
+        add_noise(REAL(est), dim, sd, grid);
     if (draw || noisy)
         PutRNGstate();
     UNPROTECT(1);

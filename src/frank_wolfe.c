@@ -64,7 +64,7 @@ static void fw_chunks(int n, int nchunks, int *label, int *start, int *idx)
 {
     memset(start, 0, (size_t) (nchunks + 1) * sizeof(int));
     for (int i = 0; i < n; i++) {
-        label[i] = sample_label(nchunks);
+        label[i] = sample_label(nchunks, 0);
         start[label[i] + 1]++;
     }
     for (int c = 0; c < nchunks; c++)

@@ -16,6 +16,9 @@ SEXP dpsco_bun_steinke(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_map_file(SEXP, SEXP, SEXP);
 SEXP dpsco_map_rows(SEXP, SEXP, SEXP);
 SEXP dpsco_map_finite(SEXP, SEXP);
+SEXP dpsco_secure_noise(SEXP, SEXP, SEXP);
+SEXP dpsco_dg_sample(SEXP, SEXP, SEXP);
+SEXP dpsco_secure_unif(SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -36,6 +39,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_map_file, 3),
     CALLDEF(dpsco_map_rows, 3),
     CALLDEF(dpsco_map_finite, 2),
+    CALLDEF(dpsco_secure_noise, 3),
+    CALLDEF(dpsco_dg_sample, 3),
+    CALLDEF(dpsco_secure_unif, 1),
     {NULL, NULL, 0}
 };
 

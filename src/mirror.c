@@ -195,7 +195,7 @@ static void full_path(spgd_problem *pr, oracle_state *o,
     double *work = (double *) R_alloc((size_t) dim, sizeof(double));
     int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
     poisson_sampler all;
-    sampler_init(&all, pr->n, 1.0);
+    sampler_init(&all, pr->n, 1.0, 0);
     double since_check = 0.0;
 
     for (int l = 0; l < mp->nr; l++) {

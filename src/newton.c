@@ -62,7 +62,7 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
     int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
     int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
     poisson_sampler sampler;
-    sampler_init(&sampler, pr->n, pr->q);
+    sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     /* iterates after step `tail_from` enter the tail average */
     int tail_from = pr->steps / 2;
 

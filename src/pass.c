@@ -128,9 +128,22 @@ int noisy_gradient(const spgd_problem *pr, oracle_state *o,
     /* noise_sd 0: an optimiser that privatises elsewhere (Frank-Wolfe's
      * selection, mirror descent's own noise) */
     if (o->kind != ORACLE_NONE && pr->noise_sd > 0)
-        for (int j = 0; j < o->dim; j++)
-            est[j] += pr->noise_sd * norm_rand();
+        add_noise(est, o->dim, pr->noise_sd, pr->noise_grid);
     return count;
+}
+
+/* The noise of every release the engine makes: N(0, sd^2) per coordinate
+ * from R's generator, or with grid > 0 the secure release (the estimate
+ * rounded to the grid plus discrete Gaussian noise from the OS generator,
+ * discrete_gaussian.c). */
+void add_noise(double *est, int d, double sd, double grid)
+{
+    if (grid > 0) {
+        secure_noise(est, d, sd, grid);
+        return;
+    }
+    for (int j = 0; j < d; j++)
+        est[j] += sd * norm_rand();
 }
 
 /* The most threads a fit may use: the smaller of OpenMP's thread limit

@@ -8,9 +8,10 @@
 #include <Rmath.h>
 #include "dpsco.h"
 
-void sampler_init(poisson_sampler *s, int n, double q)
+void sampler_init(poisson_sampler *s, int n, double q, int secure)
 {
     s->n = n;
+    s->secure = secure;
     s->all = q >= 1.0;
     s->neg_log1mq = s->all ? 0.0 : -log1p(-q);
 }
@@ -21,22 +22,28 @@ int sampler_next(const poisson_sampler *s, int cur)
 {
     if (s->all)
         return cur + 1;
-    double gap = floor(exp_rand() / s->neg_log1mq);
+    /* an Exp(1) draw; with the OS generator, by inversion of its uniform
+     * (the batch is never released, so its floating point leaks nothing) */
+    double e = s->secure ? -log(secure_unif()) : exp_rand();
+    double gap = floor(e / s->neg_log1mq);
     double next = (double) cur + 1.0 + gap;
     return next >= (double) s->n ? s->n : (int) next;
 }
 
 /* A Kamath group, uniform on 0 .. k - 1 (unif_rand() < 1, but a rounding
  * to k is mapped to k - 1 all the same). */
-int sample_label(int k)
+int sample_label(int k, int secure)
 {
+    if (secure)
+        return secure_int(k);
     int g = (int) (unif_rand() * k);
     return g < k ? g : k - 1;
 }
 
 /* Draw one step's batch: the sampled records in increasing order and, when
  * k > 0, each one's Kamath group, uniform on 0 .. k - 1.  The draws alternate
- * (gap, label, gap, label, ...), all from R's generator and before any
+ * (gap, label, gap, label, ...), all from R's generator (the operating
+ * system's with secure noise) and before any
  * record is visited, so the batch does not depend on how the pass over it
  * is split.  Returns the batch size. */
 int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
@@ -45,7 +52,7 @@ int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
     for (int i = sampler_next(s, -1); i < s->n; i = sampler_next(s, i)) {
         idx[count] = i;
         if (k > 0)
-            label[count] = sample_label(k);
+            label[count] = sample_label(k, s->secure);
         count++;
     }
     return count;

@@ -48,8 +48,7 @@ void block_gradient(const spgd_problem *pr, oracle_state *o,
     batch_pass(pr, o, beta, idx, NULL, count);
     oracle_finish(o, est);
     if (o->kind != ORACLE_NONE && sd > 0)
-        for (int j = 0; j < o->dim; j++)
-            est[j] += sd * norm_rand();
+        add_noise(est, o->dim, sd, pr->noise_grid);
 }
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
@@ -63,7 +62,7 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
     int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
     poisson_sampler sampler;
-    sampler_init(&sampler, pr->n, pr->q);
+    sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     double since_check = 0.0;
     /* iterates after step `tail_from` enter the average */
     int tail_from = pr->tail_average ? pr->steps / 2 : 0;

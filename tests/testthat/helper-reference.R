@@ -49,3 +49,10 @@ h_ref <- function(a, nu) {
 # k (the mean of the two middle ones, whose moves add up to at most c).
 # Written from that argument, not from the package's kamath_median_factor().
 median_factor_ref <- function(k) if (k %% 2 == 0) 0.5 else 1
+
+# The state of R's generator (in the global environment), to check that a
+# secure release draws nothing from it.
+rng_state <- function() {
+  if (!exists(".Random.seed", envir = globalenv())) set.seed(NULL)
+  get(".Random.seed", envir = globalenv())
+}

@@ -97,7 +97,24 @@ record_effect_ref <- function(method, rec, o, m) {
 
 audit_methods <- c("clip", "kamath", "holland", "trimmed")
 
-oracle_audit <- function(method, trials) {
+# The secure release (secure = TRUE) is accounted through the Renyi curve
+# of the discrete Gaussian; its multiplier at (2, 0.01) comes from the same
+# curve.
+secure_z <- function() dpsco:::calibrate_rdp(list(), 1, audit_eps_target, audit_delta)
+secure_accounted <- function(z)
+  dpsco:::account_parts(list(dpsco:::privacy_part("audit", z, 1, 1, 1, 1,
+                                                  kind = "rdp")), audit_delta)
+
+# The noise arguments of the engine's release of d coordinates with
+# sensitivity `sens` and multiplier z: R's generator, or the secure
+# release's grid and sd (its rounding inside the sensitivity).
+noise_args <- function(z, sens, d, secure) {
+  if (!secure || sens == 0) return(list(noise_sd = z * sens, noise_grid = 0))
+  g <- dpsco:::secure_gaussian(z, sens, d)
+  list(noise_sd = g$sd, noise_grid = g$grid)
+}
+
+oracle_audit <- function(method, trials, secure = FALSE) {
   set.seed(20261123 + match(method, audit_methods))
   d <- 3
   m <- 30
@@ -112,9 +129,12 @@ oracle_audit <- function(method, trials) {
     g0 <- matrix(stats::rt((m - 1) * d, df = 2), m - 1, d)
     lab0 <- lab1 <- NULL
   }
-  release <- function(g, labels, sd) function()
-    dpsco:::oracle_mean(g, method, m, clip = o$clip, rho = o$rho, k = o$k,
-                        s = o$s, nu = o$nu, labels = labels, noise_sd = sd)
+  z <- if (secure) secure_z() else audit_z()
+  release <- function(g, labels, sens) function()
+    do.call(dpsco:::oracle_mean, c(list(g, method, m, clip = o$clip, rho = o$rho,
+                                        k = o$k, s = o$s, nu = o$nu,
+                                        labels = labels),
+                                   noise_args(z, sens, d, secure)))
   shift_of <- function(rec)
     release(rbind(g0, rec), lab1, 0)() - release(g0, lab0, 0)()
   shift_ref <- function(rec) {
@@ -124,7 +144,6 @@ oracle_audit <- function(method, trials) {
     else record_effect_ref(method, rec, o, m)
   }
   recs <- adversarial_records(d)
-  z <- audit_z()
   # the broken variants: kamath without its factor k, the others with half
   # the sensitivity
   claimed <- if (method == "kamath") o$sensitivity / o$k else o$sensitivity / 2
@@ -133,12 +152,15 @@ oracle_audit <- function(method, trials) {
   list(sensitivity = o$sensitivity, k = o$k,
        shifts = vapply(recs, function(r) sqrt(sum(shift_of(r)^2)), 0),
        shift = shift_of(recs$huge), shift_ref = shift_ref(recs$huge),
-       accounted = dp_epsilon(z, 1, 1, audit_delta),
-       honest = audit_releases(release(g0, lab0, z * o$sensitivity),
-                               release(huge, lab1, z * o$sensitivity),
+       accounted = if (secure) secure_accounted(z)
+                   else dp_epsilon(z, 1, 1, audit_delta),
+       grid = noise_args(z, o$sensitivity, d, secure)$noise_grid,
+       one = release(huge, lab1, o$sensitivity)(),
+       honest = audit_releases(release(g0, lab0, o$sensitivity),
+                               release(huge, lab1, o$sensitivity),
                                u, trials, audit_delta),
-       broken = audit_releases(release(g0, lab0, z * claimed),
-                               release(huge, lab1, z * claimed),
+       broken = audit_releases(release(g0, lab0, claimed),
+                               release(huge, lab1, claimed),
                                u, trials, audit_delta))
 }
 
@@ -160,6 +182,24 @@ test_that("quick audit: the oracles stay within the accounted epsilon", {
     a <- oracle_audit(method, trials = 5000)
     expect_oracle_audit(a, tight = 0.3)
     if (method == "kamath") expect_equal(a$k, 9L)  # odd: a middle group
+  }
+})
+
+# Secure releases: the released means lie on the grid, the accountant is
+# the discrete Gaussian's Renyi curve (above the analytic Gaussian's epsilon
+# at the same z), the honest audit stays below it and the half-noise
+# variant goes above.
+test_that("quick audit: secure oracle releases stay within the accounted epsilon", {
+  z <- secure_z()
+  expect_lte(secure_accounted(z), audit_eps_target)
+  expect_gt(secure_accounted(z), audit_eps_target - 1e-4)
+  # the Renyi curve needs more noise than the analytic Gaussian
+  expect_gt(z, audit_z())
+  for (method in c("clip", "kamath", "holland")) {
+    a <- oracle_audit(method, trials = 5000, secure = TRUE)
+    expect_gt(a$grid, 0)
+    expect_equal(a$one / a$grid, round(a$one / a$grid))
+    expect_oracle_audit(a, tight = 0.3)
   }
 })
 
@@ -307,7 +347,7 @@ test_that("long audit: dp_mean() stays within the accounted epsilon", {
 # (x = 1e12 (1, -1), y = -1e12) has gradient 1e12 (1, x), beyond every
 # clamp.  Kamath's labels are random here, so its bound is loose.
 
-fit_audit <- function(method, trials) {
+fit_audit <- function(method, trials, secure = FALSE) {
   set.seed(20261131 + match(method, audit_methods))
   n <- 30
   real_x <- matrix(stats::rt((n - 1) * 2, df = 2), n - 1, 2)
@@ -318,7 +358,7 @@ fit_audit <- function(method, trials) {
   run <- function(x, y, eps = audit_eps_target)
     dpsco(tuning = "public", x, y, method = method, epsilon = eps,
           delta = audit_delta, lambda = 1e-8, batch_size = n, iterations = 1,
-          step_size = 0.5, standardize = FALSE, control = ctl)
+          step_size = 0.5, standardize = FALSE, control = ctl, secure = secure)
   release <- function(x, y) function() as.numeric(coef(run(x, y)))
   g <- -rec_y * c(1, rec_x)
   effect <- if (method == "kamath") sign(g) else record_effect_ref(method, g, ctl, n)
@@ -349,6 +389,20 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
       expect_equal(sqrt(sum(a$effect^2)), 0.5 * a$pr$sensitivity, tolerance = 1e-12)
       expect_gt(a$honest, 0.3 * audit_eps_target)
     }
+  }
+})
+
+test_that("long audit: a one-step secure dpsco() fit stays within its target epsilon", {
+  skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
+  for (method in c("clip", "holland")) {
+    a <- fit_audit(method, trials = 5000, secure = TRUE)
+    message(sprintf("audit secure  %-8s target   %.3f  eps_lb %.3f",
+                    method, audit_eps_target, a$honest))
+    expect_match(a$pr$noise, "discrete Gaussian")
+    expect_lte(a$pr$epsilon_accounted, audit_eps_target)
+    expect_lte(a$honest, audit_eps_target)
+    expect_equal(a$shift, a$effect, tolerance = 1e-3)
+    expect_gt(a$honest, 0.3 * audit_eps_target)
   }
 })
 

@@ -330,3 +330,34 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
                       class = "dpsco_arg_error")
   expect_equal(err$arg, "method")
 })
+
+test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
+  d <- cv_data()
+  eps <- 1
+  delta <- 0.1 / d$n
+  set.seed(78)
+  cvf <- cv.dpsco(d$x, d$y, method = "clip", epsilon = eps, curve = 0.25,
+                  nlambda = 5, secure = TRUE)
+  after <- rng_state()
+  # the split is the only draw from R's generator
+  set.seed(78)
+  val <- stats::runif(d$n) < 0.2
+  expect_identical(after, rng_state())
+  expect_identical(cvf$n_val, sum(val))
+  pr <- privacy(cvf)
+  expect_match(pr$noise, "discrete Gaussian")
+  expect_true(cvf$dpsco.fit$settings$secure)
+  # the validation pool: the exponential mechanism's (1 - curve) epsilon
+  # plus the curve's discrete Gaussian through its Renyi curve
+  z_curve <- pr$shares$noise_multiplier[pr$shares$part == "curve"]
+  a <- c(seq(1.1, 10.9, by = 0.1), 12:63)
+  eps_curve <- min(a / (2 * z_curve^2) + log((a - 1) / a) -
+                     (log(delta) + log(a)) / (a - 1))
+  expect_equal(eps_curve, 0.25 * eps, tolerance = 1e-5)
+  expect_lte(eps_curve, 0.25 * eps)
+  expect_equal(pr$pools$epsilon[2], 0.75 * eps + eps_curve, tolerance = 1e-12)
+  # the curve lies on its grid
+  K <- length(cvf$lambda)
+  grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / cvf$n_val, K)$grid
+  expect_equal(unname(cvf$cvm / grid), round(unname(cvf$cvm / grid)))
+})

@@ -394,3 +394,31 @@ test_that("print.dp_mean shows the target, noise sd and estimates", {
   expect_true(any(f == "Steps: 1"))
   expect_false(any(grepl("Budget shares", f, fixed = TRUE)))
 })
+
+test_that("dp_mean(secure = TRUE): the estimate on its grid, zCDP accounting", {
+  set.seed(33)
+  x <- cbind(stats::rt(500, df = 3), stats::rt(500, df = 3) + 5)
+  seed <- rng_state()
+  for (method in c("holland", "kamath", "clip", "trimmed")) {
+    m <- dp_mean(x, method, epsilon = 1, delta = 1e-5,
+                 range = if (method == "trimmed") c(-10, 10), secure = TRUE)
+    pr <- privacy(m)
+    expect_match(pr$noise, "discrete Gaussian")
+    expect_equal(unname(m$estimate / pr$noise_grid),
+                 round(unname(m$estimate / pr$noise_grid)))
+    # plain-R Renyi accounting of one Gaussian release, optimised over the
+    # package's orders
+    a <- c(seq(1.1, 10.9, by = 0.1), 12:63)
+    ref <- min(a / (2 * pr$noise_multiplier^2) + log((a - 1) / a) -
+                 (log(1e-5) + log(a)) / (a - 1))
+    expect_equal(pr$epsilon_accounted, ref, tolerance = 1e-9)
+    expect_lte(pr$epsilon_accounted, 1)
+  }
+  expect_identical(rng_state(), seed)
+  # the noise is that of the record: the spread of repeated releases
+  reps <- replicate(400, dp_mean(x[, 1], "trimmed", epsilon = 1, delta = 1e-5,
+                                 range = c(-10, 10), secure = TRUE)$estimate)
+  sd_ref <- privacy(dp_mean(x[, 1], "trimmed", epsilon = 1, delta = 1e-5,
+                            range = c(-10, 10), secure = TRUE))$noise_sd
+  expect_equal(stats::sd(reps), sd_ref, tolerance = 0.15)
+})

@@ -552,3 +552,63 @@ test_that("the newton path (memory, tail average, reused first gradient) matches
   # the grid starts at the largest penalised coordinate of the first gradient
   expect_equal(fit$lambda[1], max(abs(grad(tn$beta0)[-1])), tolerance = 1e-12)
 })
+
+# secure = TRUE: plain-R accounting of parts that are each a discrete
+# Gaussian release, rho = steps / (2 z^2) summed, through the conversion
+# eps = min_a rho a + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1)
+# over the package's orders.
+zcdp_epsilon_ref <- function(z, steps, delta) {
+  rho <- sum(steps / (2 * z^2))
+  a <- c(seq(1.1, 10.9, by = 0.1), 12:63)
+  min(rho * a + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1))
+}
+
+test_that("secure = TRUE: releases on their grids from the OS generator, accounted as zCDP", {
+  set.seed(31)
+  n <- 600
+  p <- 4
+  x <- matrix(stats::rt(n * p, df = 3), n, p)
+  y <- drop(x %*% c(2, -1, 0, 0)) + stats::rt(n, df = 3)
+  seed <- rng_state()
+  fit <- dpsco(x, y, epsilon = 2, nlambda = 4, secure = TRUE)
+  # nothing came from R's generator
+  expect_identical(rng_state(), seed)
+  pr <- privacy(fit)
+  expect_match(pr$noise, "discrete Gaussian")
+  expect_match(pr$rng, "not reproducible with set.seed", ignore.case = TRUE)
+  expect_true(all(pr$shares$kind == "rdp"))
+  expect_true(fit$settings$secure)
+  # every part is accounted through the Gaussian's Renyi curve
+  expect_equal(pr$epsilon_accounted,
+               zcdp_epsilon_ref(pr$shares$noise_multiplier, pr$shares$steps,
+                                pr$delta), tolerance = 1e-9)
+  expect_lte(pr$epsilon_accounted, 2)
+  expect_gt(pr$epsilon_accounted, 2 * (1 - 1e-4))
+  # the optimiser's noise is scaled to the sensitivity with the rounding
+  # inside it: at most grid * sqrt(d) more, a relative 2^-20 here
+  nominal <- fit$settings$clip / n  # the clip oracle's C / m
+  expect_gt(pr$sensitivity, nominal)
+  expect_lte(pr$sensitivity - nominal, pr$noise_grid * sqrt(p + 1))
+  expect_equal(pr$noise_grid, 2^(floor(log2(pr$noise_multiplier * nominal)) - 24))
+  # a fit of the same data with floating-point noise needs less noise
+  # (exact accounting) and has the same form
+  plain <- dpsco(x, y, epsilon = 2, nlambda = 4)
+  expect_lt(privacy(plain)$noise_multiplier, pr$noise_multiplier)
+  expect_equal(dim(coef(fit)), dim(coef(plain)))
+  expect_true(all(is.finite(coef(fit))))
+})
+
+test_that("secure = TRUE refuses what it cannot cover, naming the argument", {
+  set.seed(32)
+  x <- matrix(stats::rnorm(200), 100, 2)
+  y <- stats::rnorm(100)
+  expect_error(dpsco(x, y, secure = NA), class = "dpsco_arg_error", regexp = "secure")
+  expect_error(dpsco(x, y, secure = TRUE, batch_size = 50),
+               class = "dpsco_arg_error", regexp = "batch_size")
+  expect_error(dpsco(x, y, secure = TRUE, method = "fw"),
+               class = "dpsco_arg_error", regexp = "secure")
+  expect_error(dpsco(x, y, secure = TRUE, method = "none"),
+               class = "dpsco_arg_error", regexp = "secure")
+  expect_error(dpsco(x, y, secure = TRUE, method = "prox_clipped_sgd"),
+               class = "dpsco_arg_error", regexp = "secure")
+})
