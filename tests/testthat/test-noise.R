@@ -30,7 +30,7 @@ test_that("the discrete Gaussian sampler has the exact probabilities", {
     y <- dpsco:::dg_sample(1e6, s2[1], s2[2])
     expect_true(all(y == round(y)))
     pmf <- dg_pmf(s2[1] / s2[2], 40)
-    expect_gt(dg_chisq_p(y, pmf), 1e-4)
+    expect_gt(dg_chisq_p(y, pmf), 1e-6)
     # the tails: |Y| >= 5 at sigma^2 = 2 has probability 2.1e-3; the
     # count must match its binomial expectation within 5 sds
     k <- as.numeric(names(pmf))
@@ -43,7 +43,7 @@ test_that("the discrete Gaussian sampler has the exact probabilities", {
   # the (nearly continuous) Gaussian
   big <- 2^49
   y <- dpsco:::dg_sample(1e5, big)
-  expect_equal(stats::var(y) / big, 1, tolerance = 0.02)
+  expect_equal(stats::var(y) / big, 1, tolerance = 0.025)
   expect_equal(mean((y / sqrt(big))^4), 3, tolerance = 0.06)
   expect_identical(rng_state(), seed)
 })
@@ -68,7 +68,7 @@ test_that("secure releases lie on their grid with the intended noise", {
   out <- replicate(3000, .Call(dpsco:::C_dpsco_secure_noise, v, g$sd, g$grid))
   expect_true(all(out / g$grid == round(out / g$grid)))
   expect_lt(max(abs(rowMeans(out) - v)), 5 * g$sd / sqrt(3000))
-  expect_equal(apply(out, 1, stats::sd), rep(g$sd, 4), tolerance = 0.06)
+  expect_equal(apply(out, 1, stats::sd), rep(g$sd, 4), tolerance = 0.07)
   # a value already on the grid moves by the noise alone
   on <- 17 * g$grid
   d <- .Call(dpsco:::C_dpsco_secure_noise, rep(on, 2000), g$sd, g$grid) - on
@@ -80,7 +80,7 @@ test_that("the operating system's uniforms are uniform", {
   seed <- rng_state()
   u <- .Call(dpsco:::C_dpsco_secure_unif, 1e5)
   expect_true(all(u > 0 & u < 1))
-  expect_gt(suppressWarnings(stats::ks.test(u, "punif"))$p.value, 1e-4)
+  expect_gt(suppressWarnings(stats::ks.test(u, "punif"))$p.value, 1e-6)
   expect_true(dpsco:::secure_available())
   expect_identical(rng_state(), seed)
 })
@@ -132,14 +132,15 @@ test_that("floating-point noise reveals a value through its low-order bits; secu
   # secure releases with the same sd: every output of either value is on
   # the grid, so "is (y - f) / grid whole?" says the same for both
   g <- dpsco:::secure_gaussian(1, 1, 1)
-  s0 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f0, 20000), g$sd, g$grid)
-  s1 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f1, 20000), g$sd, g$grid)
+  s0 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f0, 1e5), g$sd, g$grid)
+  s1 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f1, 1e5), g$sd, g$grid)
   on_grid <- function(y, f) (y - f) / g$grid == round((y - f) / g$grid)
   expect_true(all(on_grid(s0, f0)) && all(on_grid(s1, f0)))
   expect_identical(on_grid(s0, f1), on_grid(s1, f1))
   # and the normal-image test finds nothing either way
   t0 <- s0[s0 > 2]
   t1 <- s1[s1 > 2]
-  expect_equal(mean(in_normal_image(t0 - f0)), mean(in_normal_image(t1 - f0)),
-               tolerance = 0.06)
+  # (about 2300 values each: the difference has sd about 0.01)
+  expect_lt(abs(mean(in_normal_image(t0 - f0)) - mean(in_normal_image(t1 - f0))),
+            0.05)
 })
