@@ -138,8 +138,11 @@ accountant_label <- function(parts) {
           "exponential mechanism as epsilon0^2/8-zCDP (Cesar and Rogers 2021),",
           "improved conversion (Balle et al. 2020)")
   else if (!all(vapply(parts, function(p) p$sample_rate >= 1, NA)))
-    paste("Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and",
-          "Zhang 2019) over orders 1.1-63, improved conversion (Balle et al. 2020)")
+    paste("privacy loss distribution of the Poisson-subsampled Gaussian, a",
+          "record added or removed, discretised pessimistically on a grid of",
+          "3e-4 and composed by FFT (an upper bound, typically within a",
+          "relative 1e-4 of the exact epsilon), or Renyi DP (Mironov, Talwar",
+          "and Zhang 2019) where that is smaller")
   else "exact composition of Gaussian mechanisms (analytic Gaussian, Balle and Wang 2018)"
   if (any(kinds == "dp") && !all(kinds == "dp"))
     label <- paste0(label, "; parts with a stated (epsilon, delta) added by ",

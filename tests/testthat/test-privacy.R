@@ -265,7 +265,7 @@ test_that("format() and print() show the target, the accounted epsilon and the n
   expect_true(any(ta == "Calibration: accountant"))
   expect_true(any(ta == sprintf("Accounted: epsilon = %s at delta = 3e-04",
                                 format(signif(privacy(fa)$epsilon_accounted, 4)))))
-  expect_true(any(grepl("^Accountant: Renyi DP of the Poisson-subsampled Gaussian", ta)))
+  expect_true(any(grepl("^Accountant: privacy loss distribution of the Poisson-subsampled Gaussian", ta)))
   expect_true(any(grepl("rate q = 0.25", ta, fixed = TRUE)))
   expect_false(any(grepl("ABOVE", ta, fixed = TRUE)))
 
@@ -369,7 +369,8 @@ test_that("default calibration: the whole path (K lambdas x T steps) meets the t
     expect_lte(rec$epsilon_accounted, eps)
     # ... tightly: 1% less noise would exceed it
     expect_gt(dp_epsilon(0.99 * z, q, KT, del), eps, label = info)
-    expect_gt(rec$epsilon_accounted, eps * (1 - 1e-4))
+    # (the distribution's calibration stops within about 1e-3)
+    expect_gt(rec$epsilon_accounted, eps * (1 - 3e-3))
     # the budget covers every lambda, not one: a single lambda spends less
     expect_lt(dp_epsilon(z, q, r$T, del), 0.9 * rec$epsilon_accounted)
     # the multiplier is the public calibration for K x T steps ...
@@ -440,7 +441,9 @@ test_that("paper calibration: the record reports the epsilon the printed scales 
     expect_match(txt, sprintf("%s times the nominal epsilon = 1",
                               format(signif(ratio, 4))), fixed = TRUE)
   }
-  expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del), 3)   # clip: about 3.15
+  # clip: about 3.15 by Renyi DP, 2.9 by the privacy loss distribution
+  expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del, accountant = "rdp"), 3)
+  expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del), 2.5)
   # the default calibration needs more noise than the paper's here
   set.seed(1)
   fa <- dpsco(tuning = "public", x, y, method = "clip", epsilon = eps, delta = del, nlambda = 1,

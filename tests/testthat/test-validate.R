@@ -492,8 +492,6 @@ hard_table <- list(
   row("unknown calibration", "calibration", "one of",
       quote(dpsco(tuning = "public", x, y, calibration = "exact"))),
   # privacy targets at the extremes
-  row("epsilon 1e-300 with subsampling", "epsilon", "cannot be met",
-      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = 1e-300, batch_size = 10)))),
   row("delta 1e-300 with subsampling", "epsilon", "cannot be met",
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1e-300, batch_size = 10)))),
   row("epsilon NaN", "epsilon", "single number",
@@ -593,8 +591,9 @@ hard_table <- list(
   row("dp_delta epsilon NaN", "epsilon", "single number",
       quote(dp_delta(1, 0.01, 10, NaN))),
   row("dp_delta epsilon Inf", "epsilon", "finite", quote(dp_delta(1, 0.01, 10, Inf))),
-  row("noise multiplier for epsilon 1e-300, subsampled", "epsilon", "cannot be met",
-      quote(dp_noise_multiplier(1e-300, 1e-5, 0.01, 100))),
+  row("noise multiplier for epsilon 1e-300, subsampled, Renyi DP", "epsilon",
+      "cannot be met",
+      quote(dp_noise_multiplier(1e-300, 1e-5, 0.01, 100, accountant = "rdp"))),
   row("noise multiplier for delta 1e-300, subsampled", "epsilon", "cannot be met",
       quote(dp_noise_multiplier(1, 1e-300, 0.01, 100))),
   row("noise multiplier steps 0.5", "steps", "\\[1, ", quote(dp_noise_multiplier(1, 1e-5, 1, 0.5))),
@@ -688,6 +687,11 @@ test_that("extreme privacy targets give finite answers that match closed forms",
   z <- guard(dp_noise_multiplier(1e300, 1e-5, 0.01, 100))
   expect_true(is.finite(z) && z > 0)
   expect_lte(dp_epsilon(z, 0.01, 100, 1e-5), 1e300)
+  # the privacy loss distribution certifies epsilon 0 with enough noise
+  # (total variation below delta), where Renyi DP cannot
+  z <- guard(dp_noise_multiplier(1e-300, 1e-5, 0.01, 100))
+  expect_identical(dp_epsilon(z, 0.01, 100, 1e-5), 0)
+  expect_gt(dp_epsilon(z / 2, 0.01, 100, 1e-5), 0)
   # delta next to 1 still calibrates
   z <- guard(dp_noise_multiplier(1, 1 - 1e-16, 0.01, 100))
   expect_lte(dp_epsilon(z, 0.01, 100, 1 - 1e-16), 1)
@@ -697,13 +701,15 @@ test_that("a Renyi order just above 1 is not taken for the integer order 1", {
   # It used to be rounded to order 1, whose series is empty, certifying
   # epsilon 0 for any mechanism whose grid included it.
   a <- 1 + 1e-10
-  eps <- dp_epsilon(1, 0.01, 10, 1e-5, orders = a)
+  eps <- dp_epsilon(1, 0.01, 10, 1e-5, orders = a, accountant = "rdp")
   # any RDP between 0 and the unsampled Gaussian's 10 a / 2 brackets it
   conv <- function(rdp) rdp + log1p(-1 / a) - (log(1e-5) + log(a)) / (a - 1)
   expect_gte(eps, conv(0))
   expect_lte(eps, conv(10 * a / 2))
-  expect_identical(dp_epsilon(1, 0.01, 10, 1e-5, orders = c(1 + 1e-15, 2, 32.5)),
-                   dp_epsilon(1, 0.01, 10, 1e-5, orders = c(2, 32.5)))
+  expect_identical(dp_epsilon(1, 0.01, 10, 1e-5, orders = c(1 + 1e-15, 2, 32.5),
+                              accountant = "rdp"),
+                   dp_epsilon(1, 0.01, 10, 1e-5, orders = c(2, 32.5),
+                              accountant = "rdp"))
 })
 
 test_that("dpsco at epsilon 1e-300 and 1e300 runs and accounts correctly", {
