@@ -78,8 +78,9 @@
 #' the data: every private setting, every step of every lambda and any
 #' private standardisation.  By default (`calibration = "accountant"`) the
 #' noise multiplier of the gradient steps is the smallest one whose
-#' accounted epsilon (Renyi DP of the Poisson-subsampled Gaussian, or the
-#' exact Gaussian composition at sampling rate 1; see [dp_epsilon()]),
+#' accounted epsilon (the privacy loss distribution of the
+#' Poisson-subsampled Gaussian, or the exact Gaussian composition at
+#' sampling rate 1; see [dp_epsilon()]),
 #' composed with the private settings, meets the target.  With
 #' `calibration = "paper"` the noise scales printed in the paper are used
 #' for `(epsilon/K, delta/K)` per lambda, and the record reports the epsilon
