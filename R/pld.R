@@ -122,9 +122,11 @@ pld_log_mgf <- function(d, h, lam) {
   vapply(lam, function(t) acc_logsumexp(lp + t * i), 0)
 }
 
-# Compose the discrete PLDs `ds` (each used steps[k] times) and return a
-# function giving the composed delta at eps, plus the parts.  tau: the
-# tail mass allowed outside the window.
+# Compose the discrete PLDs `ds` (each used steps[k] times): the composed
+# finite masses f at loss indices s, the mass at +Inf and the bound `tail`
+# on the mass above the window, which delta adds.  Mass below the window
+# wraps to higher losses, which only raises delta.  tau: the tail mass
+# allowed above the window.
 pld_compose <- function(ds, steps, h, tau) {
   lam <- c(0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
   kup <- Reduce(`+`, Map(function(d, t) t * pld_log_mgf(d, h, lam), ds, steps))
