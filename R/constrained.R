@@ -322,7 +322,7 @@ fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                       threads = 1L) {
   # [[ ]]: prob$fam would partially match prob$family
   settings <- c(oracle, prob[["fam"]] %||% family_settings(prob$family), list(
-    intercept = as.integer(prob$intercept), noise_sd = 0,
+    intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
     threads = as.integer(threads), offset = prob$offset,
     steps = as.integer(steps), eps0 = eps0, score_sensitivity = sens,
     chunked = as.integer(chunked)))

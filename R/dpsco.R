@@ -675,7 +675,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
                                         quant$smoother), list(
     intercept = as.integer(intercept),
-    noise_sd = noise$sd, noise_grid = noise$grid, steps = steps,
+    noise_sd = noise$sd, noise_grid = noise$grid,
+    rate = if (one_pass) m / n else q, steps = steps,
     step_size = step_size,
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
     last_iterate = as.integer(output == "last"),
@@ -687,7 +688,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     g0 <- .Call(C_dpsco_release, x, yy$y,
                 if (!one_pass) settings
                 else utils::modifyList(settings, list(
-                  m = n, noise_sd = z * oracle$clip / n, disjoint = 0L)),
+                  m = n, rate = 1, noise_sd = z * oracle$clip / n,
+                  disjoint = 0L)),
                 beta0)
     if (optimizer == "newton") settings$first_gradient <- g0
   }

@@ -252,7 +252,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
     task = mirror_tasks[["fit"]], shuffled = as.integer(shuffled),
     intercept = as.integer(intercept),
     offset = as.double(offset), threads = as.integer(threads), q = geo$q,
-    s = geo$s, m = as.double(n), noise_sd = 0))
+    s = geo$s, m = as.double(n), rate = 1, noise_sd = 0))
   # steps per radius (NA when the radii differ: then see T)
   steps1 <- if (length(unique(settings$T)) == 1L) settings$T[1L]
             else NA_integer_

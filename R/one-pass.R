@@ -307,7 +307,7 @@ one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) 
     method = one_pass_codes[[method]], intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset %||% 0),
     threads = as.integer(prob$threads %||% getOption("dpsco.threads", 2L)),
-    m = as.double(engine$batch[1L]), clip = as.double(clip),
+    m = as.double(engine$batch[1L]), rate = 1, clip = as.double(clip),
     ridge = as.double(mu), batch = engine$batch, steps = engine$steps,
     step = as.double(engine$step),
     weight = if (!is.null(engine$weight)) as.double(engine$weight),

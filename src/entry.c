@@ -107,7 +107,9 @@ static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
     pr->family.tau = Rf_isNull(tau) ? 0.5 : Rf_asReal(tau);
     pr->family.h = Rf_isNull(bw) ? 1.0 : Rf_asReal(bw);
     pr->family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
-    pr->q = num(settings, "m") / n;
+    /* the sampling rate: a public number (the expected batch size over the
+     * public n), never a count of these records */
+    pr->q = num(settings, "rate");
     pr->noise_sd = num(settings, "noise_sd");
     pr->noise_grid = noise_grid_from(settings);
     int threads = integer(settings, "threads");
@@ -238,7 +240,7 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
         return noise_task(settings);
 
     spgd_problem pr;
-    problem_from(&pr, x, y, settings);  /* m = n, noise_sd = 0 (added below) */
+    problem_from(&pr, x, y, settings);  /* rate 1, noise_sd 0 (added below) */
     int n = pr.n, p = pr.p, has_int = pr.has_int;
     int dim = p + has_int, nr = Rf_length(radius);
     int threads = integer(settings, "threads");
@@ -262,8 +264,9 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     mp.a = per_radius(settings, "a", nr);
 
     oracle_state o;
-    oracle_setup(&o, ORACLE_CLIP, p, has_int, (double) n, mp.clip[0], 0.0, 1,
-                 1.0, 1.0, 1, threads);
+    /* the public divisor m (the public n), not the number of records */
+    oracle_setup(&o, ORACLE_CLIP, p, has_int, num(settings, "m"), mp.clip[0],
+                 0.0, 1, 1.0, 1.0, 1, threads);
     o.truncate = mp.shuffled;
 
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
