@@ -28,8 +28,9 @@
 #'
 #' Privacy: each release is `eps'^2 / 2`-zCDP (Bun and Steinke 2019,
 #' Theorem 7, for `0 < eps' <= 1`), for neighbouring data sets that differ
-#' in one record (replace-one; the private settings are accounted at twice
-#' their add/remove sensitivity to match).  Wang et al.'s bound `S` is a
+#' in one record (replace-one), applied to the records resized to the
+#' public `n` (see "Theorems stated for replace-one neighbours" above),
+#' which makes it hold for a record added or removed.  Wang et al.'s bound `S` is a
 #' `t`-smooth upper bound on the local sensitivity because every value is
 #' clamped to `[a, b]` and `(m - 1) t <= log(n - 2m)`; both conditions and
 #' `eps' <= 1` are checked (an error otherwise).  The `d T nr` releases
@@ -194,6 +195,5 @@ fit_bun_steinke <- function(prob, radius, budget, control, steps) {
                        t = plan$t, s = plan$s, step = plan$step,
                        mean_range = rbind(a = plan$lo[1L, ], b = plan$hi[1L, ]),
                        iterates = res$trace),
-       public = public, pure_epsilon = NULL,
-       adjacency = "replace one record", calibration = "theorem")
+       public = public, pure_epsilon = NULL, calibration = "theorem")
 }

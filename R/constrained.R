@@ -24,8 +24,42 @@ one_pass_methods <- c("acsa", "clipped_sgd", "localized")
 # and |y| <= y_bound: their data are clamped (shrunk) to public bounds.
 bounded_methods <- c("htp_lasso", "objective", "mirror", "mirror_shuffled")
 mirror_methods <- c("mirror", "mirror_shuffled")
-# Methods whose guarantee is stated for replace-one neighbours.
-replace_one_methods <- c("mirror_shuffled", "sample_aggregate", "bun_steinke")
+# Methods whose guarantee is a theorem stated for data sets of one fixed
+# size that differ in one record (replace-one): they run on the records
+# resized to the public n (resize_records()), which carries the theorem's
+# guarantee over to a record added or removed at that n.  "mirror" at
+# lp < 2 is Su, Zhao and Wang's Theorem 6, a replace-one statement too;
+# at lp = 2 its Gaussian release is accounted for add/remove directly.
+resized_method <- function(method, lp = 2)
+  method %in% c("objective", "mirror_shuffled", "sample_aggregate",
+                "bun_steinke") || method == "mirror" && lp < 2
+
+# The records resized to the public size n: padded with the fixed public
+# record x = 0, y = 0 when there are fewer (it lies inside every bound the
+# theorems assume), or a uniformly random n of them when there are more.
+# For data sets D and D' = D plus a record r, resize(D) and resize(D')
+# differ in one record: when D has fewer than n records, r takes the place
+# of one pad; otherwise, choosing the n records of D' uniformly, either r
+# is left out and the choice is a uniform n-subset of D, or r is in and
+# the other n - 1 are a uniform (n - 1)-subset S of D, which resize(D)
+# completes with a uniform record of D \ S.  So resize(D') is a mixture of
+# resize(D)'s outcomes and of sets that replace one of their records by r,
+# with the same weights, and by the joint convexity of the hockey-stick
+# divergence a mechanism (eps, delta)-DP for replace-one neighbours of size
+# n is (eps, delta)-DP, both ways, for a record added or removed at the
+# public n.  For two data sets of n records it is the identity.
+resize_records <- function(x, y, n) {
+  rows <- nrow(x)
+  if (rows < n) {
+    pad <- n - rows
+    return(list(x = rbind(x, matrix(0, pad, ncol(x))), y = c(y, rep(0, pad))))
+  }
+  if (rows > n) {
+    keep <- sort(sample.int(rows, n))
+    return(list(x = x[keep, , drop = FALSE], y = y[keep]))
+  }
+  list(x = x, y = y)
+}
 # Methods whose private tuning releases an l2 clipping level (and the row
 # bound) rather than a per-coordinate truncation.
 l2_clip_methods <- c(mirror_methods, one_pass_methods)
@@ -33,8 +67,7 @@ l2_clip_methods <- c(mirror_methods, one_pass_methods)
 dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                               radius, nradius, lp, intercept, standardize,
                               tuning, iterations, control, threads,
-                              quant = NULL) {
-  n <- nrow(x)
+                              quant = NULL, n) {
   p <- ncol(x)
   d <- p + intercept
   mirror <- method %in% mirror_methods
@@ -57,13 +90,14 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     arg_error("control", "$shrink (K) applies to \"htp_lasso\", and to the ",
               "bounded-data methods with tuning = \"public\".")
 
-  std <- standardize_x(x, standardize, intercept, TRUE, epsilon, delta, control)
+  std <- standardize_x(x, standardize, intercept, TRUE, epsilon, delta, control,
+                       n)
   x <- std$x
   fixed <- if (is.null(std$part)) list() else list(std$part)
   y <- yy$y
   y_scale <- 1
   released <- NULL
-  public <- c("n (sample size)", "p (dimension)", "constraint radii",
+  public <- c(public_n_note(n), "p (dimension)", "constraint radii",
               "iterations", std$public)
   if (tuning == "private") {
     # one place for the data-dependent settings: bounds on x and y (the fit
@@ -81,7 +115,7 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                        "clip" else "none", "spgd", intercept, z1, NULL, control,
                        constrained = TRUE,
                        clip_norm = if (l2) "l2" else "coordinate",
-                       row = l2 || bs, quant = quant)
+                       row = l2 || bs, quant = quant, n = n)
     quant <- tn$quant
     x <- tn$x
     y <- tn$y
@@ -128,6 +162,12 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
     x_bound <- min(1, control$shrink)
   }
   radius <- radius %||% default_radii(nr, family)
+  resized <- resized_method(method, lp %||% 2)
+  if (resized) {
+    rs <- resize_records(x, y, n)
+    x <- rs$x
+    y <- rs$y
+  }
   prob <- list(x = x, y = y, family = family,
                fam = family_settings(family, quant$tau, quant$bandwidth,
                                      quant$smoother), quant = quant,
@@ -135,9 +175,6 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                offset = offset, n = n, p = p, d = d, x_bound = x_bound,
                y_bound = y_bound, threads = threads, smoothness = smoothness,
                tuning = tuning, clip = clip)
-  if (method %in% replace_one_methods)
-    fixed <- replace_one_parts(fixed)
-
   # what the newer methods take: the target, the private settings' parts
   # and the (epsilon, delta) those leave for the method
   budget <- list(epsilon = epsilon, delta = delta, fixed = fixed,
@@ -161,10 +198,13 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                else control, shuffled = method == "mirror_shuffled",
                iterations = steps))
 
-  # the method's parts take what the private settings leave
-  for (k in seq_along(res$parts))
+  # the method's parts take what the private settings leave; a resized
+  # method's guarantee is its theorem's, for replace-one pairs of n records
+  for (k in seq_along(res$parts)) {
     res$parts[[k]]$share <- (1 - sum(vapply(fixed, `[[`, 0, "share"))) /
       length(res$parts)
+    if (resized) res$parts[[k]]$relation <- "replace"
+  }
   beta <- res$beta
   if (intercept) beta[1L, ] <- beta[1L, ] + offset
   beta <- beta * y_scale
@@ -177,11 +217,15 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
       if (any(kinds == "dp")) "theorem" else "accountant",
     public = unique(c(public, res$public,
                       "any preprocessing applied to x and y before the call")),
-    not_covered = std$not_covered,
+    not_covered = std$not_covered, public_n = n,
     extra = c(list(steps = res$settings$steps %||% NA_integer_, nradius = nr,
                    radius = radius, tuning = tuning, released = released,
                    pure_epsilon = res$pure_epsilon,
-                   adjacency = res$adjacency %||% "add/remove one record",
+                   resized = if (resized) paste(
+                     "the records are resized to the public n (padded with",
+                     "x = 0, y = 0, or a uniform subset of n) before the",
+                     "method, whose theorem is stated for replace-one",
+                     "neighbours of n records"),
                    loss = quantile_loss_text(quant)),
               # a method's own account of its batches (NULL keeps the default)
               if (!is.null(res$sampling)) list(sampling = res$sampling)))
@@ -196,26 +240,12 @@ dpsco_constrained <- function(call, x, yy, family, method, epsilon, delta,
                                        bandwidth = quant$bandwidth * y_scale))))
   fit <- new_dpsco(list(beta = beta), x, radius, intercept, call, family,
                    method, yy$classnames, settings = settings,
-                   privacy = record, trace_at = integer(), std = std)
+                   privacy = record, trace_at = integer(), std = std, nobs = n)
   fit$radius <- radius
   fit$lambda <- NULL
   colnames(fit$beta) <- names(fit$a0) <- names(fit$df) <-
     paste0("r", seq_len(nr) - 1L)
   fit
-}
-
-# The shuffle model's guarantee is for replace-one neighbours: the
-# Gaussian releases of the private settings, each a sum over records with
-# add/remove sensitivity Delta, move by at most 2 Delta when a record is
-# replaced, so they enter that record with half their noise multiplier.
-replace_one_parts <- function(parts) {
-  lapply(parts, function(p) {
-    p$noise_multiplier <- p$noise_multiplier / 2
-    p$sensitivity <- 2 * p$sensitivity
-    p$mechanism <- paste0(p$mechanism, " (replace-one: twice the add/remove ",
-                          "sensitivity)")
-    p
-  })
 }
 
 check_radius <- function(radius, allow_inf = FALSE) {

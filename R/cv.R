@@ -5,13 +5,18 @@
 #' the glmnet-like `cv.glmnet()` workflow for private fits.
 #'
 #' Each record is put in the validation part independently with
-#' probability `holdout` (from R's generator, so the split depends on no
-#' data value).  The path is fitted on the training part with the whole
-#' budget; the validation part, which the fit never saw, spends the whole
-#' budget again on the choice.  Since every record is in exactly one part,
-#' the procedure is `(epsilon, delta)`-DP by parallel composition (the
-#' choice depends on the training part only through the released path,
-#' which is post-processing).
+#' probability `holdout` (a coin of its own from R's generator, so the
+#' split depends on no data value).  The path is fitted on the training
+#' part with the whole budget; the validation part, which the fit never
+#' saw, spends the whole budget again on the choice.  Since every record
+#' is in exactly one part and a record added or removed changes one part
+#' only, the procedure is `(epsilon, delta)`-DP by parallel composition
+#' (the choice depends on the training part only through the released
+#' path, which is post-processing).  Each part is treated as having its
+#' public expected size, `public_n * (1 - holdout)` (rounded: the training
+#' fit's `public_n`) and `public_n * holdout` (the divisor of the
+#' validation curve); the realised sizes, which depend on where a record
+#' fell, are neither used as divisors nor returned.
 #'
 #' On the validation part every record's loss at every penalty is clamped
 #' to `[0, L]`.  `lambda.min` is drawn by the exponential mechanism with
@@ -20,11 +25,10 @@
 #' `P(k) \propto exp(-eps_sel S_k / L)` is `eps_sel`-DP (McSherry and
 #' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  With
 #' `curve > 0`, the share `curve` of the budget releases the validation
-#' curve (the mean loss per penalty, L2 sensitivity `L sqrt(K) / n_val`)
+#' curve (the summed losses per penalty divided by the public
+#' `public_n * holdout`, L2 sensitivity `L sqrt(K) / (public_n * holdout)`)
 #' with the Gaussian mechanism, for [plot.cv.dpsco()], and the choice gets
 #' `eps_sel = (1 - curve) epsilon`; the two compose to `(epsilon, delta)`.
-#' The sizes of the two parts are treated as public, as `n` is in
-#' [dpsco()].
 #'
 #' `L` defaults to a bound the fit has already released.  For gaussian
 #' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` four times the
@@ -38,14 +42,14 @@
 #' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
 #' loss of a residual of size `R`.
 #'
-#' The constraint-set methods of [dpsco()] (`method = "fw"`, `"htp_lasso"`,
-#' `"htdp_fw"`, `"objective"`, `"mirror"`) are chosen along their path of
+#' The constraint-set methods of [dpsco()] are chosen along their path of
 #' radii in the same way (`radius.min`); `R` is then four times their bound
 #' on `|y|` (private, or the shrinkage level `K` with public tuning).
-#' `"mirror_shuffled"` is refused: its guarantee is for replace-one
-#' neighbours.
 #'
 #' @param x,y,family,method,epsilon,delta as in [dpsco()].
+#' @param public_n the number of records, treated as public (default
+#'   `NULL`: the number of rows of `x`, which the guarantee then does not
+#'   protect); the parts' public sizes are derived from it.
 #' @param holdout probability that a record goes to the validation part,
 #'   in (0, 0.5].
 #' @param type.measure loss on the validation part: `"mse"` (default for
@@ -60,15 +64,16 @@
 #'   choice (the curve's discrete Gaussian release and the exponential
 #'   mechanism's uniforms from the operating system's generator).
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
-#'   `control`).
+#'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
 #'   constraint-set methods of [dpsco()]), `cvm` (the noisy mean
 #'   validation loss, or `NULL` with `curve = 0`), `cvsd` (the sd of its
 #'   noise), `cvup`, `cvlo` (`cvm` plus and minus `cvsd`), `nzero`,
 #'   `name` (the loss), `lambda.min` (or `radius.min`), `index` (its
 #'   position), `dpsco.fit`
-#'   (the path fitted on the training part), `n_train`, `n_val` and
-#'   `privacy` (the record of the whole procedure).
+#'   (the path fitted on the training part), `n_fit` and `n_hold` (the
+#'   public expected sizes of the two parts), `loss_bound` and `privacy`
+#'   (the record of the whole procedure).
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
 #'   differential privacy. *FOCS 2007*, 94--103.
 #' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()]
@@ -82,26 +87,34 @@
 #' coef(cvfit)
 #' @export
 cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
-                     method = NULL, epsilon = 1, delta = NULL, holdout = 0.2,
-                     type.measure = NULL, curve = 0.25, loss_bound = NULL,
-                     tau = NULL, secure = FALSE, ...) {
+                     method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
+                     holdout = 0.2, type.measure = NULL, curve = 0.25,
+                     loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
   tau <- check_tau(tau, family)
   method <- if (is.null(method)) "clip"
             else match_choice(method, "method", c(method_choices, constraint_methods,
                                                   "prox_clipped_sgd"))
-  if (method %in% replace_one_methods)
-    arg_error("method", "\"", method, "\" is private for replace-one ",
-              "neighbours, and the parallel composition of cv.dpsco() is ",
-              "stated for add/remove ones.")
-  x <- check_design(x)
+  check_dots_names(list(...), names(formals(dpsco)),
+                   c("x", "y", "family", "method", "epsilon", "delta",
+                     "public_n", "tau", "secure"), "cv.dpsco")
+  x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   if (is_mapped(x))
     arg_error("x", "is file-backed; cv.dpsco() splits the records and ",
               "needs x in memory (a matrix or a dgCMatrix).")
-  n <- nrow(x)
-  yy <- check_y(y, n, family)
+  n_rows <- nrow(x)
+  n <- check_public_n(public_n, n_rows)
+  yy <- check_y(y, n_rows, family)
   check_number(holdout, "holdout", 0, 0.5)
+  # the public expected sizes of the two parts: the training fit's public
+  # n and the divisor of the validation curve, whatever the coins give
+  n_fit <- round(n * (1 - holdout))
+  n_hold <- n * holdout
+  if (n_hold < 2)
+    arg_error("holdout", "gives an expected validation part of ",
+              format(signif(n_hold, 3)), " records (public n = ",
+              format_count(n), "); it needs at least 2.")
   measure <- type.measure %||% switch(family, binomial = "deviance",
                                       quantile = "check", "mse")
   measure <- match_choice(measure, "type.measure",
@@ -119,15 +132,15 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   if (private) {
     delta <- check_target(epsilon, delta, n)
   }
-  val <- stats::runif(n) < holdout
-  n_val <- sum(val)
-  if (n_val < 2L || n - n_val < 2L)
-    arg_error("holdout", "leaves fewer than 2 records in a part (n = ", n, ").")
+  # one coin per record, independent of the data: a record added or
+  # removed changes one part only (parallel composition), and neither
+  # part's realised size is used or returned
+  val <- stats::runif(n_rows) < holdout
   y_fit <- if (family == "binomial") factor(yy$classnames[yy$y + 1L],
                                             levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
-               method = method, epsilon = epsilon, delta = delta, tau = tau,
-               secure = secure, ...)
+               method = method, epsilon = epsilon, delta = delta,
+               public_n = n_fit, tau = tau, secure = secure, ...)
   # the choice's releases and record use the fit's noise
   local_secure(secure)
   lam <- path_values(fit)
@@ -144,9 +157,11 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
                                   class = 1, deviance = 2 * log(1000),
                                   check = max(tau, 1 - tau) * r_bound)
-  pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
-  loss <- pmin(record_loss(measure, yy$y[val], pred, tau), bound)
-  sums <- colSums(loss)
+  # the summed clamped losses (an empty part sums to 0)
+  sums <- if (!any(val)) rep(0, k) else {
+    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
+    colSums(pmin(record_loss(measure, yy$y[val], pred, tau), bound))
+  }
 
   if (private) {
     eps_sel <- (1 - curve) * epsilon
@@ -159,15 +174,16 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   }
   cvm <- cvsd <- NULL
   if (curve > 0 || !private) {
-    cvsd <- z_curve * bound * sqrt(k) / n_val
+    # the mean loss over the public expected size of the part
+    cvsd <- z_curve * bound * sqrt(k) / n_hold
     cvm <- if (noise_secure() && z_curve > 0)
-             secure_values(sums / n_val, z_curve, bound * sqrt(k) / n_val)
-           else sums / n_val + cvsd * stats::rnorm(k)
+             secure_values(sums / n_hold, z_curve, bound * sqrt(k) / n_hold)
+           else sums / n_hold + cvsd * stats::rnorm(k)
   }
   radius <- !is.null(fit$radius)
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
-                              z_curve, bound, k, n_val, measure,
-                              if (radius) "radius.min" else "lambda.min")
+                              z_curve, bound, k, n_hold, measure,
+                              if (radius) "radius.min" else "lambda.min", n)
   out <- list(lambda = if (!radius) lam, radius = if (radius) lam,
               cvm = cvm, cvsd = cvsd,
               cvup = if (!is.null(cvm)) cvm + cvsd,
@@ -175,7 +191,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
               nzero = fit$df, name = measure_names[[measure]],
               lambda.min = if (!radius) lam[index],
               radius.min = if (radius) lam[index], index = index,
-              dpsco.fit = fit, n_train = n - n_val, n_val = n_val,
+              dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
               loss_bound = bound, call = this_call, privacy = record)
   drop <- if (radius) c("lambda", "lambda.min") else c("radius", "radius.min")
   structure(out[setdiff(names(out), drop)], class = "cv.dpsco")
@@ -214,11 +230,18 @@ record_loss <- function(measure, y, pred, tau = 0.5) {
 # The record of the whole procedure: the fit's parts on the training
 # records, the choice (and the curve) on the validation records, and the
 # guarantee of the two by parallel composition.
+# n_val is the public expected size of the validation part, public_n the
+# public number of records of the whole procedure.
 cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
                               z_curve, bound, k, n_val, measure,
-                              chosen = "lambda.min") {
+                              chosen = "lambda.min", public_n) {
   rec <- fit_record
   rec$shares$pool <- "training"
+  rec$public_n <- public_n
+  rec$adjacency <- paste("add/remove one record at the public size n =",
+                         format_count(public_n))
+  rec$public <- c(public_n_note(public_n),
+                  setdiff(rec$public, public_n_note(fit_record$public_n)))
   if (!private) return(rec)
   sel <- data.frame(
     part = "selection", share = 1 - curve, noise_multiplier = NA_real_,
@@ -226,14 +249,18 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
     mechanism = "exponential mechanism (report-noisy-min, Gumbel)",
     released = paste0("the index of ", chosen, ", from summed ", measure,
                       " clamped to [0, ", format(signif(bound, 3)), "]"),
-    epsilon_alone = (1 - curve) * epsilon, pool = "validation",
+    kind = "dp", epsilon_alone = (1 - curve) * epsilon, pool = "validation",
     stringsAsFactors = FALSE)
   eps_val <- (1 - curve) * epsilon
+  # replace-one: the choice's sums move either way by up to L (2 eps_sel),
+  # the curve by twice its sensitivity (half its multiplier)
+  eps_val_replace <- 2 * eps_val
   if (curve > 0) {
-    eps_curve <- if (noise_secure())
-      account_parts(list(privacy_part("curve", z_curve, 1, 1, NA_real_, 1)), delta)
-      else account_epsilon(acc_cm(z_curve, 1, 1), delta)
+    curve_eps <- function(z) account_parts(list(privacy_part(
+      "curve", z, 1, 1, NA_real_, 1)), delta)
+    eps_curve <- curve_eps(z_curve)
     eps_val <- eps_val + eps_curve
+    eps_val_replace <- eps_val_replace + curve_eps(z_curve / 2)
     sel <- rbind(sel, data.frame(
       part = "curve", share = curve, noise_multiplier = z_curve,
       sample_rate = 1, steps = 1,
@@ -243,7 +270,7 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
       mechanism = "Gaussian", released = paste(
         "the mean validation", measure, "at each of", k,
         if (chosen == "radius.min") "radii" else "penalties"),
-      epsilon_alone = eps_curve, pool = "validation",
+      kind = "gaussian", epsilon_alone = eps_curve, pool = "validation",
       stringsAsFactors = FALSE))
   }
   rec$shares <- rbind(rec$shares[, names(sel)], sel)
@@ -251,8 +278,14 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
                           epsilon = c(fit_record$epsilon_accounted, eps_val),
                           delta = c(delta, if (curve > 0) delta else 0))
   rec$epsilon_accounted <- max(rec$pools$epsilon)
+  # a replaced record keeps its coin: one part sees the replacement
+  rec$epsilon_replace_one <- max(fit_record$epsilon_replace_one, eps_val_replace)
+  rec$guarantee <- guarantee_sentence(rec$epsilon_accounted, delta, public_n,
+                                      rec$epsilon_replace_one)
   rec$composition <- paste("parallel: each record is in the training part or",
-                           "in the validation part, never both")
+                           "in the validation part, never both, by a coin of",
+                           "its own; the parts' public sizes are their",
+                           "expected sizes")
   rec
 }
 
@@ -262,8 +295,10 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
 print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   path <- cv_path(x)
-  cat(sprintf("Hold-out choice of the %s: %d training and %d validation records\n",
-              path$name, x$n_train, x$n_val))
+  cat(sprintf(paste("Hold-out choice of the %s: expected %s training and %s",
+                    "validation records (public sizes; the realised split is",
+                    "not released)\n"),
+              path$name, format_count(x$n_fit), format_count(signif(x$n_hold, 6))))
   cat("Measure:", x$name, "\n\n")
   i <- x$index
   tab <- data.frame(Value = signif(path$values[i], digits), Index = i,
@@ -307,10 +342,11 @@ cv_s <- function(object, s) {
 #' @param newx,type as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
 #'   radii, `"radius.min"` or radii.
-#' @param ... unused.
+#' @param ... not used; any argument given here is an error.
 #' @return As [coef.dpsco()] and [predict.dpsco()].
 #' @export
 coef.cv.dpsco <- function(object, s = NULL, ...) {
+  check_no_dots(list(...), "coef")
   s <- s %||% paste0(cv_path(object)$name, ".min")
   coef.dpsco(object$dpsco.fit, s = cv_s(object, s))
 }
@@ -318,6 +354,7 @@ coef.cv.dpsco <- function(object, s = NULL, ...) {
 #' @rdname coef.cv.dpsco
 #' @export
 predict.cv.dpsco <- function(object, newx, s = NULL, type = "link", ...) {
+  check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
   predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
 }

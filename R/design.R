@@ -95,6 +95,10 @@ design_rows <- function(x, from, to) {
 design_apply <- function(x, f, combine = c("+", "c", "rbind")) {
   combine <- match.arg(combine)
   n <- nrow(x)
+  # no rows (a part of the data may be empty): one empty block
+  if (n == 0L)
+    return(f(matrix(0, 0L, ncol(x), dimnames = list(NULL, colnames(x))),
+             integer(0)))
   size <- block_rows(x)
   starts <- seq(1L, n, by = size)
   out <- if (combine == "+") NULL else vector("list", length(starts))

@@ -17,8 +17,11 @@
 #'     `[lo, hi]` and averaged; sensitivity
 #'     `sqrt(sum(((hi - lo) / 2)^2)) / n`.}
 #' }
-#' Here `n` is the number of rows (treated as public) and `d` the number of
-#' columns.  Without a `range`, `"trimmed"` uses the observed range of the
+#' Here `n` is the public number of records, `public_n` (by default the
+#' number of rows, which is then treated as public and not protected), and
+#' `d` the number of columns.  The guarantee is for data sets that differ by
+#' one record added or removed at that `n`; [privacy()] also reports the
+#' epsilon for two data sets of the same size that differ in one record.  Without a `range`, `"trimmed"` uses the observed range of the
 #' data, which the guarantee does not cover: a `dpsco_privacy_warning` says
 #' so and the record lists it.
 #'
@@ -27,6 +30,9 @@
 #'   values or rows.
 #' @param method estimator, see Details.
 #' @param epsilon,delta privacy target; `delta` defaults to `0.1 / n`.
+#' @param public_n the number of records, treated as public: it divides the
+#'   sum and scales the noise whatever the number of rows of `x`.  Default
+#'   `NULL`: the number of rows, which the guarantee then does not protect.
 #' @param range public bounds for `"trimmed"`: `c(lo, hi)` for every column
 #'   or a 2-row matrix with one column per variable.
 #' @param calibration `"accountant"` (default): the smallest noise that meets
@@ -54,21 +60,22 @@
 #' dp_mean(x, method = "trimmed", range = c(-10, 10), epsilon = 1)
 #' @export
 dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
-                    epsilon = 1, delta = NULL, range = NULL,
+                    epsilon = 1, delta = NULL, public_n = NULL, range = NULL,
                     calibration = c("accountant", "paper"), secure = FALSE,
                     control = dpsco_control()) {
   method <- match_choice(method, "method")
   calibration <- match_choice(calibration, "calibration")
   local_secure(check_secure(secure))
   vec <- is.null(dim(x))
-  xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x)
-  n <- nrow(xm)
+  xm <- check_x(if (vec) matrix(x, ncol = 1L, dimnames = list(NULL, "mean")) else x,
+                min_rows = if (is.null(public_n)) 2L else 0L)
+  n <- check_public_n(public_n, nrow(xm))
   d <- ncol(xm)
   delta <- check_target(epsilon, delta, n)
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
 
-  public <- c("n (number of rows)", "d (number of columns)")
+  public <- c(public_n_note(n), "d (number of columns)")
   not_covered <- character()
   if (method == "trimmed") {
     if (calibration == "paper")
@@ -100,7 +107,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
            else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)
 
   est <- if (method == "trimmed") {
-    dp_mean_release(xm, range, z)$estimate
+    dp_mean_release(xm, range, z, n)$estimate
   } else {
     oracle_mean(xm, method, m = n, clip = oracle$clip, rho = oracle$rho,
                 k = oracle$k, s = oracle$s, nu = oracle$nu, noise_sd = noise$sd,
@@ -109,7 +116,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   names(est) <- colnames(xm) %||% paste0("V", seq_len(d))
   record <- new_privacy_record(
     epsilon, delta, list(privacy_part("mean", z, 1, 1, noise$sensitivity, 1)),
-    calibration, public, not_covered,
+    calibration, public, not_covered, public_n = n,
     extra = list(noise_grid = if (noise_secure()) noise$grid))
   structure(list(estimate = est, method = method, n = n, settings = params,
                  privacy = record), class = "dp_mean")
@@ -122,15 +129,18 @@ trimmed_sensitivity <- function(range, n) {
   sqrt(sum(((range[2L, ] - range[1L, ]) / 2)^2)) / n
 }
 
-dp_mean_release <- function(x, range, z) {
-  n <- nrow(x)
-  lo <- rep(range[1L, ], each = n)
-  hi <- rep(range[2L, ], each = n)
+# The release itself: n is the public number of records, which divides the
+# centred sum whatever the number of rows of x (a record added or removed
+# moves that sum by at most its half-range).
+dp_mean_release <- function(x, range, z, n) {
+  rows <- nrow(x)
+  lo <- rep(range[1L, ], each = rows)
+  hi <- rep(range[2L, ], each = rows)
   mid <- (range[1L, ] + range[2L, ]) / 2
   clamped <- pmin(pmax(x, lo), hi)
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
-  est <- mid + colSums(clamped - rep(mid, each = n)) / n
+  est <- mid + colSums(clamped - rep(mid, each = rows)) / n
   if (noise_secure() && sd > 0)
     return(list(estimate = secure_values(est, z, sens), noise_sd = sd))
   list(estimate = est + sd * stats::rnorm(ncol(x)), noise_sd = sd)

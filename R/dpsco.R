@@ -85,7 +85,19 @@
 #' `calibration = "paper"` the noise scales printed in the paper are used
 #' for `(epsilon/K, delta/K)` per lambda, and the record reports the epsilon
 #' they actually deliver.  See [privacy()] for the record attached to each
-#' fit.  The sample size `n`, the dimension, the budget shares and the
+#' fit.
+#'
+#' **The guarantee.**  Two data sets are neighbours when one is the other
+#' with one record added or removed, at a declared public number of records
+#' `n = public_n` (by default the number of rows of `x`; the count itself
+#' is then not protected).  Every divisor and every noise scale of a fit
+#' derives from `public_n` (a batch or block size is its public expected
+#' size), or from a released value, never from a count of the rows present,
+#' so the guarantee holds whatever the number of rows, both for a record
+#' added and for one removed.  The record ([privacy()]) and [summary()]
+#' state it in one sentence, with the epsilon that holds for two data sets
+#' of the same size that differ in one record (replace-one), computed by
+#' the accountant.  The dimension, the budget shares and the
 #' declared values are treated as public; under `tuning = "public"` so are
 #' the lambda grid, all tuning parameters and any preprocessing the user
 #' applied: choose them without looking at the data.
@@ -166,11 +178,11 @@
 #'     the ball.  `L` and the smoothness `beta` follow from the public (or
 #'     released) bounds on `x` and `y`; `r_H = 2` (a GLM's Hessian has rank
 #'     one).  The theorem covers `0 < epsilon < 1` per radius (the budget
-#'     is split evenly over the radii, basic composition); replace-one
-#'     neighbours, which cover add/remove ones since `n` is public and a
-#'     removed record is a record of zero loss.  `control$objective_tol`
-#'     sets `alpha` and `control$strong_convexity` Algorithm 2.  The
-#'     minimiser either certifies `alpha` or the fit stops with an error.}
+#'     is split evenly over the radii, basic composition) for replace-one
+#'     neighbours of `n` records; the records are resized to the public `n`
+#'     first (see "Theorems stated for replace-one neighbours" below).
+#'     `control$objective_tol` sets `alpha` and `control$strong_convexity`
+#'     Algorithm 2.  OBJECTIVE_SOLVER_SENTENCE}
 #'   \item{`"mirror"`}{noisy regularised mirror descent (Su, Zhao and
 #'     Wang, Algorithm 3) in `l_p`, `1 < lp <= 2`: full-data gradients, each
 #'     record's clipped to `L` in the dual norm `l_q`, plus Generalized
@@ -184,8 +196,9 @@
 #'     and is calibrated by the accountant with the private settings (any
 #'     `epsilon`); for `lp < 2` the noise is Su, Zhao and Wang's Theorem 6,
 #'     `sigma^2 = 64 L^2 kappa T log(1/delta) / (n epsilon)^2`, stated for
-#'     `epsilon < 1` per radius (a larger share is spent as 1) and added to
-#'     the rest by basic composition.  Defaults: 50 steps and `alpha = 0`
+#'     `epsilon < 1` per radius (a larger share is spent as 1) for
+#'     replace-one neighbours (the records are resized to the public `n`)
+#'     and added to the rest by basic composition.  Defaults: 50 steps and `alpha = 0`
 #'     with private tuning, Theorem 7's `T` and `alpha` with public
 #'     tuning.}
 #'   \item{`"mirror_shuffled"`}{shuffled truncated one-pass mirror descent
@@ -194,13 +207,26 @@
 #'     Generalized Gaussian noise, an `(epsilon0, delta0)`-DP local
 #'     randomizer (Su, Zhao and Wang's Lemma 3, used for `epsilon0 <= 1`);
 #'     shuffling amplifies each pass (Feldman, McMillan and Talwar 2021,
-#'     Theorem 3.8).  The guarantee is for replace-one neighbours (the
-#'     private settings are accounted at twice their add/remove sensitivity
-#'     to match), and it reaches only small epsilons, about
+#'     Theorem 3.8).  The guarantee is for replace-one neighbours of `n`
+#'     records (the records are resized to the public `n`), and it reaches
+#'     only small epsilons, about
 #'     `sqrt(log(1/delta) / n)` per radius, the limit Su, Zhao and Wang
 #'     state: a larger target is spent as that reach and the record shows
 #'     the smaller epsilon.}
 #' }
+#' **Theorems stated for replace-one neighbours.**  The guarantees of
+#' `"objective"`, `"mirror"` with `lp < 2`, `"mirror_shuffled"`,
+#' `"bun_steinke"` and `"sample_aggregate"` are their papers' theorems for
+#' two data sets of `n` records that differ in one record.  These methods
+#' run on the records resized to the public `n`: padded with the public
+#' record `x = 0`, `y = 0` when there are fewer rows, or a uniformly random
+#' `n` of them when there are more (with the default `public_n`, nothing
+#' changes).  A record added to or removed from the data then changes the
+#' resized set by one replaced record (or a mixture of such pairs), so the
+#' theorem's `(epsilon, delta)` holds for the package's add/remove
+#' neighbours at the public `n`, and the private settings, released as
+#' for every other method, compose with it.
+#'
 #' `lambda`, `alpha`, `penalty.factor`, `optimizer`, `batch_size`,
 #' `step_size`, `trace` and `calibration = "paper"` do not apply to them and
 #' are errors; [cv.dpsco()] does not take them.
@@ -266,15 +292,19 @@
 #' and a logical or integer matrix are converted with `as.matrix()` and give
 #' exactly the fit of the dense double matrix; a data frame with factor or
 #' character columns is an error (code
-#' them first, e.g. with [stats::model.matrix()]).  `x` needs at least two
-#' rows: `n = 1` is an error (a "path" through one record has no sampling
-#' and no meaningful penalty grid).  A user
+#' them first, e.g. with [stats::model.matrix()]).  Without `public_n`,
+#' `x` needs at least two rows (its row count is then the public `n`);
+#' with `public_n` declared, any number of rows is fitted, none included,
+#' so that no error depends on the data.  A user
 #' `lambda` must be strictly decreasing (an unsorted or repeated grid is an
 #' error rather than silently re-sorted, as every lambda spends budget and
 #' warm-starts the next).  A factor `y` keeps its declared levels, so a
 #' binomial fit with one level absent from the data runs instead of
 #' revealing the absence in an error; a character `y` takes its levels from
-#' the data.  `family`, `method` and `calibration` may be abbreviated.
+#' the data.  Choices (`family`, `method`, `tuning`, `optimizer`,
+#' `calibration`, `type`, kernels) are matched exactly: an abbreviation is
+#' an error, as two methods may share a prefix and differ in their
+#' privacy analysis.
 #' Size limits are listed in [dpsco_errors].
 #'
 #' @section Sparse and file-backed x:
@@ -358,7 +388,13 @@
 #'   private level, clipping gave the lowest held-out error of the three on
 #'   the raw data of `bench/utility.R`) and `"holland"` with public tuning.
 #' @param epsilon,delta privacy target for the whole path; `epsilon > 0`
-#'   (`Inf` only with `method = "none"`), `0 < delta < 1`.
+#'   (`Inf` only with `method = "none"`), `0 < delta < 1`, by default
+#'   `0.1 / public_n`; a `delta` of `1 / public_n` or more gets a
+#'   `dpsco_privacy_warning`.
+#' @param public_n the number of records, treated as public: every divisor
+#'   and noise scale is derived from it, whatever the number of rows of `x`
+#'   (see "The guarantee" in Details).  Default `NULL`: the number of rows,
+#'   which the guarantee then does not protect.
 #' @param lambda optional decreasing sequence of penalties (public).
 #' @param nlambda number of penalties of the default grid; default 10
 #'   (private tuning) or 20 (public).
@@ -458,7 +494,8 @@
 #' @export
 dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   method = NULL,
-                  epsilon = 1, delta = NULL, lambda = NULL, nlambda = NULL,
+                  epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
+                  nlambda = NULL,
                   lambda.min.ratio = NULL, alpha = 1, penalty.factor = NULL,
                   intercept = TRUE, standardize = FALSE,
                   tuning = c("private", "public"), optimizer = NULL,
@@ -510,10 +547,14 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   if (optimizer == "newton" && !tuned && !constrained)
     arg_error("optimizer", "\"newton\" needs the private curvature of ",
               "tuning = \"private\".")
-  x <- check_design(x)
-  n <- nrow(x)
+  # with a declared public_n the rows present are data: any number of them
+  # (none included) is fitted, so no error can depend on how many there are
+  x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
+  n_rows <- nrow(x)
+  # the public number of records: every divisor and noise scale below
+  n <- check_public_n(public_n, n_rows)
   p <- ncol(x)
-  yy <- check_y(y, n, family)
+  yy <- check_y(y, n_rows, family)
   if (!is.matrix(x) && (constrained || !isFALSE(standardize))) {
     # centring makes a sparse x dense, and the constraint-set optimisers'
     # settings read x in memory
@@ -548,12 +589,9 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                 "does not apply to the constraint-set method \"", method,
                 "\".")
     delta <- check_target(epsilon, delta, n)
-    if (!is.finite(epsilon))
-      arg_error("epsilon", "must be finite for the private method \"",
-                method, "\".")
     return(dpsco_constrained(this_call, x, yy, family, method, epsilon, delta,
                              radius, nlambda, lp, intercept, standardize,
-                             tuning, iterations, control, threads, quant))
+                             tuning, iterations, control, threads, quant, n))
   }
   if (!is.null(radius))
     arg_error("radius", "applies to the constraint-set methods only (",
@@ -570,12 +608,9 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   }
   if (private) {
     delta <- check_target(epsilon, delta, n)
-    if (one_pass && !is.finite(epsilon))
-      arg_error("epsilon", "must be finite for the private method ",
-                "\"prox_clipped_sgd\".")
   } else {
     if (!missing(epsilon)) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
-    if (!is.null(delta)) check_number(delta, "delta", 0, 1)
+    if (!is.null(delta)) check_number(delta, "delta", 0, 1, upper_open = TRUE)
     epsilon <- Inf
     delta <- 0
   }
@@ -619,14 +654,14 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   # release from here on, and the record, use the noise chosen here.
   local_secure(secure)
   std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
-                       control)
+                       control, n)
   x <- std$x
   q <- min(1, m / n)
   fixed <- if (is.null(std$part)) list() else list(std$part)
   if (tuned) {
     z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
     tn <- tune_private(x, yy$y, family, oracle_method, optimizer, intercept,
-                       z1, step_size, control, quant = quant)
+                       z1, step_size, control, quant = quant, n = n)
     quant <- tn$quant
     x <- tn$x
     std <- add_bounds(std, tn$bound)
@@ -707,7 +742,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   }
   res <- .Call(C_dpsco_fit, x, yy$y, settings, lambda, beta0, trace_at)
 
-  public <- c("n (sample size)", "p (dimension)",
+  public <- c(public_n_note(n), "p (dimension)",
               if (!tuned || !first_release) "lambda grid",
               if (tuned) c("batch size and iterations", "budget shares",
                            tn$public)
@@ -719,8 +754,10 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     "optimizer", z, q, releases, noise$sensitivity,
     1 - sum(vapply(fixed, `[[`, 0, "share")),
     mechanism = if (one_pass)
-      paste0("Gaussian: clipped means of disjoint blocks, one pass per ",
-             "lambda (parallel composition: one release per record per lambda)")
+      paste0("Gaussian: clipped block means divided by the public expected ",
+             "block size, each record in one random block per pass (its own ",
+             "label, drawn independently of the data), one pass per lambda ",
+             "(parallel composition: one release per record per lambda)")
       else paste0("Gaussian: ", method, " oracle",
                   if (q < 1) ", Poisson-subsampled"),
     released = if (one_pass)
@@ -731,7 +768,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   record <- new_privacy_record(
     epsilon, delta, parts,
     calibration = if (private) calibration else "none", public = public,
-    not_covered = std$not_covered,
+    not_covered = std$not_covered, public_n = n,
     extra = c(list(steps = steps, nlambda = nlam, batch_size = m,
                    noise_grid = if (secure) noise$grid,
                    epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
@@ -749,7 +786,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                             control = control, threads = threads,
                             threads_used = min(threads, max_threads()),
                             quantile = quant),
-            privacy = record, trace_at = trace_at, std = std)
+            privacy = record, trace_at = trace_at, std = std, nobs = n)
 }
 
 # The accountant's view of a privacy part.
@@ -761,7 +798,7 @@ max_threads <- function() .Call(C_dpsco_max_threads)
 
 # Assemble the S3 object from the engine's output.
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,
-                      classnames, settings, privacy, trace_at, std) {
+                      classnames, settings, privacy, trace_at, std, nobs) {
   p <- ncol(x)
   vars <- colnames(x) %||% paste0("V", seq_len(p))
   lam_names <- paste0("s", seq_along(lambda) - 1L)
@@ -791,7 +828,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
     trace <- list(steps = trace_at, a0 = tr_a0, beta = tr_beta)
   }
   structure(list(a0 = a0, beta = beta, lambda = lambda,
-                 df = colSums(beta != 0), dim = dim(beta), nobs = nrow(x),
+                 df = colSums(beta != 0), dim = dim(beta), nobs = nobs,
                  family = family, method = method, intercept = intercept,
                  call = call, settings = settings, privacy = privacy,
                  standardize = std[c("mode", "center", "scale")],

@@ -124,7 +124,8 @@ interpolate_coef <- function(object, s) {
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean,
 #'   `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
-#' @param ... unused.
+#' @param ... not used; any argument given here is an error (in
+#'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
 #'   `predict()`: a matrix with one column per `s` (or a list for
 #'   `"nonzero"`).
@@ -138,6 +139,7 @@ interpolate_coef <- function(object, s) {
 #' head(predict(fit, x, s = fit$lambda[5], type = "response"))
 #' @export
 coef.dpsco <- function(object, s = NULL, ...) {
+  check_no_dots(list(...), "coef")
   if (is.null(s)) {
     out <- rbind(object$a0, object$beta)
     rownames(out)[1L] <- "(Intercept)"
@@ -157,6 +159,7 @@ check_s <- function(s) {
 predict.dpsco <- function(object, newx, s = NULL,
                           type = c("link", "response", "class", "coefficients",
                                    "nonzero"), ...) {
+  check_no_dots(list(...), "predict")
   type <- match_choice(type, "type")
   b <- coef.dpsco(object, s)
   if (type == "coefficients") return(b)
@@ -205,13 +208,14 @@ summary.dpsco <- function(object, ...) {
   st <- object$settings
   if (!is.null(object$radius)) return(summary_constrained(object))
   fit_text <- sprintf(paste(
-    "A %s-penalised %s model (alpha = %s) was fitted on n = %d records and",
+    "A %s-penalised %s model (alpha = %s) was fitted on n = %s records and",
     "p = %d predictors along %d penalties by %s, with Poisson batches of",
     "expected size %s, %d steps per penalty of the %s optimiser, %s step",
     "size %s and the %s as output; its settings were %s."),
     if (st$alpha == 1) "lasso" else "elastic-net",
     model_label(object),
-    format(st$alpha), object$nobs, object$dim[1L], length(object$lambda),
+    format(st$alpha), format_count(object$nobs), object$dim[1L],
+    length(object$lambda),
     method_label[[object$method]], format(signif(st$batch_size, 7)),
     st$iterations,
     if (identical(st$optimizer, "newton")) "noisy proximal Newton"
@@ -240,10 +244,10 @@ summary_constrained <- function(object) {
     "estimated privately inside the budget (see the privacy record)"
     else "public"
   fit_text <- sprintf(paste(
-    "A %s model was fitted on n = %d records and p = %d predictors over the",
+    "A %s model was fitted on n = %s records and p = %d predictors over the",
     "%s ball of each of %d radii (%s to %s) by %s%s; its settings were %s."),
     model_label(object),
-    object$nobs, object$dim[1L],
+    format_count(object$nobs), object$dim[1L],
     if (is.null(st$lp)) "l1" else paste0("l", num(st$lp)),
     length(object$radius), num(min(object$radius)), num(max(object$radius)),
     method_label[[object$method]],
@@ -252,9 +256,11 @@ summary_constrained <- function(object) {
     set)
   sh <- pr$shares
   priv_text <- paste0(sprintf(paste(
-    "Privacy: add/remove-one adjacency unless a part says otherwise; target",
-    "(epsilon, delta) = (%s, %s), accounted epsilon %s (%s). Parts: "),
-    num(pr$epsilon), num(pr$delta), num(pr$epsilon_accounted), pr$accountant),
+    "Privacy: %s Target (epsilon, delta) = (%s, %s), accounted epsilon %s",
+    "(%s).%s Parts: "), pr$guarantee,
+    num(pr$epsilon), num(pr$delta), num(pr$epsilon_accounted), pr$accountant,
+    if (is.null(pr$resized)) "" else paste0(" As the method's theorem ",
+                                            "requires, ", pr$resized, ".")),
     paste(sprintf("%s (%s)", sh$part, sh$mechanism), collapse = "; "),
     if (!is.null(pr$pure_epsilon))
       sprintf(". The release is pure %s-DP (delta = 0)", num(pr$pure_epsilon)),
@@ -303,11 +309,11 @@ privacy_paragraph <- function(pr) {
     paste(sprintf("%s, share %s", pre$part, num(pre$share)), collapse = "; "),
     paste(num(pre$noise_multiplier), collapse = ", ")) else ""
   paste0(sprintf(paste(
-    "Privacy: add/remove-one adjacency. Each of the %d x %d steps",
+    "Privacy: %s Each of the %d x %d steps",
     "(penalties x steps) draws a Poisson batch at rate %s and adds Gaussian",
     "noise with standard deviation %s (noise multiplier %s times the L2",
     "sensitivity %s) to every gradient coordinate. Accountant: %s. "),
-    pr$nlambda, pr$steps, num(pr$sample_rate), num(pr$noise_sd),
+    pr$guarantee, pr$nlambda, pr$steps, num(pr$sample_rate), num(pr$noise_sd),
     num(pr$noise_multiplier), num(pr$sensitivity), pr$accountant),
     cal, std,
     " Treated as public: ", paste(pr$public, collapse = ", "), ".",

@@ -157,8 +157,8 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
         "64 L^2 kappa T log(1/delta) / (n epsilon)^2 is (epsilon, delta)-DP; ",
         "(%.6g, %.6g) per radius, basic composition over %d radii"),
         eps_use, delta_r, nr)
-      part$neighbouring <- paste("replace-one; the per-step sensitivity 2L/n",
-                                 "also bounds adding or removing a record")
+      part$neighbouring <- paste("replace-one (Theorem 6), on the records",
+                                 "resized to the public n")
     } else {
       # p = 2: the noise is N(0, sigma^2 I), accounted exactly with the
       # fixed parts; sensitivity L / n under add/remove (n public)
@@ -236,7 +236,8 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
       eps0, delta0, eps_cert, delta_cert, nr)
     part$eps0 <- eps0
     part$delta0 <- delta0
-    part$neighbouring <- "replace-one (shuffle model)"
+    part$neighbouring <- paste("replace-one (shuffle model), on the records",
+                               "resized to the public n")
     engine <- list(steps = as.integer(steps), clip = as.double(trunc),
                    sigma = as.double(sigma), b = gamma, a = rep(0, nr))
     settings <- list(algorithm = "mirror_shuffled", T = steps, gamma = gamma,
@@ -263,8 +264,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
                                resid_bound = resid, radius = radius,
                                threads = threads))
   list(engine = engine, settings = settings, parts = list(part),
-       public = public,
-       adjacency = if (shuffled) "replace one record (shuffle model)")
+       public = public)
 }
 
 # The C engine on a plan's `engine` settings: a d x length(radius) matrix.
@@ -289,15 +289,16 @@ mirror_run <- function(prob, radius, engine, beta0 = NULL) {
 #   control    dpsco_control(): clip, mirror_alpha (Algorithm 3),
 #              mirror_lambda, mirror_gamma (Algorithm 4); the threads are
 #              prob$threads (else the option dpsco.threads)
-# Returns list(beta = d x length(radius), parts, settings, public) and,
-# for the shuffled algorithm, whose guarantee is for replace-one
-# neighbours, adjacency.
+# Returns list(beta = d x length(radius), parts, settings, public).  The
+# guarantees of "mirror_shuffled" and of lp < 2 are for replace-one
+# neighbours of n records: dpsco_constrained() resizes the records to the
+# public n first (resize_records()).
 fit_mirror <- function(prob, radius, lp, budget, control, shuffled = FALSE,
                        iterations = NULL) {
   plan <- mirror_plan(prob, radius, lp, budget, control, shuffled, iterations)
   beta <- mirror_run(prob, plan$settings$radius, plan$engine)
   list(beta = beta, parts = plan$parts, settings = plan$settings,
-       public = plan$public, adjacency = plan$adjacency)
+       public = plan$public)
 }
 
 # grad Phi_s(v), or its inverse grad Phi_s^*(v), as the engine computes it.

@@ -164,15 +164,27 @@ account_parts <- function(parts, delta) {
   rest <- parts[kinds != "dp"]
   if (!length(rest)) return(eps_dp)
   if (!(delta_dp < delta)) return(Inf)
-  comps <- lapply(rest, function(p) list(noise_multiplier = p$noise_multiplier,
-                                         sample_rate = p$sample_rate,
-                                         steps = p$steps))
-  eps_rest <- if (any(kinds == "rdp")) {
-    orders <- dp_orders()
-    rdp_to_epsilon(acc_rdp_total(acc_components(comps), orders), orders,
-                   delta - delta_dp)
-  } else account_epsilon(comps, delta - delta_dp)
-  eps_rest + eps_dp
+  if (any(kinds == "rdp")) return(rdp_epsilon_fn(parts)(delta))
+  account_epsilon(lapply(rest, part_component), delta - delta_dp) + eps_dp
+}
+
+# epsilon as a function of delta for the composed parts through their Renyi
+# curves (an upper bound), the curve computed once: the parts with a stated
+# guarantee add their epsilons and use up their deltas.
+rdp_epsilon_fn <- function(parts) {
+  kinds <- vapply(parts, part_kind, "")
+  stated <- parts[kinds == "dp"]
+  eps_dp <- sum(vapply(stated, `[[`, 0, "epsilon"))
+  delta_dp <- sum(vapply(stated, `[[`, 0, "delta"))
+  rest <- parts[kinds != "dp"]
+  orders <- dp_orders()
+  rdp <- if (length(rest))
+           acc_rdp_total(acc_components(lapply(rest, part_component)), orders)
+  function(delta) {
+    if (!length(rest)) return(if (delta_dp <= delta) eps_dp else Inf)
+    if (!(delta_dp < delta)) return(Inf)
+    rdp_to_epsilon(rdp, orders, delta - delta_dp) + eps_dp
+  }
 }
 
 # The delta at which a part's own epsilon is shown: the private settings'
@@ -183,11 +195,78 @@ delta_alone <- function(part, delta) {
   if (part$name %in% names(default_shares)) delta else part$share * delta
 }
 
+# The public number of records as the record lists it.
+public_n_note <- function(n)
+  sprintf("n = %s, the number of records (not protected)", format_count(n))
+
+format_count <- function(n) format(n, big.mark = ",", scientific = FALSE, trim = TRUE)
+
+# The epsilon at `delta` for two data sets of the same size that differ in
+# one record (replace-one neighbours), computed by the accountant from the
+# parts.  Such a pair is one record removed and another added:
+#  * a Gaussian-type part (kind "gaussian" or "rdp") releases sums of
+#    per-record terms, which a replaced record moves by at most twice the
+#    add/remove sensitivity (an exponential mechanism's utility likewise,
+#    which doubles its range): it is accounted with half its multiplier;
+#  * a part with a stated replace-one guarantee (relation "replace": a
+#    theorem applied to the records resized to the public n) keeps it;
+#  * a part with a stated add/remove guarantee (kind "dp") is taken by
+#    group privacy over the two steps, (2 eps, (1 + e^eps) delta).
+# The doubling is exact for a full-batch release; for a Poisson-subsampled
+# part no such reduction is proved here, so with any of them the whole
+# add/remove guarantee is carried over by group privacy instead:
+# epsilon 2 eps1, where eps1 is the add/remove epsilon at delta1 and
+# delta1 (1 + e^eps1) = delta.
+replace_one_epsilon <- function(parts, delta) {
+  relation <- vapply(parts, function(p) p$relation %||% "add_remove", "")
+  kinds <- vapply(parts, part_kind, "")
+  rates <- vapply(parts, function(p) p$sample_rate, 0)
+  if (any(relation == "add_remove" & kinds != "dp" & rates < 1)) {
+    # through the Renyi curves (an upper bound), computed once
+    eps_at <- rdp_epsilon_fn(parts)
+    gap <- function(ld) {
+      e <- eps_at(exp(ld))
+      if (!is.finite(e)) Inf else ld + log1p(exp(e)) - log(delta)
+    }
+    lo <- log(delta) - 40
+    if (!(gap(lo) < 0)) return(Inf)
+    ld <- stats::uniroot(gap, c(lo, log(delta / 2)), tol = 1e-10)$root
+    # on the safe side of the root: delta1 (1 + e^eps1) <= delta
+    while (gap(ld) > 0) ld <- ld - 1e-9
+    return(2 * eps_at(exp(ld)))
+  }
+  doubled <- Map(function(p, rel, kind) {
+    if (rel == "replace") return(p)
+    if (kind == "dp") {
+      p$delta <- (1 + exp(p$epsilon)) * p$delta
+      p$epsilon <- 2 * p$epsilon
+      return(p)
+    }
+    p$noise_multiplier <- p$noise_multiplier / 2
+    p$sensitivity <- 2 * p$sensitivity
+    p
+  }, parts, relation, kinds)
+  account_parts(doubled, delta)
+}
+
+# The sentence that states a private release's guarantee.
+guarantee_sentence <- function(epsilon, delta, n, epsilon_replace) {
+  num <- function(v) format(signif(v, 4))
+  paste0("(", num(epsilon), ", ", num(delta), ")-differential privacy for ",
+         "data sets that differ by one record added or removed, with the ",
+         "number of records n = ", format_count(n), " treated as public (the ",
+         "count itself is not protected); for two data sets of the same ",
+         "size that differ in one record, epsilon = ", num(epsilon_replace),
+         " at the same delta.")
+}
+
 # The record every private release carries.  `parts` lists what touched the
 # data (e.g. private standardisation, then the optimiser); the last part is
 # the main release whose numbers are also shown at the top level.
+# `public_n` is the public number of records of the neighbouring relation.
 new_privacy_record <- function(epsilon, delta, parts, calibration, public,
-                               not_covered = character(), extra = list()) {
+                               not_covered = character(), extra = list(),
+                               public_n) {
   main <- parts[[length(parts)]]
   private <- is.finite(epsilon)
   shares <- data.frame(
@@ -202,6 +281,7 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     kind = vapply(parts, part_kind, ""),
     stringsAsFactors = FALSE)
   eps_total <- if (private) account_parts(parts, delta) else Inf
+  eps_replace <- if (private) replace_one_epsilon(parts, delta)
   # a single part with the whole budget is its own total: not accounted twice
   if (private)
     shares$epsilon_alone <- vapply(parts, function(p)
@@ -220,7 +300,12 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     sample_rate = main$sample_rate,
     steps = main$steps,
     shares = shares,
-    adjacency = "add/remove one record",
+    public_n = public_n,
+    adjacency = paste("add/remove one record at the public size n =",
+                      format_count(public_n)),
+    epsilon_replace_one = eps_replace,
+    guarantee = if (private)
+      guarantee_sentence(eps_total, delta, public_n, eps_replace),
     sampling = if (main$sample_rate < 1)
       "Poisson: each record enters each batch independently with probability m/n"
       else "none: every record in every step",
@@ -319,7 +404,8 @@ format.dpsco_privacy <- function(x, ...) {
     else sprintf("Main release: %s", x$shares$mechanism[nrow(x$shares)]),
     if (is.null(x$nradius))
       sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
-    sprintf("Adjacency: %s", x$adjacency))
+    sprintf("Guarantee: %s", x$guarantee),
+    if (!is.null(x$resized)) sprintf("Records: %s", x$resized))
   if (nrow(x$shares) > 1L) {
     sh <- x$shares
     lines <- c(lines, "Budget shares:", ifelse(

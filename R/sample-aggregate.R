@@ -29,7 +29,9 @@
 #' Privacy: `(epsilon, delta)`-DP per radius (Wang et al.'s Theorem 1,
 #' Nissim et al.'s Theorem 4.2) for neighbours that differ in one record
 #' (replace-one: one record changes one block estimate, within the
-#' framework's allowance of `s = sqrt(m)` changed estimates), under the
+#' framework's allowance of `s = sqrt(m)` changed estimates), applied to
+#' the records resized to the public `n` (see "Theorems stated for
+#' replace-one neighbours" above), under the
 #' condition `epsilon > 2 d / sqrt(m)` (an error otherwise; Wang et al.'s
 #' other condition, `m = omega(log^2 n)`, is asymptotic and not checked).
 #' The radii split what the private settings leave by basic composition.
@@ -218,5 +220,5 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
                        delta = delta,
                        gamma = agg$gamma, beta = agg$beta, t0 = agg$t0),
        public = c("number of blocks", "block ridge strength"),
-       pure_epsilon = NULL, adjacency = "replace one record")
+       pure_epsilon = NULL)
 }

@@ -26,14 +26,18 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # Bounds for x (and y) from log-moments of the non-zero magnitudes
 
 # Two releases, each with noise multiplier z.  First, per column j, two
-# sums over the records: the indicator of x_ij != 0 and
-# l_ij = clamp(log2 |x_ij|, -32, 32) / 32 in [-1, 1] (0 for x_ij = 0).
-# Centred at 1/2 and 0 (n is public) the summands have half-ranges 1/2 and
-# 1, so one record moves the 2p sums by at most sqrt(1.25 p) in L2.  They
-# give the mean m_j of log2 |x_ij| over the non-zero entries.  Second, the
-# sums of clamp(log2 |x_ij| - m_j, -8, 8)^2 / 64 in [0, 1] over the
-# non-zero entries (half-range 1/2: sensitivity sqrt(0.25 p)) give their
-# variance s_j^2 (deviations beyond 8 octaves count as 8).  The bound is
+# sums over the records: of nz_ij - 1/2, with nz_ij the indicator of
+# x_ij != 0, and of l_ij = clamp(log2 |x_ij|, -32, 32) / 32 (0 for
+# x_ij = 0).  Each summand lies in [-1/2, 1/2] and [-1, 1] respectively, so
+# a record added or removed moves the 2p sums by at most sqrt(1.25 p) in L2
+# whatever the number of records: the sums themselves are released, and
+# the count of non-zeros is estimated as the first plus n / 2, n the public
+# number of records (post-processing).  They give the mean m_j of
+# log2 |x_ij| over the non-zero entries.  Second, the sums of
+# d_ij - 1/2 with d_ij = clamp(log2 |x_ij| - m_j, -8, 8)^2 / 64 in [0, 1]
+# for a non-zero entry and 0 for a zero one (summands in [-1/2, 1/2]:
+# sensitivity sqrt(0.25 p)), plus n / 2, give their variance s_j^2
+# (deviations beyond 8 octaves count as 8).  The bound is
 # B_j = 2^(m_j + kappa s_j), clamped to 2^[-32, 32] (kappa = 2: about the
 # 98th percentile of a log-normal column).  A column whose noisy non-zero
 # count is below three noise sds (mostly zeros, or too few records for the
@@ -45,15 +49,15 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # matters more than any one column's (it sets the centre and the
 # validation loss of cv.dpsco()), at the price of a factor sqrt(2) on the
 # others' noise.
-log_bounds <- function(v, z, kappa, weight = rep(1, ncol(v))) {
+log_bounds <- function(v, z, kappa, n, weight = rep(1, ncol(v))) {
   lm <- log_moments(v)
-  r1 <- release_scale(lm, z, weight)
+  r1 <- release_scale(lm, z, n, weight)
   cnt <- r1$count
   m <- 32 * r1$sum / cnt
   # shrunk towards 0 (B_j = 1) as its noise sd, 32 sd1 / cnt, nears the
   # spread of 8 octaves allowed a priori
   m <- pmin(pmax(m, -32), 32) / (1 + (4 * r1$sd / pmax(cnt, 1))^2)
-  s2 <- 64 * release_scale(lm, z, weight, m)$dev / cnt
+  s2 <- 64 * release_scale(lm, z, n, weight, m)$dev / cnt
   e <- pmin(pmax(m + kappa * sqrt(pmax(s2, 0)), -32), 32)
   e[!(cnt >= 3 * r1$sd) | !is.finite(e)] <- 0
   list(bound = 2^e, sensitivity = sqrt(1.25 * sum(weight^2)))
@@ -72,10 +76,14 @@ log_moments <- function(v) {
 
 # The two Gaussian releases of log_bounds() on its summands `lm`
 # (log_moments()), each with noise multiplier z; `sd` is the noise sd of
-# each column's (unweighted) sums.  Without `m`, the first: the non-zero
-# counts and the sums of lg / 32.  With the released means `m`, the
-# second: the sums of min((lg - m)^2, 64) / 64 over the non-zero entries.
-release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
+# each column's (unweighted) sums.  Without `m`, the first: the sums of
+# nz - 1/2 and of lg / 32, returned as the estimated non-zero counts (plus
+# n / 2) and the sums.  With the released means `m`, the second: the sums
+# of min((lg - m)^2, 64) / 64 - 1/2 (a zero entry counts 0 - 1/2), plus
+# n / 2.  The released quantities are those centred sums: half the number
+# of rows present is part of their value, not a divisor, and the public n
+# only un-centres them afterwards.
+release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
   pc <- length(weight)
   w2 <- sum(weight^2)
   # the column sums of f applied to the summands (of each block of rows
@@ -83,30 +91,30 @@ release_scale <- function(lm, z, weight = rep(1, ncol(lm$nz)), m = NULL) {
   sums <- if (!inherits(lm, "design_cols")) function(f) colSums(f(lm, NULL))
           else function(f) design_colsums(lm$x, lm$y, function(v, j)
                                             f(log_moments(v), j))
+  half <- (if (inherits(lm, "design_cols")) nrow(lm$x) else nrow(lm$nz)) / 2
   if (is.null(m)) {
     sd <- z * sqrt(1.25 * w2) / weight
-    if (noise_secure()) {
-      # one release of the weighted pair (count, sum / 32)
-      v <- secure_values(c(sums(function(l, j) l$nz),
-                           sums(function(l, j) l$lg) / 32),
-                         z, sqrt(1.25 * w2), c(weight, weight))
-      return(list(count = v[seq_len(pc)], sum = v[pc + seq_len(pc)], sd = sd))
-    }
-    count <- sums(function(l, j) l$nz) + sd * stats::rnorm(pc)
-    list(count = count,
-         sum = sums(function(l, j) l$lg) / 32 + sd * stats::rnorm(pc),
-         sd = sd)
-  } else {
-    sd <- z * sqrt(0.25 * w2) / weight
-    dev <- function(l, j) {
-      mj <- if (is.null(j)) m else m[j]
-      d <- pmin((l$lg - rep(mj, each = nrow(l$lg)))^2, 64) / 64
-      d[!l$nz] <- 0
-      d
-    }
-    list(dev = if (noise_secure()) secure_values(sums(dev), z, sqrt(0.25 * w2), weight)
-               else sums(dev) + sd * stats::rnorm(pc), sd = sd)
+    centred <- c(sums(function(l, j) l$nz) - half,
+                 sums(function(l, j) l$lg) / 32)
+    v <- if (noise_secure())
+           # one release of the weighted pair (count, sum / 32)
+           secure_values(centred, z, sqrt(1.25 * w2), c(weight, weight))
+         else centred + c(sd, sd) * stats::rnorm(2L * pc)
+    return(list(count = v[seq_len(pc)] + n / 2, sum = v[pc + seq_len(pc)],
+                sd = sd))
   }
+  sd <- z * sqrt(0.25 * w2) / weight
+  dev <- function(l, j) {
+    mj <- if (is.null(j)) m else m[j]
+    d <- pmin((l$lg - rep(mj, each = nrow(l$lg)))^2, 64) / 64
+    d[!l$nz] <- 0
+    d
+  }
+  centred <- sums(dev) - half
+  list(dev = n / 2 + if (noise_secure())
+                       secure_values(centred, z, sqrt(0.25 * w2), weight)
+                     else centred + sd * stats::rnorm(pc),
+       sd = sd)
 }
 
 # How far into the tail of |x_j| the clamp goes, from the public n and the
@@ -154,7 +162,8 @@ hist_quantile <- function(counts, tau, n, sd) {
 
 # x is the (already publicly or privately standardised) design, y the
 # response (0/1 for binomial); z1 is the single-release multiplier (0 when
-# not private).  Returns the transformed design, the starting point, the
+# not private); n is the public number of records, which every divisor and
+# noise scale below uses (the rows of x may be more or fewer).  Returns the transformed design, the starting point, the
 # oracle parameters, the curvature, the step size and the privacy parts.
 # The constraint-set methods (constrained.R, `constrained = TRUE`) state
 # their sensitivities for bounded data: a gaussian y is put on [-1, 1] by
@@ -166,9 +175,8 @@ hist_quantile <- function(counts, tau, n, sd) {
 tune_private <- function(x, y, family, method, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
                          clip_norm = if (constrained) "coordinate" else "l2",
-                         row = !constrained, quant = NULL) {
+                         row = !constrained, quant = NULL, n) {
   ctl <- control
-  n <- nrow(x)
   p <- ncol(x)
   d <- p + intercept
   shares <- ctl$shares
@@ -208,7 +216,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     # a clamp of the model: it keeps kappa = 2 whatever x's kappa
     kp <- c(rep(ctl$kappa %||% default_kappa(n, z1), ncols - need_y_bound),
             if (need_y_bound) 2)
-    lb <- log_bounds(cols, z, kp, wt)
+    lb <- log_bounds(cols, z, kp, n, wt)
     if (is.null(ctl$x_bound)) bound <- lb$bound[seq_len(p)]
     if (need_y_bound) y_bound <- lb$bound[ncols]
     add_part("scale", z, 2, lb$sensitivity,
@@ -259,7 +267,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
     } else {
       z <- part_multiplier(z1, shares[["centre"]])
       rng <- if (family == "gaussian") c(-y_bound, y_bound) else c(0, 1)
-      rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z)
+      rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, n)
       centre <- rel$estimate
       add_part("centre", z, 1, trimmed_sensitivity(matrix(rng, 2L), n),
                paste0("Gaussian: mean of y clamped to [", fmt(rng[1L]), ", ",
@@ -325,7 +333,7 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
   # 4. curvature: the second-moment matrix of the rows clipped to B_H
   z <- part_multiplier(z1, shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, w_norm, intercept)
+                          z, row_bound, n, w_norm, intercept)
   h <- rh$h
   sd_h <- rh$sd
   add_part("curvature", z, 1, row_bound^2 / n,
@@ -368,20 +376,17 @@ release_counts <- function(vals, z) {
 }
 
 # The Gaussian release of the second-moment matrix crossprod(w) / n of the
-# rows w_i scaled to L2 norm at most row_bound (`norms`: their norms): one
-# record adds w_i w_i' / n, of Frobenius norm at most row_bound^2 / n.  The
-# noise is symmetric (one draw per entry of the upper triangle).
+# rows w_i scaled to L2 norm at most row_bound (`norms`: their norms), n the
+# public number of records: one record adds or removes w_i w_i' / n, of
+# Frobenius norm at most row_bound^2 / n.  The noise is symmetric (one draw
+# per entry of the upper triangle).
 # w may also be a design (design.R) in list(x = ), without the column of
 # ones, which `intercept` adds.
-release_curvature <- function(w, z, row_bound, norms = sqrt(rowSums(w * w)),
+release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
                               intercept = FALSE) {
-  if (inherits(w, "design_cols")) {
-    n <- nrow(w$x)
-    h <- design_gram(w$x, pmin(1, row_bound / norms), intercept) / n
-  } else {
-    n <- nrow(w)
-    h <- crossprod(w * pmin(1, row_bound / norms)) / n
-  }
+  h <- if (inherits(w, "design_cols"))
+         design_gram(w$x, pmin(1, row_bound / norms), intercept) / n
+       else crossprod(w * pmin(1, row_bound / norms)) / n
   d <- ncol(h)
   sd <- z * row_bound^2 / n
   if (sd > 0 && noise_secure()) {

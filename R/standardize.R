@@ -6,7 +6,7 @@
 
 # Returns list(x, center, scale, mode, part, public, not_covered).
 standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
-                          control) {
+                          control, n) {
   p <- ncol(x)
   none <- list(x = x, center = rep(0, p), scale = rep(1, p), mode = "none",
                part = NULL, public = character(), not_covered = character())
@@ -40,7 +40,7 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
     if (!private)
       arg_error("standardize", "\"private\" needs a private method.")
     ps <- private_standardization(x, intercept, epsilon, delta,
-                                  control$std_share)
+                                  control$std_share, n)
     return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
                                  character(), character()))
   }
@@ -63,10 +63,9 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
 # its own scale.  centre = B_j * (2), scale = B_j sqrt((3) - (2)^2), or B_j
 # when the noisy variance is not positive; a column whose bound is the
 # lowest bin (2^-30: all zero at the histogram's resolution) keeps centre 0
-# and scale 1.  Only public information (n, p, the bin range) enters besides
-# the three releases.
-private_standardization <- function(x, intercept, epsilon, delta, share) {
-  n <- nrow(x)
+# and scale 1.  Only public information (the public number of records n,
+# p, the bin range) enters besides the three releases.
+private_standardization <- function(x, intercept, epsilon, delta, share, n) {
   p <- ncol(x)
   nbin <- 62L
   z <- calibrate_noise(list(), 1, 3, share * epsilon, share * delta)
@@ -82,9 +81,9 @@ private_standardization <- function(x, intercept, epsilon, delta, share) {
     if (length(hit)) max(hit) else 31L
   })
   bound <- 2^(bin - 31)
-  u <- x / rep(bound, each = n)
-  m1 <- bound * dp_mean_release(u, rbind(rep(-1, p), rep(1, p)), z)$estimate
-  m2 <- bound^2 * dp_mean_release(u^2, rbind(rep(0, p), rep(1, p)), z)$estimate
+  u <- x / rep(bound, each = nrow(x))
+  m1 <- bound * dp_mean_release(u, rbind(rep(-1, p), rep(1, p)), z, n)$estimate
+  m2 <- bound^2 * dp_mean_release(u^2, rbind(rep(0, p), rep(1, p)), z, n)$estimate
   ctr <- if (intercept) m1 else rep(0, p)
   v <- if (intercept) m2 - m1^2 else m2
   scl <- ifelse(v > 0, sqrt(pmax(v, 0)), bound)

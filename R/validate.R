@@ -42,43 +42,78 @@ arg_error <- function(arg, ...) {
 }
 
 check_number <- function(v, arg, lower = -Inf, upper = Inf,
-                         lower_open = TRUE, allow_inf = FALSE) {
+                         lower_open = TRUE, allow_inf = FALSE,
+                         upper_open = FALSE) {
   if (!is.numeric(v) || length(v) != 1L || is.na(v))
     arg_error(arg, "must be a single number.")
   if (is.infinite(v) && !allow_inf)
     arg_error(arg, "must be finite.")
   bad_low <- if (lower_open) v <= lower else v < lower
-  if (bad_low || v > upper) {
-    range <- paste0(if (lower_open) "(" else "[", lower, ", ", upper, "]")
+  bad_high <- if (upper_open) v >= upper else v > upper
+  if (bad_low || bad_high) {
+    # the interval as it is checked: an infinite end is open unless allowed
+    shut <- !upper_open && (is.finite(upper) || allow_inf)
+    range <- paste0(if (lower_open) "(" else "[", lower, ", ", upper,
+                    if (shut) "]" else ")")
     arg_error(arg, "must lie in ", range, "; got ", format(v), ".")
   }
   invisible(as.double(v))
 }
 
-# match.arg() with a dpsco_arg_error: `value` is the caller's argument of
-# that name, whose default lists the choices (the first is the default).
+# match.arg() with a dpsco_arg_error and exact matching: `value` is the
+# caller's argument of that name, whose default lists the choices (the
+# first is the default).  An abbreviation is an error, not a guess: two
+# methods may share a prefix and differ in their privacy analysis.
 match_choice <- function(value, arg, choices = NULL) {
   # the choices are the caller's default for `arg` unless given (a NULL
   # default, e.g. optimizer = NULL, has no choices of its own)
   if (is.null(choices))
     choices <- eval(formals(sys.function(sys.parent()))[[arg]])
   if (identical(value, choices)) return(choices[1L])
-  i <- if (is.character(value) && length(value) == 1L && !is.na(value))
-         pmatch(value, choices) else NA
-  if (is.na(i))
-    arg_error(arg, "must be one of ",
-              paste0("\"", choices, "\"", collapse = ", "), ".")
-  choices[i]
+  if (is.character(value) && length(value) == 1L && !is.na(value) &&
+      value %in% choices)
+    return(value)
+  got <- if (is.character(value) && length(value) == 1L)
+           paste0("; got \"", value, "\"") else ""
+  arg_error(arg, "must be one of ",
+            paste0("\"", choices, "\"", collapse = ", "), got,
+            " (choices are matched exactly).")
 }
 
-# The target of a private release: epsilon > 0 and 0 < delta < 1, delta
-# defaulting to 0.1 / n.  Returns delta.
+# The target of a private release: 0 < epsilon < Inf and 0 < delta < 1,
+# delta defaulting to 0.1 / n for the public size n.  A delta of 1 / n or
+# more allows a mechanism that publishes one record in full, so it is
+# warned about.  Returns delta.
 check_target <- function(epsilon, delta, n) {
+  if (identical(epsilon, Inf))
+    arg_error("epsilon", "must be finite for a private method (Inf only ",
+              "with method = \"none\").")
   check_number(epsilon, "epsilon", 0)
   delta <- delta %||% (0.1 / n)
-  check_number(delta, "delta", 0, 1)
-  if (delta >= 1) arg_error("delta", "must be below 1.")
+  check_number(delta, "delta", 0, 1, upper_open = TRUE)
+  if (delta >= 1 / n)
+    privacy_warning("delta = ", format(signif(delta, 4)), " is not below ",
+                    "1 / n = ", format(signif(1 / n, 4)), " (n = ",
+                    format(n), ", the public number of records): at that ",
+                    "delta a release may publish one whole record; ",
+                    "choose delta well below 1 / n (the default is 0.1 / n).")
   delta
+}
+
+# The declared public number of records: NULL takes the number of rows
+# given (the count itself is then not protected).  Every divisor and noise
+# scale of a fit is derived from it, never from the rows actually present.
+check_public_n <- function(public_n, n_rows) {
+  if (is.null(public_n)) {
+    if (n_rows < 1)
+      arg_error("x", "has no rows; give public_n to fit on an empty part.")
+    return(as.double(n_rows))
+  }
+  check_number(public_n, "public_n", 1, lower_open = FALSE)
+  if (public_n != round(public_n))
+    arg_error("public_n", "must be a whole number (a number of records); ",
+              "got ", format(public_n), ".")
+  as.double(public_n)
 }
 
 check_count <- function(v, arg, lower = 1, upper = .Machine$integer.max) {
@@ -217,4 +252,36 @@ check_sizes <- function(p, intercept, nlambda, steps, trace, default_steps) {
               ntrace * nlambda), " numbers; at most ", int_max,
               " are supported: trace fewer steps.")
   invisible(total)
+}
+
+# Arguments passed on through `...` to dpsco(): each must be named and be
+# one of dpsco()'s arguments (`allowed`) that the caller does not set
+# itself (`taken`), so that a misspelt name is an error naming it rather
+# than R's "unused argument" from deeper down, or a silent partial match.
+check_dots_names <- function(dots, allowed, taken, caller) {
+  nm <- names(dots) %||% rep("", length(dots))
+  if (any(!nzchar(nm)))
+    arg_error("...", "must be named arguments of dpsco(), which ", caller,
+              "() passes them on to.")
+  bad <- nm[!nm %in% setdiff(allowed, taken)]
+  if (length(bad))
+    arg_error(bad[1L], if (bad[1L] %in% taken)
+                paste0("is set by ", caller, "() itself; give it to ", caller,
+                       "() directly.")
+              else paste0("is not an argument of dpsco(), which ", caller,
+                          "() passes `...` on to (names are matched exactly)."))
+}
+
+# Methods whose `...` only exists for the generic: anything passed there
+# is an error naming it.  `exact = TRUE` (glmnet's refit at new penalties)
+# gets its own reason.
+check_no_dots <- function(dots, caller) {
+  if (!length(dots)) return(invisible())
+  nm <- names(dots) %||% rep("", length(dots))
+  arg <- if (nzchar(nm[1L])) nm[1L] else "..."
+  if (arg == "exact")
+    arg_error("exact", "is not available: refitting at new penalties would ",
+              "read the data again outside the privacy budget; ", caller,
+              "() interpolates along the released path.")
+  arg_error(arg, "is not an argument of ", caller, "().")
 }
