@@ -134,7 +134,7 @@ design_row_ss <- function(x)
 # second-moment matrix of the rows weighted by w.
 design_gram <- function(x, w, intercept)
   design_apply(x, function(b, rows)
-    crossprod((if (intercept) cbind(1, b) else b) * w[rows]))
+    crossprod((if (intercept) cbind(rep(1, nrow(b)), b) else b) * w[rows]))
 
 # crossprod(x, r) as a vector.
 design_crossprod <- function(x, r)

@@ -6,6 +6,8 @@
 # with the stated confidence; the tests assert it never exceeds what the
 # package accounts.
 
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
 # One-sided Clopper-Pearson bounds for x successes out of n, level 1 - alpha.
 cp_upper <- function(x, n, alpha) {
   ifelse(x >= n, 1, stats::qbeta(1 - alpha, x + 1, n - x))
@@ -49,13 +51,14 @@ audit_eps <- function(t0, t1, delta, alpha = 0.01) {
 
 # `trials` releases of each of two mechanisms (functions of no argument
 # returning the released vector), projected on the direction u of the
-# noise-free difference: the Neyman-Pearson statistic for a Gaussian shift.
+# noise-free difference: the Neyman-Pearson statistic for a Gaussian shift,
+# tested in both tails and both directions (audit_eps_both()).
 audit_releases <- function(release0, release1, u, trials, delta) {
   project <- function(release)
     vapply(seq_len(trials), function(i) sum(release() * u), 0)
   t0 <- project(release0)
   t1 <- project(release1)
-  audit_eps(t0, t1, delta)
+  audit_eps_both(t0, t1, delta)
 }
 
 unit <- function(v) v / sqrt(sum(v^2))
@@ -88,4 +91,40 @@ bounded_neighbours <- function(n, p, K) {
   real_y <- stats::runif(n - 1, -K, K)
   list(x0 = rbind(real_x, 0), y0 = c(real_y, 0),
        x1 = rbind(real_x, K * sig), y1 = c(real_y, -K))
+}
+
+# The neighbouring relation the package states: one record added or
+# removed at a fixed public size N.  A threshold test in either tail and
+# either direction (D' told from D, and D from D') gives a lower bound;
+# the largest of the four, each at level alpha / 4 (Bonferroni), is a
+# lower bound on the epsilon of the pair at level 1 - alpha.
+audit_eps_both <- function(t0, t1, delta, alpha = 0.01) {
+  max(audit_eps(t0, t1, delta, alpha / 4), audit_eps(-t0, -t1, delta, alpha / 4),
+      audit_eps(t1, t0, delta, alpha / 4), audit_eps(-t1, -t0, delta, alpha / 4))
+}
+
+# The two data-size cases of a public size N: D has N - 1 records and D'
+# (D plus the record) has N, or D has N and D' has N + 1.  Rows of `rest`
+# (a matrix, or a vector of responses) beyond the size are dropped.
+size_pairs <- function(N) list(below = c(N - 1, N), above = c(N, N + 1))
+
+# The value of `expr` and every warning and message it signalled (an error
+# is caught and kept as its message), so that two runs on neighbouring
+# data can be checked to say the same things.
+capture_conditions <- function(expr) {
+  said <- character()
+  value <- withCallingHandlers(
+    tryCatch(expr, error = function(e) {
+      said <<- c(said, paste("error:", conditionMessage(e)))
+      NULL
+    }),
+    warning = function(w) {
+      said <<- c(said, paste("warning:", conditionMessage(w)))
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      said <<- c(said, paste("message:", conditionMessage(m)))
+      invokeRestart("muffleMessage")
+    })
+  list(value = value, said = said)
 }

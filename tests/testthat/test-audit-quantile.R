@@ -10,10 +10,9 @@ q_audit_delta <- 0.01
 # ---------------------------------------------------------------------------
 # One full-batch gradient release of the engine (the release dpsco() makes
 # first, C_dpsco_release) with the clip oracle on the quantile residual at
-# tau = 0.5.  n is public, so the neighbours differ in one record: a null
-# record (x = 0, y = 0: residual F(0) - 1/2 = 0 at beta = 0, a zero
-# gradient) or x = 1e12 (1, -1), y = 1e12, whose residual is -1/2 and whose
-# gradient -(1, x) / 2 is clipped to norm C.  Honest: noise sd z C / n.
+# tau = 0.5, at the public n: D has n - 1 records and D' adds x = 1e12
+# (1, -1), y = 1e12, whose residual is -1/2 and whose gradient -(1, x) / 2
+# is clipped to norm C.  Honest: noise sd z C / n.
 # Broken: the sensitivity taken as max(tau, 1 - tau) C / n, the residual's
 # bound applied on top of the clip (half the noise at tau = 1/2).
 quantile_step_audit <- function(trials) {
@@ -23,8 +22,8 @@ quantile_step_audit <- function(trials) {
   real_x <- matrix(stats::rt((n - 1) * 2, df = 2), n - 1, 2)
   real_y <- stats::rt(n - 1, df = 2)
   rec_x <- 1e12 * c(1, -1)
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
+  x0 <- real_x
+  y0 <- real_y
   x1 <- rbind(real_x, rec_x)
   y1 <- c(real_y, 1e12)
   z <- dp_noise_multiplier(q_audit_eps, q_audit_delta, 1, 1)
@@ -32,7 +31,7 @@ quantile_step_audit <- function(trials) {
   oracle <- dpsco:::oracle_setup("clip", ctl, n, 3, q_audit_eps, q_audit_delta)
   settings <- function(sd)
     c(oracle, dpsco:::family_settings("quantile", 0.5, 0.8, "gaussian"),
-      list(intercept = 1L, noise_sd = sd, threads = 1L))
+      list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L))
   release <- function(x, y, sd) function()
     .Call(dpsco:::C_dpsco_release, x, y, settings(sd), rep(0, 3))
   g <- -0.5 * c(1, rec_x)
@@ -69,8 +68,11 @@ test_that("long audit: a quantile gradient step stays within its epsilon", {
 
 # ---------------------------------------------------------------------------
 # The poster's unconstrained objective perturbation (radius Inf) with the
-# smoothed check loss at (0.99, 0.01): replace-one neighbours (the
-# theorem's), x shrunk to [-K, K] and y unbounded (the residual is bounded
+# smoothed check loss at (0.99, 0.01): the theorem's replace-one
+# neighbours, which the fit's resizing to the public n makes of D (n - 1
+# rows, padded with x = 0, y = 0) and D' (n rows with the record; `same`
+# checks dpsco() on D releases the padded pair's release), x shrunk to
+# [-K, K] and y unbounded (the residual is bounded
 # by max(tau, 1 - tau) whatever y).  As for the gaussian loss in
 # test-audit.R, the theorem's calibration is loose (the record moves the
 # noisy gradient by at most L / n against noise sigma1 / n with
@@ -85,6 +87,7 @@ quantile_objective_audit <- function(trials) {
   tau <- 0.7
   h <- 1
   eps <- 0.99
+  obj_delta <- 1e-3  # below 1 / n
   real_x <- matrix(stats::runif((n - 1) * p, -K, K), n - 1, p)
   real_y <- stats::rnorm(n - 1)
   x0 <- rbind(real_x, 0)
@@ -98,9 +101,9 @@ quantile_objective_audit <- function(trials) {
   run <- function(x, y)
     dpsco(x, y, family = "quantile", tau = tau, method = "objective",
           tuning = "public", radius = Inf, epsilon = eps,
-          delta = q_audit_delta,
+          delta = obj_delta, public_n = n,
           control = dpsco_control(shrink = K, bandwidth = h))
-  cal <- dpsco:::obj_calibrate(prob(x0, y0), Inf, eps, q_audit_delta, 0)
+  cal <- dpsco:::obj_calibrate(prob(x0, y0), Inf, eps, obj_delta, 0)
   release <- function(x, y, f) {
     pb <- prob(x, y)
     curv <- dpsco:::obj_curvature(pb)
@@ -110,27 +113,30 @@ quantile_objective_audit <- function(trials) {
       sol$w + stats::rnorm(pb$d, 0, f * cal$sigma2)
     }
   }
-  fit <- run(x0, y0)
+  fit <- run(real_x, real_y)
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, release(x1, y1, 1)()))
+                    withr::with_seed(1, release(x1, y1, 1)())) &&
+    identical(withr::with_seed(1, as.numeric(coef(run(real_x, real_y)))),
+              withr::with_seed(1, release(x0, y0, 1)()))
   exact <- function(x, y)
     dpsco:::obj_solve(prob(x, y), numeric(p + 1), cal$lambda, Inf, 1e-20)$w
   u <- unit(exact(x1, y1) - exact(x0, y0))
   pr <- privacy(fit)
   list(st = fit$settings, cal = cal, pr = pr, same = same, eps = eps,
+       delta = obj_delta,
        L = tau * sqrt(1 + p * K^2),
        accounted = pr$epsilon_accounted,
        honest = audit_releases(release(x0, y0, 1), release(x1, y1, 1), u,
-                               trials, q_audit_delta),
+                               trials, obj_delta),
        broken = audit_releases(release(x0, y0, 1 / n), release(x1, y1, 1 / n),
-                               u, trials, q_audit_delta))
+                               u, trials, obj_delta))
 }
 
 expect_quantile_objective_audit <- function(a) {
   expect_true(a$same)
   expect_equal(a$st$L, a$L)
-  expect_equal(a$st$sigma1, sqrt(128 * a$L^2 * log(2.5 / q_audit_delta)) / a$eps)
-  expect_equal(c(a$pr$epsilon_accounted, a$pr$delta), c(a$eps, q_audit_delta))
+  expect_equal(a$st$sigma1, sqrt(128 * a$L^2 * log(2.5 / a$delta)) / a$eps)
+  expect_equal(c(a$pr$epsilon_accounted, a$pr$delta), c(a$eps, a$delta))
   expect_lte(a$honest, a$accounted)
   expect_gt(a$broken, a$accounted)
 }

@@ -50,10 +50,10 @@ bs_audit <- function(releases) {
       t0 <- bs_draws(nb$v0, releases)
       t1 <- bs_draws(nb$v1, releases)
     }
-    out[[kind]] <- audit_eps(t0, t1, wang_delta)
+    out[[kind]] <- audit_eps_both(t0, t1, wang_delta)
   }
   nb <- bs_neighbours("flat")
-  out[["broken"]] <- audit_eps(abs(bs_draws(nb$v0, releases, 16) - 0.5),
+  out[["broken"]] <- audit_eps_both(abs(bs_draws(nb$v0, releases, 16) - 0.5),
                                abs(bs_draws(nb$v1, releases, 16) - 0.5),
                                wang_delta)
   out
@@ -102,9 +102,9 @@ sa_draws <- function(est, releases, eps, scale = 1) {
 sa_audit <- function(releases, m = 400L, eps = 2) {
   nb <- sa_neighbours(m)
   c(accounted = eps,
-    honest = audit_eps(sa_draws(nb$e0, releases, eps),
+    honest = audit_eps_both(sa_draws(nb$e0, releases, eps),
                        sa_draws(nb$e1, releases, eps), wang_delta),
-    broken = audit_eps(sa_draws(nb$e0, releases, eps, 1 / 100),
+    broken = audit_eps_both(sa_draws(nb$e0, releases, eps, 1 / 100),
                        sa_draws(nb$e1, releases, eps, 1 / 100), wang_delta))
 }
 

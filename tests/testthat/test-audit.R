@@ -219,44 +219,42 @@ test_that("long audit: the oracles stay within the accounted epsilon", {
 })
 
 # ---------------------------------------------------------------------------
-# dp_mean(), through the exported function.  It divides by nrow(x), which
-# the package treats as public: the mechanism it analyses divides by that n
-# whatever the data.  So D' is n - 1 real rows plus the adversarial record
-# and D is the same rows plus a null record that adds exactly 0 to the sum:
-# a zero row for clip, holland and kamath (each maps 0 to 0), the midpoint
-# of the range for trimmed (dp_mean_release() sums clamp(x) - midpoint).
-# Both have n rows, and delta, control and range are explicit, so nothing
-# depends on the data.
+# dp_mean(), through the exported function, at the public size n: D has
+# n - 1 rows and D' adds the adversarial record (and, for the data-size
+# case above n, D has n rows and D' n + 1), both released with
+# public_n = n.  The other rows sit at the opposite end of every clamp, the
+# worst case for a divisor taken from the data: there the 0.7.0 convention
+# (each data set divided by its own row count) moves the mean by twice the
+# sensitivity, which the broken variant "rows" must show.
 
 dp_mean_case <- function(method) {
   set.seed(20261127 + match(method, audit_methods))
   if (method == "kamath") {
     # n = 3, d = 1 and zeta = 0.75 give k = 3 groups with random labels;
     # the real rows lie beyond the clamp at -rho/2 and +rho/2.  When the
-    # three rows land in three groups (probability 2/9) the median moves from
-    # 0 to the full bound rho k / (2 n) = 1; otherwise not at all.  No data
-    # make a random-label median move fully every time: the fixed-label
-    # oracle audit above attains the bound, this one is loose.
+    # three rows of D' land in three groups (probability 2/9) the median
+    # moves from 0 to the full bound rho k / (2 n) = 1; otherwise not at
+    # all.  No data make a random-label median move fully every time: the
+    # fixed-label oracle audit above attains the bound, this one is loose.
     real <- matrix(c(-5, 7), 2, 1)
-    rec <- 1e12
-    return(list(real = real, null = 0, rec = rec, range = NULL, u = 1,
-                effect = 1, control = dpsco_control(rho = 2, zeta = 0.75)))
+    return(list(real = real, rec = 1e12, range = NULL, u = 1, effect = 1,
+                control = dpsco_control(rho = 2, zeta = 0.75)))
   }
   n <- 30
-  real <- matrix(stats::rt((n - 1) * 2, df = 2), n - 1, 2)
   rec <- adversarial_records(2)$huge
   ctl <- dpsco_control(clip = 1, s = 1, nu = 100)
   # the huge record is pushed to the clip norm (clip), to the limit of h
   # (holland: 2 sqrt(2) s / 3 up to 1 - 2 Q(sqrt(nu)), here 1 - 1e-23) and
-  # to the range ends (trimmed): each coordinate moves by its bound
+  # to the range ends (trimmed): each coordinate moves by its bound; the
+  # other rows sit at the opposite ends
   range <- rbind(c(-1, 0), c(3, 2))
+  real <- matrix(-rec, n - 1, 2, byrow = TRUE)
   effect <- switch(method,
     clip = record_effect_ref("clip", rec, ctl, n),
     holland = record_effect_ref("holland", rec, ctl, n),
     trimmed = (pmin(pmax(rec, range[1, ]), range[2, ]) - colMeans(range)) / n)
-  list(real = real, null = if (method == "trimmed") colMeans(range) else 0,
-       rec = rec, range = if (method == "trimmed") range, u = unit(effect),
-       effect = effect, control = ctl)
+  list(real = real, rec = rec, range = if (method == "trimmed") range,
+       u = unit(effect), effect = effect, control = ctl)
 }
 
 # The audit of one dp_mean() method.  `via = "dp_mean"` releases through the
@@ -265,40 +263,52 @@ dp_mean_case <- function(method) {
 # dp_mean_release()) with the noise multiplier and sensitivity of its
 # privacy record, and checks with a shared seed that both give the same
 # release.  With trials = 0 only the record and the release are checked.
+# Broken variants: "half", the noise of half the sensitivity; "rows", the
+# divisor and noise scale of each data set's own row count (public_n
+# taken from the data, the convention of 0.7.0).
 dp_mean_audit <- function(method, trials, via = c("dp_mean", "internal")) {
   via <- match.arg(via)
   cs <- dp_mean_case(method)
-  x0 <- rbind(cs$real, cs$null)
+  x0 <- cs$real
   x1 <- rbind(cs$real, cs$rec)
-  run <- function(x, eps) dp_mean(x, method, epsilon = eps, delta = audit_delta,
-                                  range = cs$range, control = cs$control)
+  n <- nrow(x1)
+  run <- function(x, eps, public_n = n)
+    dp_mean(x, method, epsilon = eps, delta = audit_delta, public_n = public_n,
+            range = cs$range, control = cs$control)
   fit <- run(x0, audit_eps_target)
   pr <- privacy(fit)
-  internal <- function(x, z) function() {
-    if (method == "trimmed") return(dpsco:::dp_mean_release(x, cs$range, z)$estimate)
-    do.call(dpsco:::oracle_mean, c(list(x, method, m = nrow(x),
-                                        noise_sd = z * pr$sensitivity), fit$settings))
+  internal <- function(x, z, nn = n) function() {
+    if (method == "trimmed")
+      return(dpsco:::dp_mean_release(x, cs$range, z, nn)$estimate)
+    do.call(dpsco:::oracle_mean, c(list(x, method, m = nn,
+                                        noise_sd = z * pr$sensitivity * n / nn),
+                                   fit$settings))
   }
-  # the broken variant: the same release with half the noise, i.e. noise
-  # calibrated to half the sensitivity
   z <- pr$noise_multiplier
   eps_half <- dp_epsilon(z / 2, 1, 1, audit_delta)
   release <- switch(via,
-    dp_mean = function(x, half) {
-      eps <- if (half) eps_half else audit_eps_target
-      function() run(x, eps)$estimate
+    dp_mean = function(x, broken = "") {
+      eps <- if (broken == "half") eps_half else audit_eps_target
+      pn <- if (broken == "rows") nrow(x) else n
+      function() run(x, eps, pn)$estimate
     },
-    internal = function(x, half) internal(x, if (half) z / 2 else z))
-  same <- identical(withr::with_seed(1, unname(run(x1, audit_eps_target)$estimate)),
-                    withr::with_seed(1, internal(x1, z)()))
+    internal = function(x, broken = "")
+      internal(x, if (broken == "half") z / 2 else z,
+               if (broken == "rows") nrow(x) else n))
+  same <- identical(withr::with_seed(1, unname(run(x0, audit_eps_target)$estimate)),
+                    withr::with_seed(1, internal(x0, z)()))
   a <- list(fit = fit, pr = pr, effect = cs$effect, same_release = same,
             z_half = privacy(run(x0, eps_half))$noise_multiplier,
-            accounted = dp_epsilon(z, 1, 1, audit_delta))
+            accounted = dp_epsilon(z, 1, 1, audit_delta),
+            shift = internal(x1, 0)() - internal(x0, 0)(),
+            shift_rows = internal(x1, 0, n)() - internal(x0, 0, n - 1)())
   if (trials > 0) {
-    a$honest <- audit_releases(release(x0, FALSE), release(x1, FALSE),
-                               cs$u, trials, audit_delta)
-    a$broken <- audit_releases(release(x0, TRUE), release(x1, TRUE),
-                               cs$u, trials, audit_delta)
+    stat <- function(x, broken = "")
+      vapply(seq_len(trials), function(i) sum(release(x, broken)() * cs$u), 0)
+    a$honest <- audit_eps_both(stat(x0), stat(x1), audit_delta)
+    a$broken <- audit_eps_both(stat(x0, "half"), stat(x1, "half"), audit_delta)
+    a$broken_rows <- audit_eps_both(stat(x0, "rows"), stat(x1, "rows"),
+                                    audit_delta)
   }
   a
 }
@@ -311,19 +321,27 @@ expect_dp_mean_audit <- function(a, method) {
   expect_equal(a$z_half, pr$noise_multiplier / 2, tolerance = 1e-5)
   # the adversarial record moves the mean by the claimed sensitivity
   expect_equal(sqrt(sum(a$effect^2)), pr$sensitivity, tolerance = 1e-12)
-  if (method == "kamath") expect_equal(a$fit$settings$k, 3L)
+  if (method == "kamath") {
+    expect_equal(a$fit$settings$k, 3L)
+  } else {
+    # with the public n: exactly the record's own term; with each data
+    # set's row count: twice that (the other rows sit at the far end)
+    expect_equal(a$shift, a$effect, tolerance = 1e-9)
+    expect_equal(sqrt(sum(a$shift_rows^2)), 2 * pr$sensitivity, tolerance = 1e-6)
+  }
   if (!is.null(a$honest)) expect_lte(a$honest, a$accounted)
 }
 
 # Quick: the trimmed release (the only one the oracle audits above do not
-# cover) through its internal code; for the others, the accounting, the
-# worst-case record and the identity of dp_mean()'s release with the
-# audited one.
+# cover) through its internal code, with both broken variants; for the
+# others, the accounting, the worst-case record and the identity of
+# dp_mean()'s release with the audited one.
 test_that("quick audit: dp_mean() stays within the accounted epsilon", {
   a <- dp_mean_audit("trimmed", trials = 5000, via = "internal")
   expect_dp_mean_audit(a, "trimmed")
   expect_gt(a$honest, 0.3 * a$accounted)
   expect_gt(a$broken, a$accounted)
+  expect_gt(a$broken_rows, a$accounted)
   for (method in c("holland", "kamath", "clip"))
     expect_dp_mean_audit(dp_mean_audit(method, trials = 0), method)
 })
@@ -332,13 +350,15 @@ test_that("long audit: dp_mean() stays within the accounted epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("holland", "kamath", "clip", "trimmed")) {
     a <- dp_mean_audit(method, trials = 4000)
-    message(sprintf("audit dp_mean %-8s accounted %.3f  eps_lb %.3f  broken %.3f",
-                    method, a$accounted, a$honest, a$broken))
+    message(sprintf(paste("audit dp_mean %-8s accounted %.3f  eps_lb %.3f",
+                          "broken %.3f  own row count %.3f"),
+                    method, a$accounted, a$honest, a$broken, a$broken_rows))
     expect_dp_mean_audit(a, method)
     # kamath's random labels keep its bound loose (see dp_mean_case())
     if (method != "kamath") {
       expect_gt(a$honest, 0.4 * a$accounted)
       expect_gt(a$broken, a$accounted)
+      expect_gt(a$broken_rows, a$accounted)
     }
   }
 })
@@ -346,46 +366,53 @@ test_that("long audit: dp_mean() stays within the accounted epsilon", {
 # ---------------------------------------------------------------------------
 # A whole dpsco() fit reduced to one full-batch step (q = 1, one iteration,
 # one tiny lambda): beta = soft-threshold(-step * (oracle + noise)), a
-# post-processing of one oracle release.  The same null-record trick keeps
-# n public: x = 0 and y = 0 give the residual eta - y = 0 at the starting
-# beta = 0, hence a zero gradient, which every oracle ignores.  The record
-# (x = 1e12 (1, -1), y = -1e12) has gradient 1e12 (1, x), beyond every
-# clamp.  Kamath's labels are random here, so its bound is loose.
+# post-processing of one oracle release, at the public size n = 30.  D has
+# the n - 1 rows (x = -1e12 (1, -1), y = 1e12: gradient -1e12 (1, x),
+# beyond every clamp) and D' the record (x = 1e12 (1, -1), y = -1e12,
+# gradient 1e12 (1, x)); or, in the case above n, D has n such rows and
+# D' n + 1.  With each data set's own row count as n (the broken variant
+# "rows", the convention of 0.7.0), the mean moves by twice the
+# sensitivity.  Kamath's labels are random here, so its bound is loose.
 
-fit_audit <- function(method, trials, secure = FALSE) {
+fit_audit <- function(method, trials, secure = FALSE, above = FALSE) {
   set.seed(20261131 + match(method, audit_methods))
   n <- 30
-  real_x <- matrix(stats::rt((n - 1) * 2, df = 2), n - 1, 2)
-  real_y <- stats::rt(n - 1, df = 2)
   rec_x <- 1e12 * c(1, -1)
   rec_y <- -1e12
+  rows <- n - 1 + above
   ctl <- dpsco_control(clip = 1, rho = 2, zeta = 0.3, s = 1, nu = 1e8)
-  run <- function(x, y, eps = audit_eps_target)
+  run <- function(x, y, eps = audit_eps_target, public_n = n)
     dpsco(tuning = "public", x, y, method = method, epsilon = eps,
-          delta = audit_delta, lambda = 1e-8, batch_size = n, iterations = 1,
-          step_size = 0.5, standardize = FALSE, control = ctl, secure = secure)
-  release <- function(x, y) function() as.numeric(coef(run(x, y)))
+          delta = audit_delta, public_n = public_n, lambda = 1e-8,
+          batch_size = public_n, iterations = 1, step_size = 0.5,
+          standardize = FALSE, control = ctl, secure = secure)
+  x0 <- matrix(-rec_x, rows, 2, byrow = TRUE)
+  y0 <- rep(-rec_y, rows)
+  x1 <- rbind(x0, rec_x)
+  y1 <- c(y0, rec_y)
+  release <- function(x, y, rows_n = FALSE) function()
+    as.numeric(coef(run(x, y, public_n = if (rows_n) nrow(x) else n)))
   g <- -rec_y * c(1, rec_x)
   effect <- if (method == "kamath") sign(g) else record_effect_ref(method, g, ctl, n)
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
-  x1 <- rbind(real_x, rec_x)
-  y1 <- c(real_y, rec_y)
   # with a huge epsilon the noise is negligible: the fit moves by the step
   # size times the full sensitivity
   nearly_exact <- function(x, y) as.numeric(coef(run(x, y, 1e8)))
+  stat <- function(x, y, rows_n = FALSE)
+    vapply(seq_len(trials), function(i) sum(release(x, y, rows_n)() * unit(-effect)), 0)
   list(pr = privacy(run(x0, y0)), effect = -0.5 * effect,
        shift = nearly_exact(x1, y1) - nearly_exact(x0, y0),
-       honest = audit_releases(release(x0, y0), release(x1, y1),
-                               unit(-effect), trials, audit_delta))
+       honest = audit_eps_both(stat(x0, y0), stat(x1, y1), audit_delta),
+       broken_rows = if (!secure && method != "kamath")
+         audit_eps_both(stat(x0, y0, TRUE), stat(x1, y1, TRUE), audit_delta))
 }
 
 test_that("long audit: a one-step dpsco() fit stays within its target epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  for (method in c("clip", "kamath", "holland")) {
-    a <- fit_audit(method, trials = 5000)
-    message(sprintf("audit dpsco   %-8s target   %.3f  eps_lb %.3f",
-                    method, audit_eps_target, a$honest))
+  for (method in c("clip", "kamath", "holland")) for (above in c(FALSE, TRUE)) {
+    a <- fit_audit(method, trials = 3000, above = above)
+    message(sprintf("audit dpsco   %-8s %s target %.3f  eps_lb %.3f  own row count %s",
+                    method, if (above) "n + 1" else "n    ", audit_eps_target,
+                    a$honest, format(if (is.null(a$broken_rows)) NA else a$broken_rows, digits = 4)))
     expect_equal(c(a$pr$sample_rate, a$pr$steps), c(1, 1))
     expect_lte(a$pr$epsilon_accounted, audit_eps_target)
     expect_lte(a$honest, audit_eps_target)
@@ -393,6 +420,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
       expect_equal(a$shift, a$effect, tolerance = 1e-3)
       expect_equal(sqrt(sum(a$effect^2)), 0.5 * a$pr$sensitivity, tolerance = 1e-12)
       expect_gt(a$honest, 0.3 * audit_eps_target)
+      expect_gt(a$broken_rows, audit_eps_target)
     }
   }
 })
@@ -400,7 +428,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
 test_that("long audit: a one-step secure dpsco() fit stays within its target epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "holland")) {
-    a <- fit_audit(method, trials = 5000, secure = TRUE)
+    a <- fit_audit(method, trials = 3000, secure = TRUE)
     message(sprintf("audit secure  %-8s target   %.3f  eps_lb %.3f",
                     method, audit_eps_target, a$honest))
     expect_match(a$pr$noise, "discrete Gaussian")
@@ -422,10 +450,11 @@ test_that("long audit: a one-step secure dpsco() fit stays within its target eps
 # can catch.  Every broken variant is the same release with one plausible
 # mistake in its noise, which the audit must catch.
 #
-# The sums of the scale release are of summands centred at the midpoints
-# of their ranges (n is public: a count of non-zeros is released as the
-# sum of nz - 1/2, plus n / 2), so the audited statistic is each data set's
-# released sums minus its own n / 2 where a count is centred.
+# Each release is audited at the public size n on D (n - 1 records) and
+# D' (D plus the adversarial record), on what is released.  Broken
+# variant "rows": the same release with each data set's own row count as
+# n (the convention of 0.7.0, which for the scale release means the
+# uncentred sums).
 
 settings_audit_data <- function(n = 30, p = 4) {
   set.seed(20261201)
@@ -435,86 +464,123 @@ settings_audit_data <- function(n = 30, p = 4) {
 }
 
 # Project `trials` releases of two statistics (functions of no argument) on
-# u and return the audit's lower bound on epsilon.
+# u and return the audit's lower bound on epsilon (both tails, both
+# directions).
 audit_statistic <- function(stat0, stat1, u, trials, delta = audit_delta) {
-  audit_releases(stat0, stat1, u, trials, delta)
+  project <- function(release)
+    vapply(seq_len(trials), function(i) sum(release() * u), 0)
+  audit_eps_both(project(stat0), project(stat1), delta)
 }
 
+# The scale release (R/settings.R): the record at the clamp in every
+# column: log2 |x| = 40 is clamped to 32 (lg / 32 = 1) and it is non-zero
+# (nz - 1/2 = 1/2): the first release moves by (1/2, 1) per column,
+# sqrt(1.25 p) in all; for the second, 40 is over 8 octaves from every m:
+# (dev - 1/2) moves by 1/2.  The released values are the centred sums
+# (the count estimate adds the public n / 2, the same on both sides).
+# Broken: "rows" releases the uncentred sums (count and dev sums move by
+# 1), the finding of the scale release; "columns" leaves out the sqrt(p)
+# of the p columns a record moves at once.
 scale_audit <- function(trials) {
-  x0 <- settings_audit_data()
-  p <- ncol(x0)
-  # the record at the clamp in every column: log2 |x| = 40 is clamped to
-  # 32 (lg / 32 = 1), and it is non-zero (nz - 1/2 = 1/2): the first
-  # release moves by (1/2, 1) per column, sqrt(1.25 p) in all; for the
-  # second, 40 is over 8 octaves from every m: (dev - 1/2) moves by 1/2
+  x1 <- settings_audit_data()
+  p <- ncol(x1)
+  n <- nrow(x1)
   rec <- 2^40 * rep_len(c(1, -1), p)
-  x1 <- rbind(x0, rec)
+  x1[n, ] <- rec
+  x0 <- x1[-n, , drop = FALSE]
   lm0 <- dpsco:::log_moments(x0)
   lm1 <- dpsco:::log_moments(x1)
   m <- c(3, -2, 0, 5)
   z <- audit_z()
-  first <- function(lm, n, zz) function() {
-    r <- dpsco:::release_scale(lm, zz)
-    c(r$count - n / 2, r$sum)
+  # nn: the n of the release (public, or the data's own in "rows")
+  first <- function(lm, nn, zz) function() {
+    r <- dpsco:::release_scale(lm, zz, nn)
+    c(r$count, r$sum)
   }
-  second <- function(lm, n, zz) function()
-    dpsco:::release_scale(lm, zz, m = m)$dev - n / 2
-  eff1 <- first(lm1, nrow(x1), 0)() - first(lm0, nrow(x0), 0)()
-  eff2 <- second(lm1, nrow(x1), 0)() - second(lm0, nrow(x0), 0)()
-  # the broken variant: the noise of one column's sums, without the
-  # sqrt(p) of the p columns a record moves at once
+  second <- function(lm, nn, zz) function()
+    dpsco:::release_scale(lm, zz, nn, m = m)$dev
+  eff1 <- first(lm1, n, 0)() - first(lm0, n, 0)()
+  eff2 <- second(lm1, n, 0)() - second(lm0, n, 0)()
+  effr1 <- first(lm1, n, 0)() - first(lm0, n - 1, 0)()
+  effr2 <- second(lm1, n, 0)() - second(lm0, n - 1, 0)()
   zb <- z / sqrt(p)
-  list(effect1 = eff1, effect2 = eff2,
-       sens1 = dpsco:::log_bounds(x0, 0, 2)$sensitivity, p = p,
+  list(effect1 = eff1, effect2 = eff2, rows1 = effr1, rows2 = effr2,
+       sens1 = dpsco:::log_bounds(x0, 0, 2, n)$sensitivity, p = p,
        accounted = dp_epsilon(z, 1, 1, audit_delta),
-       honest1 = audit_statistic(first(lm0, nrow(x0), z), first(lm1, nrow(x1), z),
+       honest1 = audit_statistic(first(lm0, n, z), first(lm1, n, z),
                                  unit(eff1), trials),
-       broken1 = audit_statistic(first(lm0, nrow(x0), zb), first(lm1, nrow(x1), zb),
+       broken1 = audit_statistic(first(lm0, n, zb), first(lm1, n, zb),
                                  unit(eff1), trials),
-       honest2 = audit_statistic(second(lm0, nrow(x0), z), second(lm1, nrow(x1), z),
+       rows_broken1 = audit_statistic(first(lm0, n - 1, z), first(lm1, n, z),
+                                      unit(effr1), trials),
+       honest2 = audit_statistic(second(lm0, n, z), second(lm1, n, z),
                                  unit(eff2), trials),
-       broken2 = audit_statistic(second(lm0, nrow(x0), zb), second(lm1, nrow(x1), zb),
-                                 unit(eff2), trials))
+       broken2 = audit_statistic(second(lm0, n, zb), second(lm1, n, zb),
+                                 unit(eff2), trials),
+       rows_broken2 = audit_statistic(second(lm0, n - 1, z), second(lm1, n, z),
+                                      unit(effr2), trials))
 }
 
 test_that("quick audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
-  a <- scale_audit(5000)
-  # the record moves the centred sums by exactly the claimed sensitivities
+  a <- scale_audit(8000)
+  # the record moves the released sums by exactly the claimed sensitivities
   expect_equal(a$effect1, c(rep(0.5, a$p), rep(1, a$p)), tolerance = 1e-12)
   expect_equal(sqrt(sum(a$effect1^2)), a$sens1, tolerance = 1e-12)
   expect_equal(a$effect2, rep(0.5, a$p), tolerance = 1e-12)
+  # with each data set's own n they are the uncentred sums, which move by
+  # sqrt(2) and 1 per column
+  expect_equal(a$rows1, c(rep(1, a$p), rep(1, a$p)), tolerance = 1e-12)
+  expect_equal(a$rows2, rep(1, a$p), tolerance = 1e-12)
   expect_audit(a$honest1, a$broken1, a$accounted)
   expect_audit(a$honest2, a$broken2, a$accounted)
+  expect_gt(a$rows_broken2, a$accounted)
+})
+
+test_that("long audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
+  skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
+  a <- scale_audit(1e5)
+  message(sprintf(paste("audit scale   accounted %.3f  eps_lb %.3f, %.3f;",
+                        "uncentred (own n) %.3f, %.3f"), a$accounted,
+                  a$honest1, a$honest2, a$rows_broken1, a$rows_broken2))
+  expect_audit(a$honest1, a$broken1, a$accounted)
+  expect_audit(a$honest2, a$broken2, a$accounted)
+  expect_gt(a$rows_broken1, a$accounted)
+  expect_gt(a$rows_broken2, a$accounted)
+  expect_gt(a$honest1, 0.8 * a$accounted)
 })
 
 # The centre: the mean of y clamped to [-B_y, B_y] (dp_mean_release(), as
-# tune_private() calls it), with the null-record trick of the dp_mean()
-# audit (y = 0 is the midpoint and adds nothing).
+# tune_private() calls it) at the public n, the other values at -B_y.
 centre_audit <- function(trials) {
   set.seed(20261202)
   n <- 30
   yb <- 6
   rng <- matrix(c(-yb, yb), 2L)
-  y0 <- matrix(c(stats::rt(n - 1, df = 2) * 3, 0))
-  y1 <- matrix(c(y0[-n], 1e12))
+  y0 <- matrix(rep(-1e12, n - 1))
+  y1 <- rbind(y0, 1e12)
   z <- audit_z()
-  rel <- function(y, zz) function() dpsco:::dp_mean_release(y, rng, zz)$estimate
-  # the broken variant: the sensitivity of the clamp to [0, B_y], half the
-  # range that is clamped to
+  rel <- function(y, zz, nn = n) function()
+    dpsco:::dp_mean_release(y, rng, zz, nn)$estimate
+  # broken: the sensitivity of the clamp to [0, B_y], half the range that
+  # is clamped to
   zb <- z * dpsco:::trimmed_sensitivity(matrix(c(0, yb), 2L), n) /
     dpsco:::trimmed_sensitivity(rng, n)
   list(effect = rel(y1, 0)() - rel(y0, 0)(),
+       effect_rows = rel(y1, 0)() - rel(y0, 0, n - 1)(),
        sensitivity = dpsco:::trimmed_sensitivity(rng, n),
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(y0, z), rel(y1, z), 1, trials),
-       broken = audit_statistic(rel(y0, zb), rel(y1, zb), 1, trials))
+       broken = audit_statistic(rel(y0, zb), rel(y1, zb), 1, trials),
+       broken_rows = audit_statistic(rel(y0, z, n - 1), rel(y1, z), 1, trials))
 }
 
 test_that("quick audit: the centre release stays within its epsilon", {
   a <- centre_audit(5000)
   expect_equal(a$effect, a$sensitivity, tolerance = 1e-12)
   expect_equal(a$sensitivity, 6 / 30, tolerance = 1e-15)
+  expect_equal(a$effect_rows, 2 * a$sensitivity, tolerance = 1e-12)
   expect_audit(a$honest, a$broken, a$accounted)
+  expect_gt(a$broken_rows, a$accounted)
 })
 
 # The histograms of the quantiles: one record adds 1 to one bin of each of
@@ -546,32 +612,52 @@ test_that("quick audit: the quantile histograms stay within their epsilon", {
   expect_audit(a$honest, a$broken, a$accounted)
 })
 
-# The curvature: the second-moment matrix of rows clipped to B; null
-# record 0, adversarial record along the intercept axis (the noise is one
-# draw per upper-triangle entry, so an axis record moves one noisy entry by
-# the full B^2 / n).
+# The curvature: the second-moment matrix of rows clipped to B, at the
+# public n.  The other rows lie along the intercept axis at the clip, the
+# record along the next axis (the noise is one draw per upper-triangle
+# entry, so an axis record moves one noisy entry by the full B^2 / n).
+# Broken: sensitivity B / n instead of B^2 / n; "rows": each data set's
+# own row count as n, which moves two entries by B^2 / n (sqrt(2) times
+# the sensitivity, too close to the accounted epsilon for the quick run).
 curvature_audit <- function(trials) {
   set.seed(20261204)
   n <- 30
   B <- 2
-  w0 <- rbind(cbind(1, matrix(stats::runif((n - 1) * 3, -1, 1), n - 1, 3)), 0)
-  w1 <- rbind(w0[-n, ], c(1e9, 0, 0, 0))
+  w0 <- matrix(c(B, 0, 0, 0), n - 1, 4, byrow = TRUE)
+  w1 <- rbind(w0, c(0, 1e9, 0, 0))
   z <- audit_z()
-  rel <- function(w, zz) function() as.vector(dpsco:::release_curvature(w, zz, B)$h)
+  rel <- function(w, zz, nn = n) function()
+    as.vector(dpsco:::release_curvature(w, zz, B, nn)$h)
   eff <- rel(w1, 0)() - rel(w0, 0)()
-  # the broken variant: sensitivity B / n instead of B^2 / n
-  list(effect = eff, sd = dpsco:::release_curvature(w0, z, B)$sd, n = n, B = B,
+  eff_rows <- rel(w1, 0)() - rel(w0, 0, n - 1)()
+  list(effect = eff, effect_rows = eff_rows,
+       sd = dpsco:::release_curvature(w0, z, B, n)$sd, n = n, B = B,
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(w0, z), rel(w1, z), unit(eff), trials),
-       broken = audit_statistic(rel(w0, z / B), rel(w1, z / B), unit(eff), trials))
+       broken = audit_statistic(rel(w0, z / B), rel(w1, z / B), unit(eff), trials),
+       broken_rows = if (trials >= 1e4)
+         audit_statistic(rel(w0, z, n - 1), rel(w1, z), unit(eff_rows), trials))
+}
+
+expect_curvature_audit <- function(a) {
+  expect_equal(sqrt(sum(a$effect^2)), a$B^2 / a$n, tolerance = 1e-12)
+  expect_equal(a$effect[6], a$B^2 / a$n, tolerance = 1e-12)   # entry (2, 2)
+  expect_equal(a$effect_rows[c(1, 6)], c(-1, 1) * a$B^2 / a$n, tolerance = 1e-12)
+  expect_equal(a$sd, audit_z() * a$B^2 / a$n, tolerance = 1e-15)
+  expect_audit(a$honest, a$broken, a$accounted)
 }
 
 test_that("quick audit: the curvature release stays within its epsilon", {
-  a <- curvature_audit(5000)
-  expect_equal(sqrt(sum(a$effect^2)), a$B^2 / a$n, tolerance = 1e-12)
-  expect_equal(a$effect[1], a$B^2 / a$n, tolerance = 1e-12)
-  expect_equal(a$sd, audit_z() * a$B^2 / a$n, tolerance = 1e-15)
-  expect_audit(a$honest, a$broken, a$accounted)
+  expect_curvature_audit(curvature_audit(5000))
+})
+
+test_that("long audit: the curvature release stays within its epsilon", {
+  skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
+  a <- curvature_audit(1e5)
+  message(sprintf("audit curvature accounted %.3f  eps_lb %.3f  own row count %.3f",
+                  a$accounted, a$honest, a$broken_rows))
+  expect_curvature_audit(a)
+  expect_gt(a$broken_rows, a$accounted)
 })
 
 # The exponential mechanism of cv.dpsco(): two penalties, summed clamped
@@ -607,9 +693,8 @@ test_that("quick audit: the exponential mechanism of cv.dpsco() stays within its
 # sensitivity r sens; one step from w0 returns w0 / 3 + (2/3) v, so the
 # vertex can be read off the output.  The audits run the engine with the
 # settings dpsco() chose (checked to give dpsco()'s own release under a
-# shared seed) on the null-record pair of the audits above: n is public, D
-# ends in x = 0, y = 0 (residual 0 at offset 0: it adds nothing) and D' in
-# the adversarial record.
+# shared seed) at the public n: D has n - 1 rows and D' adds the
+# adversarial record.
 #
 # The worst pair for the EM: on D every coordinate has g_j = -b sens s_j
 # (s the record's sign pattern), so the vertex -s_j r e_j, which the record
@@ -629,8 +714,8 @@ fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                    beta0 = rep(0, prob$d)) {
   settings <- c(oracle, list(
     family = if (prob$family == "binomial") 1L else 0L,
-    intercept = as.integer(prob$intercept), noise_sd = 0, threads = 1L,
-    offset = prob$offset, steps = as.integer(steps), eps0 = eps0,
+    intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
+    threads = 1L, offset = prob$offset, steps = as.integer(steps), eps0 = eps0,
     score_sensitivity = sens, chunked = as.integer(chunked)))
   drop(.Call(dpsco:::C_dpsco_fw, prob$x, as.double(prob$y), settings,
              as.double(radius), as.double(beta0)))
@@ -672,13 +757,13 @@ em_audit <- function(method, trials, b = 1.5) {
   real_y <- drop(real_x %*% w0) + b * coord / (n - 1)
   rec_x <- if (fw) 1e12 * sig else K * sig
   rec_y <- if (fw) -1e12 else -K
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
+  x0 <- real_x
+  y0 <- real_y
   x1 <- rbind(real_x, rec_x)
   y1 <- c(real_y, rec_y)
   run <- function(x, y)
     dpsco(x, y, method = method, tuning = "public", radius = r, iterations = 1,
-          epsilon = eps, delta = delta, intercept = FALSE,
+          epsilon = eps, delta = delta, public_n = n, intercept = FALSE,
           standardize = FALSE, control = ctl)
   fit <- run(x0, y0)
   st <- fit$settings
@@ -709,9 +794,9 @@ em_audit <- function(method, trials, b = 1.5) {
        record_raw = (sum(rec_x * w0) - rec_y) * rec_x, sig = sig,
        freq = c(mean(t0 == 1), mean(t1 == 1)),
        p = c(1 / (1 + exp(st$eps0 * b)), 1 / (1 + exp(st$eps0 * (b - 1)))),
-       honest = audit_eps(t0, t1, 0), broken = audit_eps(b0, b1, 0),
-       honest_delta = audit_eps(t0, t1, delta),
-       broken_delta = audit_eps(b0, b1, delta))
+       honest = audit_eps_both(t0, t1, 0), broken = audit_eps_both(b0, b1, 0),
+       honest_delta = audit_eps_both(t0, t1, delta),
+       broken_delta = audit_eps_both(b0, b1, delta))
 }
 
 expect_em_audit <- function(a, method) {
@@ -779,14 +864,14 @@ htdp_audit <- function(trials) {
   t <- 0.024
   real_x <- matrix(sig * t / 1e6, n - 1, p, byrow = TRUE)
   real_y <- rep(1e6, n - 1)
-  x0 <- rbind(real_x, 0)
-  y0 <- c(real_y, 0)
+  x0 <- real_x
+  y0 <- real_y
   x1 <- rbind(real_x, 1e12 * sig)
   y1 <- c(real_y, -1e12)
   run <- function(x, y)
     dpsco(x, y, method = "htdp_fw", tuning = "public", radius = r,
-          iterations = steps, epsilon = 2, intercept = FALSE,
-          standardize = FALSE, control = ctl)
+          iterations = steps, epsilon = 2, delta = 1e-3, public_n = n,
+          intercept = FALSE, standardize = FALSE, control = ctl)
   fit <- run(x0, y0)
   st <- fit$settings
   oracle <- list(oracle = dpsco:::oracle_codes[["holland"]], m = st$batch_size,
@@ -827,7 +912,7 @@ htdp_audit <- function(trials) {
        counts0 = count(t0), counts1 = count(t1),
        p0 = outcomes(g1, g2),
        p1 = (outcomes(g1 - 1, g2) + outcomes(g1, g2 - 1)) / 2,
-       honest = audit_eps(t0, t1, 0), broken = audit_eps(b0, b1, 0))
+       honest = audit_eps_both(t0, t1, 0), broken = audit_eps_both(b0, b1, 0))
 }
 
 expect_htdp_audit <- function(a) {
@@ -876,14 +961,15 @@ mirror_audit <- function(trials) {
   K <- 2
   eps <- audit_eps_target
   nb <- bounded_neighbours(n, p, K)
-  x0 <- nb$x0
-  y0 <- nb$y0
+  # D: the n - 1 real rows; D': with the record (public n)
+  x0 <- nb$x0[-n, , drop = FALSE]
+  y0 <- nb$y0[-n]
   x1 <- nb$x1
   y1 <- nb$y1
   ctl <- dpsco_control(shrink = K)
   run <- function(x, y)
     dpsco(x, y, method = "mirror", lp = 2, tuning = "public", radius = Inf,
-          iterations = 1, epsilon = eps, delta = audit_delta,
+          iterations = 1, epsilon = eps, delta = audit_delta, public_n = n,
           standardize = FALSE, control = ctl)
   prob <- function(x, y)
     list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
@@ -946,7 +1032,10 @@ test_that("long audit: one mirror-descent step (p = 2) stays within its epsilon"
 # Approximate objective perturbation (R/objective.R) at one radius,
 # (0.99, 0.01): the released Proj_C(theta2 + H) projected on the direction
 # of the noise-free difference of theta2 (G = 0, solved exactly) between
-# D and D' (n = 300, data shrunk to [-K, K], the record at the limits).
+# D and D' (public n = 300, data shrunk to [-K, K], the record at the
+# limits).  D has n - 1 rows, which the fit resizes to n with the record
+# x = 0, y = 0 (bounded_neighbours()' null row): the audited pair is the
+# resized one, and `same` checks that dpsco() releases it.
 # The calibration of the theorem is loose: the record moves the noisy
 # gradient by at most L / n against noise sigma1 / n, and
 # L / sigma1 = eps / sqrt(128 log(2.5 / delta)) < eps / 10, so the honest
@@ -963,6 +1052,7 @@ objective_audit <- function(trials, half = TRUE) {
   K <- 2
   r <- 1
   eps <- 0.99
+  obj_delta <- 1e-3  # below 1 / n
   nb <- bounded_neighbours(n, p, K)
   x0 <- nb$x0
   y0 <- nb$y0
@@ -970,14 +1060,17 @@ objective_audit <- function(trials, half = TRUE) {
   y1 <- nb$y1
   run <- function(x, y)
     dpsco(x, y, method = "objective", tuning = "public", radius = r,
-          epsilon = eps, delta = audit_delta, standardize = FALSE,
-          control = dpsco_control(shrink = K))
+          epsilon = eps, delta = obj_delta, public_n = n,
+          standardize = FALSE, control = dpsco_control(shrink = K))
   prob <- function(x, y)
     list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
          intercept = TRUE, offset = 0, n = n, p = p, d = p + 1, x_bound = K,
          y_bound = K)
-  fit <- run(x0, y0)
-  cal <- dpsco:::obj_calibrate(prob(x0, y0), r, eps, audit_delta, 0)
+  fit <- run(x0[-n, , drop = FALSE], y0[-n])
+  same_resized <- identical(
+    withr::with_seed(2, as.numeric(coef(run(x0[-n, , drop = FALSE], y0[-n])))),
+    withr::with_seed(2, as.numeric(coef(run(x0, y0)))))
+  cal <- dpsco:::obj_calibrate(prob(x0, y0), r, eps, obj_delta, 0)
   # fit_objective()'s draws and solve at one radius, the noise scaled by f
   release <- function(x, y, f) {
     pb <- prob(x, y)
@@ -995,22 +1088,23 @@ objective_audit <- function(trials, half = TRUE) {
     dpsco:::obj_solve(prob(x, y), numeric(p + 1), cal$lambda, r, 1e-12)$w
   u <- unit(exact(x1, y1) - exact(x0, y0))
   pr <- privacy(fit)
-  list(st = fit$settings, cal = cal, pr = pr, same = same, eps = eps,
-       accounted = pr$epsilon_accounted,
+  list(st = fit$settings, cal = cal, pr = pr, same = same && same_resized,
+       delta = obj_delta,
+       eps = eps, accounted = pr$epsilon_accounted,
        honest = audit_releases(release(x0, y0, 1), release(x1, y1, 1), u,
-                               trials, audit_delta),
+                               trials, obj_delta),
        half = if (half) audit_releases(release(x0, y0, 1 / 2),
                                        release(x1, y1, 1 / 2), u, trials,
-                                       audit_delta),
+                                       obj_delta),
        broken = audit_releases(release(x0, y0, 1 / n), release(x1, y1, 1 / n),
-                               u, trials, audit_delta))
+                               u, trials, obj_delta))
 }
 
 expect_objective_audit <- function(a) {
   expect_true(a$same)
   expect_equal(a$st$sigma1, a$cal$sigma1)
   expect_equal(a$st$sigma2, a$cal$sigma2)
-  expect_equal(c(a$pr$epsilon_accounted, a$pr$delta), c(a$eps, audit_delta))
+  expect_equal(c(a$pr$epsilon_accounted, a$pr$delta), c(a$eps, a$delta))
   expect_lte(a$honest, a$accounted)
   if (!is.null(a$half)) expect_lte(a$half, a$accounted)
   expect_gt(a$broken, a$accounted)
