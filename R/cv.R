@@ -174,11 +174,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   }
   cvm <- cvsd <- NULL
   if (curve > 0 || !private) {
-    # the mean loss over the public expected size of the part
-    cvsd <- z_curve * bound * sqrt(k) / n_hold
-    cvm <- if (noise_secure() && z_curve > 0)
-             secure_values(sums / n_hold, z_curve, bound * sqrt(k) / n_hold)
-           else sums / n_hold + cvsd * stats::rnorm(k)
+    cr <- curve_release(sums, n_hold, z_curve, bound)
+    cvm <- cr$cvm
+    cvsd <- cr$cvsd
   }
   radius <- !is.null(fit$radius)
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
@@ -207,6 +205,19 @@ noisy_argmin <- function(sums, eps, bound) {
   u <- if (noise_secure()) .Call(C_dpsco_secure_unif, length(sums))
        else stats::runif(length(sums))
   which.max(-eps * sums / bound - log(-log(u)))
+}
+
+# The validation curve: the summed losses, each record's clamped to
+# [0, bound], over the public expected size n_hold of the part, plus
+# Gaussian noise of multiplier z.  A record added or removed moves each of
+# the K sums by at most `bound`: L2 sensitivity bound sqrt(K) / n_hold.
+curve_release <- function(sums, n_hold, z, bound) {
+  k <- length(sums)
+  sens <- bound * sqrt(k) / n_hold
+  cvsd <- z * sens
+  cvm <- if (noise_secure() && z > 0) secure_values(sums / n_hold, z, sens)
+         else sums / n_hold + cvsd * stats::rnorm(k)
+  list(cvm = cvm, cvsd = cvsd)
 }
 
 measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",

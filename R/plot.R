@@ -20,7 +20,7 @@
 #' plot(fit, xvar = "norm", label = TRUE)
 #' @export
 plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
-  xvar <- match.arg(xvar)
+  xvar <- match_choice(xvar, "xvar")
   beta <- x$beta
   df <- x$df
   if (xvar == "lambda" && !is.null(x$radius)) {

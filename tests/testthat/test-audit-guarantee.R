@@ -67,7 +67,9 @@ guarantee_cases <- list(
     method = "objective", epsilon = 0.9,
     args = list(radius = 1, control = dpsco_control(objective_maxit = 1))),
   `clip, secure` = list(method = "clip", args = list(
-    lambda = 1e-9, iterations = 1, step_size = 1, secure = TRUE))
+    lambda = 1e-9, iterations = 1, step_size = 1, secure = TRUE)),
+  `clip, private standardisation` = list(method = "clip", args = list(
+    lambda = 1e-9, iterations = 1, step_size = 1, standardize = "private"))
 )
 
 # D and D' for a size case (rows of D) and a family.
@@ -229,4 +231,37 @@ test_that("long audit: cv.dpsco() stays within its accounted epsilon", {
                     a$broken))
     expect_cv_audit(a)
   }
+})
+
+# The validation curve of cv.dpsco() (curve_release()): the K summed
+# losses clamped to [0, L] over the public expected size of the part.  On
+# D every loss is 0; the record loses L at every penalty, moving the
+# release by L sqrt(K) / n_hold in L2, the claimed sensitivity.  Broken:
+# the noise of one penalty's sum, without the sqrt(K) of the K sums a
+# record moves at once.
+curve_audit <- function(trials) {
+  K <- 5
+  L <- 2
+  n_hold <- 40
+  z <- dp_noise_multiplier(guarantee_eps, guarantee_delta, 1, 1)
+  sums0 <- rep(0, K)
+  sums1 <- sums0 + L
+  rel <- function(sums, zz) function()
+    dpsco:::curve_release(sums, n_hold, zz, L)$cvm
+  eff <- rel(sums1, 0)() - rel(sums0, 0)()
+  list(effect = eff, sd = dpsco:::curve_release(sums0, n_hold, z, L)$cvsd,
+       accounted = dp_epsilon(z, 1, 1, guarantee_delta), K = K, L = L,
+       n_hold = n_hold, z = z,
+       honest = audit_releases(rel(sums0, z), rel(sums1, z), unit(eff), trials,
+                               guarantee_delta),
+       broken = audit_releases(rel(sums0, z / sqrt(K)), rel(sums1, z / sqrt(K)),
+                               unit(eff), trials, guarantee_delta))
+}
+
+test_that("quick audit: the validation curve of cv.dpsco() stays within its epsilon", {
+  set.seed(20261128)
+  a <- curve_audit(5000)
+  expect_equal(sqrt(sum(a$effect^2)), a$L * sqrt(a$K) / a$n_hold, tolerance = 1e-12)
+  expect_equal(a$sd, a$z * a$L * sqrt(a$K) / a$n_hold, tolerance = 1e-12)
+  expect_audit(a$honest, a$broken, a$accounted)
 })

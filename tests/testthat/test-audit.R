@@ -612,6 +612,31 @@ test_that("quick audit: the quantile histograms stay within their epsilon", {
   expect_audit(a$honest, a$broken, a$accounted)
 })
 
+# The histogram of y of the quantile family (release_y_histogram(), the
+# "centre" share): 201 equal bins of clamp(y, -B, B); one record adds 1 to
+# one count whatever its value (sensitivity 1), here in a bin away from
+# the others.  Broken: the noise of half that sensitivity.
+y_histogram_audit <- function(trials) {
+  set.seed(20261206)
+  n <- 30
+  B <- 4
+  y0 <- stats::runif(n - 1, -B, 0)
+  y1 <- c(y0, 1e9)                          # clamped into the last bin
+  z <- audit_z()
+  rel <- function(y, zz) function() dpsco:::release_y_histogram(y, B, zz)$counts
+  eff <- rel(y1, 0)() - rel(y0, 0)()
+  list(effect = eff, accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_statistic(rel(y0, z), rel(y1, z), unit(eff), trials),
+       broken = audit_statistic(rel(y0, z / 2), rel(y1, z / 2), unit(eff), trials))
+}
+
+test_that("quick audit: the histogram of y (quantile settings) stays within its epsilon", {
+  a <- y_histogram_audit(5000)
+  expect_equal(sum(a$effect), 1)
+  expect_equal(a$effect[201], 1)
+  expect_audit(a$honest, a$broken, a$accounted)
+})
+
 # The curvature: the second-moment matrix of rows clipped to B, at the
 # public n.  The other rows lie along the intercept axis at the clip, the
 # record along the next axis (the noise is one draw per upper-triangle
