@@ -32,7 +32,7 @@ quantile_step_audit <- function(trials) {
   oracle <- dpsco:::oracle_setup("clip", ctl, n, 3, q_audit_eps, q_audit_delta)
   settings <- function(sd)
     c(oracle, dpsco:::family_settings("quantile", 0.5, 0.8, "gaussian"),
-      list(intercept = 1L, noise_sd = sd, threads = 1L))
+      list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L))
   release <- function(x, y, sd) function()
     .Call(dpsco:::C_dpsco_release, x, y, settings(sd), rep(0, 3))
   g <- -0.5 * c(1, rec_x)

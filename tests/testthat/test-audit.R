@@ -629,7 +629,8 @@ fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                    beta0 = rep(0, prob$d)) {
   settings <- c(oracle, list(
     family = if (prob$family == "binomial") 1L else 0L,
-    intercept = as.integer(prob$intercept), noise_sd = 0, threads = 1L,
+    intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
+    threads = 1L,
     offset = prob$offset, steps = as.integer(steps), eps0 = eps0,
     score_sensitivity = sens, chunked = as.integer(chunked)))
   drop(.Call(dpsco:::C_dpsco_fw, prob$x, as.double(prob$y), settings,
