@@ -13,15 +13,38 @@
 # penalised path (dpsco() calls dpsco_prox_clipped()).
 #
 # Every step is Algorithm 1 on a block of records: each record's gradient
-# clipped to l2 norm C, the block's sum divided by its public size N, plus
-# N(0, (z C / N)^2) per coordinate.  The blocks of one radius (or lambda)
-# are disjoint consecutive blocks of a uniform permutation, so one record
-# is in one step: by parallel composition a pass is one Gaussian release
-# per record with multiplier z, i.e. 1 / (2 z^2)-zCDP, which is the RDP
-# alpha / (2 z^2) of the accountant's Gaussian part.  The localized
+# clipped to l2 norm C, the block's sum divided by its public expected size
+# N, plus N(0, (z C / N)^2) per coordinate.  The blocks of one radius (or
+# lambda) come from labels that every record draws for itself, afresh per
+# pass and independently of the data (src/sample.c, sample_groups()):
+# "acsa" and "clipped_sgd" have T blocks, each record in each w.p. 1 / T,
+# N = n / T; "prox_clipped_sgd" has T blocks of probability N / n each
+# (T N <= n; the rest of the probability sits the pass out); "localized"
+# puts a record in phase i = 1 .. k w.p. 2^-i, n_i = n 2^-i, and in none
+# w.p. 2^-k.  n is the public size (prob$n, the `n` of the helpers below),
+# which may differ from nrow(x): N and n_i are doubles computed from it, and
+# no divisor or noise scale is ever a count of records.
+#
+# Privacy, add/remove one record r at the public n.  Fix the outputs of the
+# earlier passes.  The other records' labels have the same distribution
+# with or without r, so couple them; given the labels, r is in one block or
+# in none.  Every other block holds the same records and sees the same
+# iterates whenever the earlier outputs are the same: the same kernel of
+# the history on both sides (adaptive composition).  r's block sum moves by
+# its clipped gradient, at most C in l2, over the same public divisor N, so
+# that release is a Gaussian mechanism of sensitivity C / N and sd z C / N:
+# given the labels the pass is 1 / (2 z^2)-zCDP (Renyi DP alpha / (2 z^2))
+# both when r is added and when it is removed (the Gaussian divergence is
+# symmetric), and 0 when r sits out.  The labels are not released, and the
+# Renyi divergence is jointly quasi-convex, so the mixture over them keeps
+# the bound: a pass is one Gaussian release per record with multiplier z,
+# the RDP alpha / (2 z^2) of the accountant's Gaussian part.  The localized
 # method's record is in the T_i steps of its phase only, each with
-# multiplier z sqrt(T_i): together again 1 / (2 z^2)-zCDP.  Radii (or
-# lambdas) compose: nr such releases per record.
+# multiplier z sqrt(T_i) (sensitivity C / n_i, noise z sqrt(T_i) C / n_i):
+# together again 1 / (2 z^2)-zCDP.  Radii (or lambdas) compose: nr such
+# releases per record.  Blocks of a fixed size cut from a permutation would
+# not do: an added record pushes another out of its block, a replacement
+# that moves the block mean by 2 C / N.
 #
 # The paper states many of its formulas only up to constants or leaves
 # them implicit; the choices made here (from Ghadimi and Lan 2012 for
@@ -34,42 +57,50 @@
 #' @section One-pass clipped methods (Lowy and Razaviyayn):
 #' Four methods of Lowy and Razaviyayn (2023, "Private stochastic
 #' optimization with large worst-case Lipschitz parameter") use each record
-#' once per pass: the records are put in a uniform random order (a fresh
-#' one per radius or lambda) and cut into disjoint consecutive blocks; a
-#' step takes the mean of its block's gradients, each clipped to l2 norm
-#' `C`, divided by the public block size `N`, plus `N(0, (z C / N)^2)` per
-#' coordinate.  A record is then in one Gaussian release per pass (parallel
-#' composition), which is `1 / (2 z^2)`-zCDP, i.e. Renyi DP `alpha / (2
-#' z^2)` at every order: the passes and the private settings are composed
-#' exactly by the accountant, and `z` is calibrated to the target.  Records
-#' left over when `N` does not divide `n` sit the pass out.
+#' at most once per pass: per radius or lambda every record draws its own
+#' random block label, independently of the data, and a block is the
+#' records that drew its label; a step takes the sum of its block's
+#' gradients, each clipped to l2 norm `C`, divided by the block's public
+#' expected size `N` (not by its realised size), plus `N(0, (z C / N)^2)`
+#' per coordinate.  Adding or removing a record then changes one block only,
+#' by at most `C / N`, so a pass is one Gaussian release per record
+#' (parallel composition), which is `1 / (2 z^2)`-zCDP, i.e. Renyi DP
+#' `alpha / (2 z^2)` at every order: the passes and the private settings
+#' are composed exactly by the accountant, and `z` is calibrated to the
+#' target.  The expected sizes come from the public `n`.
 #' \describe{
 #'   \item{`"acsa"`}{noisy clipped accelerated SGD (their Algorithm 2,
 #'     AC-SA of Ghadimi and Lan 2012) over the l2 ball of each radius;
-#'     `T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5)` steps (`D` the ball's
-#'     diameter, `rho = 1 / (2 z^2)`, `beta` the smoothness), step weights
-#'     `alpha_t = 2 / (t + 1)`, `gamma_t = 4 eta / (t (t + 1))` with `eta`
-#'     the minimiser of Ghadimi and Lan's bound given the estimate's
-#'     variance `d (z C / N)^2 + C^2 / N`.}
+#'     `T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5)` steps, each record in
+#'     each of the `T` blocks with probability `1 / T`, `N = n / T` (`D`
+#'     the ball's diameter, `rho = 1 / (2 z^2)`, `beta` the smoothness),
+#'     step weights `alpha_t = 2 / (t + 1)`,
+#'     `gamma_t = 4 eta / (t (t + 1))` with `eta` the minimiser of Ghadimi
+#'     and Lan's bound given the estimate's variance
+#'     `d (z C / N)^2 + C^2 / N`.}
 #'   \item{`"clipped_sgd"`}{noisy clipped projected SGD for a strongly convex
 #'     loss (Algorithm 6): the loss plus the public ridge `mu ||w||^2 / 2`
 #'     (`dpsco_control(strong_convexity = mu)`, default `beta / 1000`), the
 #'     step sizes and averaging weights of Stich (2019); at most
-#'     `sqrt(n)` steps by default.}
+#'     `sqrt(n)` steps by default, blocks as for `"acsa"`.}
 #'   \item{`"localized"`}{localized noisy clipped subgradient method
 #'     (Algorithm 4, iterative localization of Feldman, Koren and Talwar
-#'     2020): `k` phases (`iterations`, default `log2(n)`), phase `i` on its
-#'     own `n / 2^i` records running `T_i` steps (at most 100) on the loss
-#'     plus `(lambda_i / 2) ||w - w_{i-1}||^2` (only the loss is clipped),
+#'     2020): `k` phases (`iterations`, default `log2(n)`); a record joins
+#'     phase `i` with probability `2^-i` (and no phase with probability
+#'     `2^-k`), and phase `i`, of expected size `n_i = n / 2^i`, runs `T_i`
+#'     steps (at most 100) on the loss plus
+#'     `(lambda_i / 2) ||w - w_{i-1}||^2` (only the loss is clipped),
 #'     over the ball intersected with `||w - w_{i-1}|| <= C / lambda_i`; each
 #'     step's noise is `z sqrt(T_i) C / n_i`, so a record's `T_i` releases
 #'     together are again `1 / (2 z^2)`-zCDP.}
 #'   \item{`"prox_clipped_sgd"`}{noisy clipped proximal SGD (Algorithm 8)
 #'     along the elastic-net penalty path: per lambda one pass of
-#'     `iterations` (default 20) blocks of `batch_size = n / iterations`
-#'     records, Lowy and Razaviyayn's step `1 / (2 beta)` (beta: the top
-#'     eigenvalue of the released curvature, or `d` with public tuning), the
-#'     last iterate as output and warm start.  With private tuning it
+#'     `iterations` (default 20) blocks of expected size `batch_size`
+#'     (default `n / iterations`), each record in each block with
+#'     probability `batch_size / n`, Lowy and Razaviyayn's step
+#'     `1 / (2 beta)` (beta: the top eigenvalue of the released curvature,
+#'     or `d` with public tuning), the last iterate as output and warm
+#'     start.  With private tuning it
 #'     takes `"clip"`'s private settings and its lambda grid from one
 #'     full-data clipped gradient released with the same `z`.}
 #' }
@@ -83,8 +114,10 @@ NULL
 one_pass_codes <- c(acsa = 0L, clipped_sgd = 1L, localized = 2L)
 
 one_pass_sampling <- paste(
-  "disjoint blocks of a uniform random permutation, a fresh one per pass:",
-  "each record in one step (\"localized\": in its phase's steps) per pass")
+  "per-record random block labels, drawn afresh per pass independently of",
+  "the data; each block's clipped sum divided by its public expected size",
+  "(from the public n): each record in at most one step (\"localized\": in",
+  "its phase's steps) per pass")
 
 # The loss's curvature per unit squared norm of (1, x): 1 for least
 # squares, 1/4 for the logistic loss, K(0) / h for the smoothed check loss
@@ -141,7 +174,8 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
       # T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5), within [1, n]
       T <- steps %||% min(n, max(1L, as.integer(ceiling(
         (beta * D * n * sqrt(rho) / (C * sqrt(d)))^(2 / 5)))))
-      N <- n %/% T
+      # the public expected block size: each record in each block w.p. 1 / T
+      N <- n / T
       sd <- z * C / N
       # Ghadimi and Lan's gamma_t = 4 eta / (t (t + 1)) with
       # eta = max(2 beta, sqrt(S^2 T (T + 1) (T + 2) / (3 V))), the minimiser
@@ -151,7 +185,7 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
       # distance to the solution
       S2 <- d * sd^2 + C^2 / N
       eta <- max(2 * beta, sqrt(S2 * T * (T + 1) * (T + 2) / (3 * D^2 / 2)))
-      list(engine = list(batch = as.integer(N), steps = as.integer(T),
+      list(engine = list(batch = as.double(N), steps = as.integer(T),
                          noise_sd = sd, step = eta),
            settings = list(steps = T, batch_size = N, noise_sd = sd,
                            eta = eta))
@@ -168,17 +202,18 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
       T <- steps %||% min(ceiling(sqrt(n)), max(1L, as.integer(ceiling(
         (2 * L / mu) * log(max(exp(1), 8 * rho * n^2 * mu^2 * D^2 /
                                  (9 * d * C^2)))))))
-      N <- n %/% T
+      N <- n / T
       sd <- z * C / N
       sch <- stich_schedule(T, L, mu)
-      list(engine = list(batch = as.integer(N), steps = as.integer(T),
+      list(engine = list(batch = as.double(N), steps = as.integer(T),
                          noise_sd = sd, step = sch$step, weight = sch$weight),
            settings = list(steps = T, batch_size = N, noise_sd = sd, mu = mu,
                            step_sizes = sch$step))
     },
     localized = {
       k <- steps %||% default_phases(n)
-      ni <- n %/% 2^seq_len(k)
+      # the public expected phase sizes: a record joins phase i w.p. 2^-i
+      ni <- n / 2^seq_len(k)
       # Feldman, Koren and Talwar's phased ERM: eta_i = eta 4^-i on
       # n_i = n 2^-i records with the regulariser ||w - w_{i-1}||^2 /
       # (eta_i n_i), i.e. lambda_i = 2 / (eta_i n_i), and their base step
@@ -192,13 +227,13 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
       local <- C / lam
       # T_i: Lowy and Razaviyayn's balance of the optimisation error
       # G^2 / (lambda T) against the noise's d sd_i^2 / lambda,
-      # T_i = n_i^2 rho / d, at most 100 steps per phase (run time: each
-      # step passes over n_i records; without noise the error fell as
-      # 1 / T_1: 0.22, 0.09, 0.04 at 20, 50, 100 steps on a simulated
-      # least-squares problem)
+      # T_i = n_i^2 rho / d (the public n_i), at most 100 steps per phase
+      # (run time: each step passes over n_i records; without noise the
+      # error fell as 1 / T_1: 0.22, 0.09, 0.04 at 20, 50, 100 steps on a
+      # simulated least-squares problem)
       Ti <- as.integer(pmin(100, pmax(1, ceiling(ni^2 * rho / d))))
       sd <- z * sqrt(Ti) * C / ni
-      list(engine = list(batch = as.integer(ni), steps = as.integer(Ti),
+      list(engine = list(batch = as.double(ni), steps = as.integer(Ti),
                          noise_sd = sd, step = lam, weight = local),
            settings = list(steps = k, batch_size = ni, phase_steps = Ti,
                            noise_sd = sd, lambda_phase = lam,
@@ -206,17 +241,21 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
     })
 }
 
+# The user's iterations against the public n: "localized"'s last phase
+# must have an expected size n 2^-k of at least one record, and the other
+# methods' blocks n / T likewise.
 check_one_pass_steps <- function(method, steps, n) {
   if (is.null(steps)) return(NULL)
   steps <- check_count(steps, "iterations", 1)
   if (method == "localized") {
-    if (n %/% 2^steps < 1)
+    if (n / 2^steps < 1)
       arg_error("iterations", "= ", steps, " phases of \"localized\" do not ",
-                "fit into n = ", n, ": phase i takes n / 2^i records, so at ",
-                "most ", default_phases(n), " phases.")
+                "fit into n = ", n, ": phase i takes n / 2^i records in ",
+                "expectation, so at most ", default_phases(n), " phases.")
   } else if (steps > n) {
     arg_error("iterations", "= ", steps, " exceeds n = ", n, ": each step of \"",
-              method, "\" takes its own block of n / iterations >= 1 records.")
+              method, "\" takes its own block of n / iterations >= 1 records ",
+              "in expectation.")
   }
   steps
 }
@@ -233,8 +272,10 @@ one_pass_ridge <- function(control, beta) {
 
 # A one-pass fit along the radius path (see the file's header).
 #   prob    as dpsco_constrained() builds it: x, y (unit scale with private
-#           tuning), family, fam, intercept, offset, n, p, d, threads,
-#           smoothness (the squared row bound, private tuning), clip
+#           tuning), family, fam, intercept, offset, n (the public size:
+#           every divisor and noise scale comes from it, not from
+#           nrow(x)), p, d, threads, smoothness (the squared row bound,
+#           private tuning), clip
 #   radius  increasing radii of the l2 ball of (b0, b)
 #   budget  list(epsilon, delta, fixed (the private settings' parts))
 #   steps   the user's iterations, or NULL
@@ -253,8 +294,8 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
   # curvature per unit squared row norm
   beta <- (prob$smoothness %||% d) * loss_curvature(prob)
   mu <- if (method == "clipped_sgd") one_pass_ridge(control, beta) else 0
-  # one Gaussian release per record per radius (parallel composition over
-  # the disjoint blocks), composed with the private settings
+  # one Gaussian release per record per radius (each record's own block
+  # label: see the file's header), composed with the private settings
   z <- calibrate_components(lapply(budget$fixed, part_component), 1, nr,
                             budget$epsilon, budget$delta)
   plans <- lapply(radius, function(r)
@@ -273,9 +314,10 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
     else ""
   part <- privacy_part(
     "optimizer", z, 1, nr, C / nmin, 1, kind = "gaussian",
-    mechanism = paste0("Gaussian: clipped means of disjoint blocks, one pass ",
-                       "per radius (parallel composition: one release per ",
-                       "record per radius, 1/(2 z^2)-zCDP)", phase_txt),
+    mechanism = paste0("Gaussian: clipped block sums over the public ",
+                       "expected block size, blocks from per-record random ",
+                       "labels, one pass per radius (one release per record ",
+                       "per radius, 1/(2 z^2)-zCDP)", phase_txt),
     released = paste(nr, "passes of noisy clipped block means"))
   st <- lapply(plans, `[[`, "settings")
   one <- function(name) {
@@ -307,8 +349,12 @@ one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) 
     method = one_pass_codes[[method]], intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset %||% 0),
     threads = as.integer(prob$threads %||% getOption("dpsco.threads", 2L)),
-    m = as.double(engine$batch[1L]), rate = 1, clip = as.double(clip),
-    ridge = as.double(mu), batch = engine$batch, steps = engine$steps,
+    m = as.double(engine$batch[1L]),
+    # the first block's probability, its expected size over the public n
+    # (the engine sets each block's own)
+    rate = as.double(engine$batch[1L]) / prob$n, clip = as.double(clip),
+    ridge = as.double(mu), batch = as.double(engine$batch),
+    steps = as.integer(engine$steps),
     step = as.double(engine$step),
     weight = if (!is.null(engine$weight)) as.double(engine$weight),
     noise_sd = as.double(engine$noise_sd)))
@@ -325,16 +371,19 @@ project_two_balls <- function(w, radius, centre, local) {
 
 # ---------------------------------------------------------------------------
 # "prox_clipped_sgd": Algorithm 8 along dpsco()'s penalty path.  Per lambda,
-# one pass over T disjoint blocks of m = floor(n / T) records of a fresh
-# permutation (the n - T m records left over sit that pass out), each step
-# the clipped block mean plus N(0, (z C / m)^2), then the elastic-net prox
-# with Lowy and Razaviyayn's step 1 / (2 beta); the output is the last
-# iterate, the warm start of the next lambda.  The private settings are
-# dpsco()'s for "clip" with optimizer "spgd" (bounds, centre, clip level,
-# curvature, whose top eigenvalue is beta), and the lambda grid comes from
-# one full-data clipped gradient released with the same multiplier z (as
-# sensitivity C / n).  Every release is an unsampled Gaussian mechanism of
-# multiplier z: nlambda passes (plus the grid's release) compose exactly.
+# one pass over T blocks of public expected size m (T m <= n): each record
+# joins each block with probability m / n (src/spgd.c's disjoint mode: block
+# floor(u / (m / n)) for its own uniform u, none when that is T or more),
+# each step the clipped block sum over m plus N(0, (z C / m)^2), then the
+# elastic-net prox with Lowy and Razaviyayn's step 1 / (2 beta); the output
+# is the last iterate, the warm start of the next lambda.  The private
+# settings are dpsco()'s for "clip" with optimizer "spgd" (bounds, centre,
+# clip level, curvature, whose top eigenvalue is beta), and the lambda grid
+# comes from one full-data clipped gradient released with the same
+# multiplier z (as sensitivity C / n).  Every release is an unsampled
+# Gaussian mechanism of multiplier z (the file's header: one release per
+# record per pass): nlambda passes (plus the grid's release) compose
+# exactly.
 
 # The default number of steps per lambda: 20 (at most n).  Each step's
 # noise grows with the number of blocks; on the raw blog data (80% split,
@@ -342,8 +391,11 @@ project_two_balls <- function(w, radius, centre, local) {
 # for 20, 50 and 100 steps at epsilon = 0.5, and 36.6, 40.1 and 46.0 at 2.
 default_prox_steps <- function(n) min(n, 20L)
 
-# The blocks of a pass: `steps` disjoint blocks of `m` records each,
-# steps * m <= n, from whichever of batch_size and iterations is given.
+# The blocks of a pass at the public n: `steps` blocks of expected size
+# `m` (a double), each record in each with probability m / n, so
+# steps * m <= n.  By default min(n, 20) steps and m = n / steps (every
+# record in some block); with batch_size, m = batch_size and the steps are
+# `iterations` or floor(n / m).
 one_pass_blocks <- function(n, batch_size, iterations) {
   if (!is.null(batch_size)) {
     m <- check_count(batch_size, "batch_size", 1, n)
@@ -352,11 +404,14 @@ one_pass_blocks <- function(n, batch_size, iterations) {
   } else {
     steps <- if (is.null(iterations)) default_prox_steps(n)
              else check_count(iterations, "iterations", 1, n)
-    m <- n %/% steps
+    m <- n / steps
   }
-  if (as.double(steps) * m > n)
+  # (n / steps) * steps may exceed n by a rounding error, a whole m times
+  # steps never does by less than 1
+  if (as.double(steps) * m > n * (1 + 1e-12))
     arg_error("batch_size", "times iterations is ", as.double(steps) * m,
-              ", more than n = ", n, ": the ", steps, " steps of a pass take ",
-              "disjoint blocks of ", m, " records.")
-  list(m = m, steps = as.integer(steps))
+              ", more than n = ", n, ": each record joins each of the ",
+              steps, " blocks with probability batch_size / n = ", m / n,
+              ", at most 1 / iterations.")
+  list(m = as.double(m), steps = as.integer(steps))
 }

@@ -7,7 +7,8 @@
  *                     from a dgCMatrix) and per-record norms, maxima
  *   mapped.c          a file-backed x (bigmemory's layout) read in place:
  *                     the mapping, row gathers and the norms' pre-pass
- *   sample.c          Poisson batch sampling by geometric gaps
+ *   sample.c          Poisson batch sampling by geometric gaps; the
+ *                     per-record block labels of one-pass methods
  *   pass.c            one step's pass over its batch, in fixed chunks
  *   family.c          per-record loss derivative (gaussian, binomial,
  *                     convolution-smoothed quantile)
@@ -91,7 +92,9 @@ void sampler_init(poisson_sampler *s, int n, double q, int secure);
 int sampler_next(const poisson_sampler *s, int cur);
 int sample_batch(const poisson_sampler *s, int k, int *idx, int *label);
 int sample_label(int k, int secure);
-void sample_permute(int *perm, int n);
+enum { LABELS_UNIFORM = 0, LABELS_RATE = 1, LABELS_HALVING = 2 };
+void sample_groups(int n, int k, int rule, double rate, int *label,
+                   int *start, int *idx);
 
 /* ---- records.c / mapped.c ------------------------------------------- */
 enum { LAYOUT_DENSE = 0, LAYOUT_SPARSE = 1, LAYOUT_MAPPED = 2 };
@@ -280,7 +283,9 @@ typedef struct {
     const double *y;
     int n, p, has_int;
     loss_family family;
-    double q;           /* Poisson sampling rate m / n */
+    double q;           /* Poisson sampling rate: the expected batch size
+                         * over the public n (disjoint mode: each block's
+                         * probability) */
     double noise_sd;    /* z * sensitivity; ignored by ORACLE_NONE */
     double noise_grid;  /* > 0: secure noise, the release rounded to this
                          * power-of-two grid plus discrete Gaussian noise
@@ -297,8 +302,9 @@ typedef struct {
     int max_threads;    /* threads the chunks may run on */
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
-    int disjoint;       /* one pass per lambda: step t takes the t-th block
-                         * of m = q n records of a fresh permutation */
+    int disjoint;       /* one pass per lambda: each record joins block
+                         * floor(u / q) (u uniform, its own draw) when
+                         * below steps, and step t takes block t - 1 */
 } spgd_problem;
 
 void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
@@ -386,11 +392,14 @@ void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
 /* ---- one_pass.c ------------------------------------------------------ */
 enum { ONE_PASS_ACSA = 0, ONE_PASS_SGD = 1, ONE_PASS_LOCALIZED = 2 };
 
-/* A one-pass fit's plan.  Each radius draws a fresh permutation and cuts
- * it into consecutive blocks: acsa and sgd have one phase of `steps[0]`
- * blocks of `batch[0]` records; localized has `nphase` phases, phase i one
- * block of batch[i] records used for steps[i] steps.  noise_sd[i] is the
- * sd added to each coordinate of a block's clipped mean.  Per radius l:
+/* A one-pass fit's plan.  Each radius draws fresh per-record labels
+ * (sample_groups()): acsa and sgd have one phase of `steps[0]` blocks, each
+ * record in each block w.p. 1 / steps[0]; localized has `nphase` phases, a
+ * record in phase i (0-based) w.p. 2^-(i + 1) and in none w.p. 2^-nphase,
+ * phase i's block used for steps[i] steps.  size[i] is the public expected
+ * size of phase i's blocks (n / steps[0], or n 2^-(i + 1), for the public
+ * n): every block's clipped sum is divided by it.  noise_sd[i] is the sd
+ * added to each coordinate of a block's clipped mean.  Per radius l:
  * acsa's eta (step[l]); sgd's step sizes and weights (step and weight,
  * steps[0] x nr); localized's regularisation lambda (step) and local
  * radius (weight), nphase x nr. */
@@ -398,7 +407,8 @@ typedef struct {
     int method;
     int nr, nphase;
     const double *radius;
-    const int *batch, *steps;
+    const double *size;
+    const int *steps;
     const double *noise_sd;
     const double *step, *weight;
     double ridge;          /* sgd: mu, the ridge term mu ||w||^2 / 2 */

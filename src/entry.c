@@ -280,10 +280,11 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 }
 
 /* A one-pass path (one_pass.c) over the increasing radii: per-phase
- * integer vectors batch and steps, per-phase noise_sd, per-radius step
- * and weight (see one_pass_plan), the ridge mu and the clip level.
- * With x NULL: the projection of beta0 on the ball of radius[0] and the
- * ball of radius[1] around y (project_two_balls), for the tests. */
+ * doubles batch (the public expected block sizes) and noise_sd, integer
+ * steps, per-radius step and weight (see one_pass_plan), the ridge mu and
+ * the clip level.  With x NULL: the projection of beta0 on the ball of
+ * radius[0] and the ball of radius[1] around y (project_two_balls), for
+ * the tests. */
 SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 {
     if (Rf_isNull(x)) {
@@ -301,13 +302,16 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     pl.method = integer(settings, "method");
     pl.nr = nr;
     pl.radius = REAL(radius);
-    SEXP batch = field(settings, "batch"), steps = field(settings, "steps");
-    pl.nphase = Rf_length(batch);
-    if (TYPEOF(batch) != INTSXP || TYPEOF(steps) != INTSXP ||
-        Rf_length(steps) != pl.nphase)
-        Rf_error("internal error: 'batch' and 'steps' must be integers per phase");
-    pl.batch = INTEGER(batch);
+    SEXP steps = field(settings, "steps");
+    pl.nphase = Rf_length(steps);
+    if (TYPEOF(steps) != INTSXP || pl.nphase < 1)
+        Rf_error("internal error: 'steps' must be integers per phase");
     pl.steps = INTEGER(steps);
+    pl.size = per_radius(settings, "batch", pl.nphase);
+    for (int i = 0; i < pl.nphase; i++)
+        if (!(pl.size[i] > 0.0) || pl.steps[i] < 1)
+            Rf_error("internal error: phase %d has expected size %g and %d "
+                     "steps", i + 1, pl.size[i], pl.steps[i]);
     pl.noise_sd = per_radius(settings, "noise_sd", pl.nphase);
     int per = pl.method == ONE_PASS_ACSA ? 1
               : pl.method == ONE_PASS_SGD ? pl.steps[0] : pl.nphase;
@@ -316,7 +320,7 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
                 : per_radius(settings, "weight", per * nr);
     pl.ridge = num(settings, "ridge");
     oracle_state o;
-    oracle_setup(&o, ORACLE_CLIP, pr.p, pr.has_int, (double) pl.batch[0],
+    oracle_setup(&o, ORACLE_CLIP, pr.p, pr.has_int, pl.size[0],
                  num(settings, "clip"), 0.0, 1, 1.0, 1.0, 1,
                  integer(settings, "threads"));
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));

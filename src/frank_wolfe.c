@@ -58,23 +58,6 @@ static int fw_select(const double *g, int dim, double eps0, double sens,
     return best;
 }
 
-/* Records grouped by a uniform chunk label: chunk c is
- * idx[start[c] .. start[c + 1] - 1], in increasing record order. */
-static void fw_chunks(int n, int nchunks, int *label, int *start, int *idx)
-{
-    memset(start, 0, (size_t) (nchunks + 1) * sizeof(int));
-    for (int i = 0; i < n; i++) {
-        label[i] = sample_label(nchunks, 0);
-        start[label[i] + 1]++;
-    }
-    for (int c = 0; c < nchunks; c++)
-        start[c + 1] += start[c];
-    int *fill = (int *) R_alloc((size_t) nchunks, sizeof(int));
-    memcpy(fill, start, (size_t) nchunks * sizeof(int));
-    for (int i = 0; i < n; i++)
-        idx[fill[label[i]]++] = i;
-}
-
 void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
              const double *radius, int nradius, const double *beta0,
              double *out)
@@ -86,7 +69,7 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
     /* group labels for the Kamath oracle (one group), or chunk labels */
     int *label = (int *) R_alloc((size_t) n, sizeof(int));
     int *start = fs->chunked
-        ? (int *) R_alloc((size_t) pr->steps + 1, sizeof(int)) : NULL;
+        ? (int *) R_alloc((size_t) pr->steps + 2, sizeof(int)) : NULL;
     if (!fs->chunked) {
         for (int i = 0; i < n; i++)
             idx[i] = i;
@@ -96,8 +79,10 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
     double since_check = 0.0;
     for (int l = 0; l < nradius; l++) {
         double r = radius[l];
+        /* chunk t - 1 is idx[start[t - 1] .. start[t] - 1] */
         if (fs->chunked)
-            fw_chunks(n, pr->steps, label, start, idx);
+            sample_groups(n, pr->steps, LABELS_UNIFORM, 0.0, label, start,
+                          idx);
         for (int t = 1; t <= pr->steps; t++) {
             const int *batch = fs->chunked ? idx + start[t - 1] : idx;
             int count = fs->chunked ? start[t] - start[t - 1] : n;

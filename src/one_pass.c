@@ -1,11 +1,39 @@
 /* One-pass noisy clipped methods over the l2 ball (Lowy and Razaviyayn,
  * private stochastic optimisation with a large worst-case Lipschitz
  * parameter), along a path of radii.  A sibling of spgd.c: each step is
- * block_gradient() on a block of a uniform permutation, i.e. the mean of
- * the records' gradients clipped to l2 norm C (oracle_clip.c, Algorithm 1)
- * plus Gaussian noise.  The blocks of one radius are disjoint, so every
- * record is in one block per radius and, by parallel composition, in one
- * Gaussian release (the localized method: in its phase's steps only).
+ * block_gradient() on a block of records, i.e. the sum of the records'
+ * gradients clipped to l2 norm C (oracle_clip.c, Algorithm 1) divided by
+ * the block's public expected size, plus Gaussian noise.
+ *
+ * Blocks.  Per radius every record draws its own label from one
+ * unif_rand(), in record order (sample_groups()), independently of the
+ * data: acsa and sgd have T blocks, each record in each w.p. 1 / T, with
+ * expected size N = n / T; localized puts a record in phase i = 1 .. k
+ * w.p. 2^-i (expected size n_i = n 2^-i) and in none w.p. 2^-k.  n is the
+ * public size, N and n_i are doubles computed from it in R, and a block's
+ * sum is divided by them whatever its realised count.  Draws per radius:
+ * the n uniforms, then per step the dim normals.
+ *
+ * Why a pass is one Gaussian release of multiplier z per record (add/remove
+ * one record r at the public n).  Fix the outputs of the earlier radii,
+ * hence the starting point.  The other records' labels have the same
+ * distribution with or without r (each is its own draw), so couple them.
+ * Given the labels, r is in one block b or in none; every other block holds
+ * the same records, and its steps see the same iterates whenever the
+ * earlier outputs are the same, so they are the same kernels of the
+ * history on D and D' (adaptive composition).  Block b's clipped sum moves
+ * by at most C in l2 and its divisor is the same public number on both
+ * sides, so each of its steps is a Gaussian mechanism of sensitivity C / N
+ * (localized: C / n_i, noise z sqrt(T_i) C / n_i at each of its T_i steps,
+ * together again multiplier z).  Given the labels the pass is thus
+ * alpha / (2 z^2)-RDP, from D to D' (r added) and from D' to D (r removed)
+ * alike since the Gaussian's divergence is symmetric, and 0 when r sits
+ * out; the labels are not released and the Renyi divergence is jointly
+ * quasi-convex, so the mixture over labels keeps the bound.  Radii
+ * compose: one release of multiplier z per record per radius, as
+ * R/one-pass.R accounts.  (Fixed-size blocks of a permutation fail this:
+ * an added record pushes another out of its block, a replacement of
+ * sensitivity 2 C / N.)
  *
  *   acsa      Algorithm 2, AC-SA of Ghadimi and Lan (2012) with mu = 0:
  *             alpha_t = 2 / (t + 1), gamma_t = 4 eta / (t (t + 1));
@@ -16,11 +44,11 @@
  *             average of the iterates with weights omega_t (Stich's
  *             schedule, computed in R).
  *   localized Algorithm 4 (iterative localization of Feldman, Koren and
- *             Talwar 2020): phase i takes its own block of n_i records and
- *             runs Algorithm 3, T_i noisy clipped subgradient steps on
- *             F_i(w) = mean f(w) + (lambda_i / 2) ||w - w_{i-1}||^2 (only
- *             the loss part is clipped), step 2 / (lambda_i (t + 1)), over
- *             the ball of the radius intersected with the local ball
+ *             Talwar 2020): phase i takes its own block (expected size
+ *             n_i) and runs Algorithm 3, T_i noisy clipped subgradient
+ *             steps on F_i(w) = mean f(w) + (lambda_i / 2) ||w - w_{i-1}||^2
+ *             (only the loss part is clipped), step 2 / (lambda_i (t + 1)),
+ *             over the ball of the radius intersected with the local ball
  *             ||w - w_{i-1}|| <= D_i; its output, the average weighted by
  *             t, is w_i; the fit's output is the last phase's.
  * Each radius is warm-started at the previous radius' output. */
@@ -139,31 +167,33 @@ static void check_interrupt(double *since_check)
     }
 }
 
-/* The block size is the public divisor of the clipped mean; the batch
- * fraction q only informs pass.c's threading rule. */
-static void use_block(spgd_problem *pr, oracle_state *o, int count)
+/* A block's public expected size is the divisor of its clipped sum; its
+ * probability (public too) only informs pass.c's threading rule. */
+static void use_block(spgd_problem *pr, oracle_state *o, double size,
+                      double prob)
 {
-    o->m = count;
-    pr->q = (double) count / pr->n;
+    o->m = size;
+    pr->q = prob;
 }
 
 /* Algorithm 2 at radius l, from beta (overwritten by the output w_ag). */
 static void acsa_radius(spgd_problem *pr, oracle_state *o,
-                        const one_pass_plan *pl, int l, const int *perm,
-                        double *beta, double *since_check)
+                        const one_pass_plan *pl, int l, const int *idx,
+                        const int *start, double *beta, double *since_check)
 {
-    int dim = pr->p + pr->has_int, T = pl->steps[0], N = pl->batch[0];
+    int dim = pr->p + pr->has_int, T = pl->steps[0];
     double eta = pl->step[l], radius = pl->radius[l];
     double *w = (double *) R_alloc((size_t) dim, sizeof(double));
     double *md = (double *) R_alloc((size_t) dim, sizeof(double));
     double *est = (double *) R_alloc((size_t) dim, sizeof(double));
     memcpy(w, beta, (size_t) dim * sizeof(double));
-    use_block(pr, o, N);
+    use_block(pr, o, pl->size[0], 1.0 / T);
     for (int t = 1; t <= T; t++) {
         double a = 2.0 / (t + 1.0);
+        int count = start[t] - start[t - 1];
         for (int j = 0; j < dim; j++)
             md[j] = (1.0 - a) * beta[j] + a * w[j];
-        block_gradient(pr, o, md, perm + (size_t) (t - 1) * N, N,
+        block_gradient(pr, o, md, idx + start[t - 1], count,
                        pl->noise_sd[0], est);
         double step = t / (2.0 * eta);  /* alpha_t / gamma_t */
         for (int j = 0; j < dim; j++)
@@ -171,7 +201,7 @@ static void acsa_radius(spgd_problem *pr, oracle_state *o,
         project_ball(w, dim, radius);
         for (int j = 0; j < dim; j++)
             beta[j] = a * w[j] + (1.0 - a) * beta[j];
-        *since_check += N;
+        *since_check += count;
         check_interrupt(since_check);
     }
 }
@@ -179,10 +209,10 @@ static void acsa_radius(spgd_problem *pr, oracle_state *o,
 /* Algorithm 6 at radius l, from beta (overwritten by the weighted average
  * of the iterates, or the last iterate if every weight is 0). */
 static void sgd_radius(spgd_problem *pr, oracle_state *o,
-                       const one_pass_plan *pl, int l, const int *perm,
-                       double *beta, double *since_check)
+                       const one_pass_plan *pl, int l, const int *idx,
+                       const int *start, double *beta, double *since_check)
 {
-    int dim = pr->p + pr->has_int, T = pl->steps[0], N = pl->batch[0];
+    int dim = pr->p + pr->has_int, T = pl->steps[0];
     double radius = pl->radius[l], mu = pl->ridge;
     const double *eta = pl->step + (size_t) l * T;
     const double *omega = pl->weight + (size_t) l * T;
@@ -190,10 +220,11 @@ static void sgd_radius(spgd_problem *pr, oracle_state *o,
     double *est = (double *) R_alloc((size_t) dim, sizeof(double));
     memset(avg, 0, (size_t) dim * sizeof(double));
     double wsum = 0.0;
-    use_block(pr, o, N);
+    use_block(pr, o, pl->size[0], 1.0 / T);
     for (int t = 0; t < T; t++) {
-        block_gradient(pr, o, beta, perm + (size_t) t * N, N,
-                       pl->noise_sd[0], est);
+        int count = start[t + 1] - start[t];
+        block_gradient(pr, o, beta, idx + start[t], count, pl->noise_sd[0],
+                       est);
         for (int j = 0; j < dim; j++)
             beta[j] -= eta[t] * (est[j] + mu * beta[j]);
         project_ball(beta, dim, radius);
@@ -203,7 +234,7 @@ static void sgd_radius(spgd_problem *pr, oracle_state *o,
             for (int j = 0; j < dim; j++)
                 avg[j] += f * (beta[j] - avg[j]);
         }
-        *since_check += N;
+        *since_check += count;
         check_interrupt(since_check);
     }
     if (wsum > 0.0)
@@ -213,25 +244,27 @@ static void sgd_radius(spgd_problem *pr, oracle_state *o,
 /* Algorithm 4 at radius l, from beta (overwritten by the last phase's
  * output). */
 static void localized_radius(spgd_problem *pr, oracle_state *o,
-                             const one_pass_plan *pl, int l, const int *perm,
-                             double *beta, double *since_check)
+                             const one_pass_plan *pl, int l, const int *idx,
+                             const int *start, double *beta,
+                             double *since_check)
 {
     int dim = pr->p + pr->has_int, k = pl->nphase;
     double radius = pl->radius[l];
     double *w = (double *) R_alloc((size_t) dim, sizeof(double));
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
     double *est = (double *) R_alloc((size_t) dim, sizeof(double));
-    size_t from = 0;
     project_ball(beta, dim, radius);  /* the centre must lie in the ball */
     for (int i = 0; i < k; i++) {
-        int N = pl->batch[i], T = pl->steps[i];
+        int T = pl->steps[i], count = start[i + 1] - start[i];
         double lam = pl->step[(size_t) l * k + i];
         double local = pl->weight[(size_t) l * k + i];
-        use_block(pr, o, N);
+        /* phase i + 1: probability 2^-(i + 1) */
+        use_block(pr, o, pl->size[i], ldexp(1.0, -(i + 1)));
         memcpy(w, beta, (size_t) dim * sizeof(double));
         memset(avg, 0, (size_t) dim * sizeof(double));
         for (int t = 1; t <= T; t++) {
-            block_gradient(pr, o, w, perm + from, N, pl->noise_sd[i], est);
+            block_gradient(pr, o, w, idx + start[i], count, pl->noise_sd[i],
+                           est);
             double step = 2.0 / (lam * (t + 1.0));
             for (int j = 0; j < dim; j++)
                 w[j] -= step * (est[j] + lam * (w[j] - beta[j]));
@@ -241,11 +274,10 @@ static void localized_radius(spgd_problem *pr, oracle_state *o,
             double f = 2.0 / (t + 1.0);
             for (int j = 0; j < dim; j++)
                 avg[j] += f * (w[j] - avg[j]);
-            *since_check += N;
+            *since_check += count;
             check_interrupt(since_check);
         }
         memcpy(beta, avg, (size_t) dim * sizeof(double));
-        from += (size_t) N;
     }
 }
 
@@ -255,21 +287,26 @@ void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
                    double *beta, double *out)
 {
     int dim = pr->p + pr->has_int, n = pr->n;
-    int *perm = (int *) R_alloc((size_t) n, sizeof(int));
-    for (int i = 0; i < n; i++)
-        perm[i] = i;
+    int localized = pl->method == ONE_PASS_LOCALIZED;
+    int k = localized ? pl->nphase : pl->steps[0];
+    int *label = (int *) R_alloc((size_t) n, sizeof(int));
+    int *idx = (int *) R_alloc((size_t) n, sizeof(int));
+    int *start = (int *) R_alloc((size_t) k + 2, sizeof(int));
     double since_check = 0.0;
     for (int l = 0; l < pl->nr; l++) {
-        sample_permute(perm, n);
+        /* fresh labels per radius: block (or phase) g is
+         * idx[start[g] .. start[g + 1] - 1] */
+        sample_groups(n, k, localized ? LABELS_HALVING : LABELS_UNIFORM, 0.0,
+                      label, start, idx);
         switch (pl->method) {
         case ONE_PASS_ACSA:
-            acsa_radius(pr, o, pl, l, perm, beta, &since_check);
+            acsa_radius(pr, o, pl, l, idx, start, beta, &since_check);
             break;
         case ONE_PASS_SGD:
-            sgd_radius(pr, o, pl, l, perm, beta, &since_check);
+            sgd_radius(pr, o, pl, l, idx, start, beta, &since_check);
             break;
         default:
-            localized_radius(pr, o, pl, l, perm, beta, &since_check);
+            localized_radius(pr, o, pl, l, idx, start, beta, &since_check);
         }
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
         R_CheckUserInterrupt();

@@ -1,10 +1,11 @@
 /* Poisson sampling: each record enters the batch independently with
  * probability q.  The gap to the next sampled record is Geometric(q), drawn
  * as floor(E / -log(1 - q)) with E ~ Exp(1), so one step costs O(q n)
- * random draws instead of n Bernoulli draws.  Also the uniform permutation
- * whose consecutive blocks are the disjoint batches of the one-pass
- * methods. */
+ * random draws instead of n Bernoulli draws.  Also the per-record labels
+ * that split one pass into blocks (the one-pass methods, htdp_fw's
+ * chunks): sample_groups(). */
 #include <math.h>
+#include <string.h>
 #include <Rmath.h>
 #include "dpsco.h"
 
@@ -58,17 +59,46 @@ int sample_batch(const poisson_sampler *s, int k, int *idx, int *label)
     return count;
 }
 
-/* Shuffle perm[0 .. n-1] in place (Fisher-Yates from the last position,
- * one R_unif_index(i + 1) per position i = n - 1, ..., 1): a uniform
- * permutation of whatever order perm held, so a caller may shuffle the
- * previous permutation again.  The one-pass methods cut it into disjoint
- * blocks; in R the same draws are sample.int(i + 1, 1) - 1. */
-void sample_permute(int *perm, int n)
+/* One pass's blocks: every record draws its own label from one
+ * unif_rand() u, in record order 0 .. n - 1, independently of the data and
+ * of every other record (so adding or removing a record leaves the others'
+ * labels alone), and the rule maps u to a group 0 .. k - 1, or to k, "sits
+ * the pass out":
+ *   LABELS_UNIFORM  sample_label(k, 0) = floor(u k): each group w.p. 1 / k;
+ *   LABELS_RATE     floor(u / rate) when below k, else k: each group w.p.
+ *                   rate (k rate <= 1), out w.p. 1 - k rate;
+ *   LABELS_HALVING  group g when 2^-(g + 1) <= u < 2^-g, i.e. w.p.
+ *                   2^-(g + 1); out when u < 2^-k, w.p. 2^-k (the cuts are
+ *                   powers of two, exact in floating point).
+ * In R the same uniforms are runif(n).  The records are then bucketed by a
+ * counting sort: group g is idx[start[g] .. start[g + 1] - 1] in increasing
+ * record order, and the records sitting out are idx[start[k] .. n - 1].
+ * label and idx hold n entries, start k + 2. */
+void sample_groups(int n, int k, int rule, double rate, int *label,
+                   int *start, int *idx)
 {
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int) R_unif_index((double) i + 1.0);
-        int tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
+    memset(start, 0, (size_t) (k + 2) * sizeof(int));
+    for (int i = 0; i < n; i++) {
+        int g;
+        if (rule == LABELS_UNIFORM) {
+            g = sample_label(k, 0);
+        } else if (rule == LABELS_RATE) {
+            double f = floor(unif_rand() / rate);
+            g = f < k ? (int) f : k;
+        } else {
+            double u = unif_rand(), cut = 0.5;
+            for (g = 0; g < k && u < cut; g++)
+                cut *= 0.5;
+        }
+        label[i] = g;
+        start[g + 1]++;
     }
+    for (int g = 0; g <= k; g++)
+        start[g + 1] += start[g];
+    /* each start[g] runs to the end of group g, then moves back one slot */
+    for (int i = 0; i < n; i++)
+        idx[start[label[i]]++] = i;
+    for (int g = k; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
 }

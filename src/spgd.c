@@ -9,9 +9,34 @@
  * a fit exactly.  Every buffer is allocated once per fit.
  *
  * Disjoint mode (Algorithm 8 of Lowy and Razaviyayn, noisy clipped proximal
- * SGD): per lambda one pass over a fresh uniform permutation, step t using
- * its t-th block of m records, so each record enters one step per lambda;
- * the draws are the permutation, then per step the dim normals. */
+ * SGD): one pass per lambda in `steps` = T blocks.  Per lambda every record
+ * draws one unif_rand() u (records in order, sample_groups()) and joins
+ * block floor(u / rate) when that is below T, else sits the pass out; step
+ * t takes block t - 1, whose sum of clipped gradients is divided by the
+ * public expected block size m = o->m (never by the realised count), plus
+ * N(0, (z C / m)^2) per coordinate.  rate = m / n for the public n, and
+ * T rate <= 1.  Draws per lambda: the n uniforms, then per step the dim
+ * normals.
+ *
+ * Why a pass is one Gaussian release of multiplier z per record (add/remove
+ * one record r at the public n).  Fix the outputs of earlier passes, hence
+ * the starting iterate.  The labels of the other records have the same
+ * distribution whether r is there or not (each record draws its own, from
+ * nothing but the generator), so couple them.  Given the labels, r is in
+ * one block b or in none; every other block holds the same records, and
+ * its step sees the same iterate whenever the earlier steps' outputs are
+ * the same, so it is the same kernel of the history on D and D' (adaptive
+ * composition).  Block b's sum moves by r's clipped gradient, at most C in
+ * l2, and its divisor m is the same public number on both sides, so its
+ * release is a Gaussian mechanism of sensitivity C / m and sd z C / m: the
+ * pass is alpha / (2 z^2)-RDP given the labels, from D to D' (r added) and
+ * from D' to D (r removed) alike, the Gaussian's divergence being
+ * symmetric, and 0 when r sits out.  The labels are not released, and the
+ * Renyi divergence is jointly quasi-convex, so the mixture over labels
+ * keeps the bound.  Passes compose: one release of multiplier z per record
+ * per lambda, as R/dpsco.R accounts.  (Fixed-size blocks of a permutation
+ * fail this: an added record pushes another one out of its block, a
+ * replacement of sensitivity 2 C / m.) */
 #include <math.h>
 #include <string.h>
 #include <Rmath.h>
@@ -37,9 +62,9 @@ void path_record(const spgd_problem *pr, const double *beta, double *avg,
     }
 }
 
-/* The noisy mean over a fixed list of records: the pass, the oracle's
- * estimate (divided by o->m, the public block size) and N(0, sd^2) on
- * every coordinate.  The one-pass loops' step. */
+/* The noisy mean over a list of records: the pass, the oracle's estimate
+ * (divided by o->m, the block's public expected size, whatever count is)
+ * and N(0, sd^2) on every coordinate.  The one-pass loops' step. */
 void block_gradient(const spgd_problem *pr, oracle_state *o,
                     const double *beta, const int *idx, int count, double sd,
                     double *est)
@@ -67,24 +92,29 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     /* iterates after step `tail_from` enter the average */
     int tail_from = pr->tail_average ? pr->steps / 2 : 0;
 
-    /* disjoint blocks of the fixed size m = q n (steps * m <= n, checked
-     * in R); the records past steps * m sit out that lambda's pass */
-    int block = (int) floor(pr->q * pr->n + 0.5);
-    if (pr->disjoint)
-        for (int i = 0; i < pr->n; i++)
-            idx[i] = i;
+    /* disjoint mode: block t - 1 is idx[start[t - 1] .. start[t] - 1] */
+    int *start = NULL;
+    if (pr->disjoint) {
+        if (pr->steps * pr->q > 1.0 + 1e-12)
+            Rf_error("internal error: %d blocks of probability %g each",
+                     pr->steps, pr->q);
+        start = (int *) R_alloc((size_t) pr->steps + 2, sizeof(int));
+        label = (int *) R_alloc((size_t) pr->n, sizeof(int));
+    }
 
     memcpy(beta, beta0, (size_t) dim * sizeof(double));
     for (int l = 0; l < nlambda; l++) {
         memset(avg, 0, (size_t) dim * sizeof(double));
         int next_trace = 0;
         if (pr->disjoint)
-            sample_permute(idx, pr->n);
+            sample_groups(pr->n, pr->steps, LABELS_RATE, pr->q, label, start,
+                          idx);
         for (int t = 1; t <= pr->steps; t++) {
             if (pr->disjoint) {
-                block_gradient(pr, o, beta, idx + (size_t) (t - 1) * block,
-                               block, pr->noise_sd, est);
-                since_check += block;
+                int count = start[t] - start[t - 1];
+                block_gradient(pr, o, beta, idx + start[t - 1], count,
+                               pr->noise_sd, est);
+                since_check += count;
             } else {
                 since_check += noisy_gradient(pr, o, &sampler, beta, idx,
                                               label, est);

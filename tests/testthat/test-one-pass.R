@@ -23,21 +23,28 @@ op_data <- function(n, p, seed, family = "gaussian") {
 op_budget <- function(epsilon, delta = 1e-5)
   list(epsilon = epsilon, delta = delta, fixed = list())
 
-# The engine's permutation: Fisher-Yates from the last position, one
-# R_unif_index(i + 1) = sample.int(i + 1, 1) - 1 per position.
-r_permute <- function(perm) {
-  for (i in rev(seq_len(length(perm) - 1L))) {
-    j <- sample.int(i + 1L, 1L)
-    tmp <- perm[i + 1L]
-    perm[i + 1L] <- perm[j]
-    perm[j] <- tmp
-  }
-  perm
+# The engine's block labels (src/sample.c): one runif() per record, in
+# record order, mapped to a block 1 .. k, or to NA (sits the pass out).
+#   uniform  floor(u k) + 1, each block w.p. 1 / k ("acsa", "clipped_sgd");
+#   rate     floor(u / rate) + 1 when at most k ("prox_clipped_sgd");
+#   halving  phase i when 2^-i <= u < 2^-(i - 1), none when u < 2^-k
+#            ("localized").
+r_labels <- function(n, k, rule, rate = NULL) {
+  u <- stats::runif(n)
+  switch(rule,
+    uniform = pmin(floor(u * k), k - 1) + 1,
+    rate = ifelse(floor(u / rate) < k, floor(u / rate) + 1, NA),
+    halving = {
+      j <- findInterval(u, 2^-(k:0))  # cuts 2^-k, ..., 1/2, 1
+      ifelse(j == 0, NA, k + 1 - j)
+    })
 }
 
-# Algorithm 1 on the records idx at w: the mean of the gradients
-# r_i (1, x_i), each scaled to l2 norm at most C, over the block size.
-r_clip_mean <- function(prob, w, idx, C) {
+# Algorithm 1 on the records idx at w: the sum of the gradients
+# r_i (1, x_i), each scaled to l2 norm at most C, over the public expected
+# block size N (an empty block gives 0).
+r_clip_mean <- function(prob, w, idx, C, N) {
+  if (!length(idx)) return(rep(0, length(w)))
   x1 <- cbind(1, prob$x[idx, , drop = FALSE])
   eta <- prob$offset + drop(x1 %*% w)
   r <- if (prob$family == "binomial") stats::plogis(eta) - prob$y[idx]
@@ -45,7 +52,7 @@ r_clip_mean <- function(prob, w, idx, C) {
   g <- r * x1
   nrm <- sqrt(rowSums(g^2))
   s <- ifelse(nrm > C, C / nrm, 1)
-  colSums(g * s) / length(idx)
+  colSums(g * s) / N
 }
 
 r_ball <- function(w, radius) {
@@ -76,16 +83,17 @@ r_two_balls <- function(w, radius, c, local, iter = 20000L) {
   x
 }
 
-# Plain-R replays of the three loops from the fit's settings.
+# Plain-R replays of the three loops from the fit's settings: per radius
+# the labels of the nrow(x) records, then per step the d normals.
 r_acsa <- function(prob, radius, st, w) {
   T <- st$T[1]
   N <- st$batch_size[1]
-  perm <- r_permute(seq_len(prob$n))
+  lab <- r_labels(nrow(prob$x), T, "uniform")
   wag <- w
   for (t in seq_len(T)) {
     a <- 2 / (t + 1)
     md <- (1 - a) * wag + a * w
-    g <- r_clip_mean(prob, md, perm[(t - 1) * N + seq_len(N)], st$clip) +
+    g <- r_clip_mean(prob, md, which(lab == t), st$clip, N) +
       st$noise_sd[1] * stats::rnorm(prob$d)
     w <- r_ball(w - t / (2 * st$eta[1]) * g, radius)
     wag <- a * w + (1 - a) * wag
@@ -97,11 +105,11 @@ r_sgd <- function(prob, radius, st, w) {
   T <- st$T[1]
   N <- st$batch_size[1]
   sch <- dpsco:::stich_schedule(T, 2 * (st$smoothness + st$ridge), st$ridge)
-  perm <- r_permute(seq_len(prob$n))
+  lab <- r_labels(nrow(prob$x), T, "uniform")
   num <- 0
   den <- 0
   for (t in seq_len(T)) {
-    g <- r_clip_mean(prob, w, perm[(t - 1) * N + seq_len(N)], st$clip) +
+    g <- r_clip_mean(prob, w, which(lab == t), st$clip, N) +
       st$noise_sd[1] * stats::rnorm(prob$d) + st$ridge * w
     w <- r_ball(w - sch$step[t] * g, radius)
     num <- num + sch$weight[t] * w
@@ -111,19 +119,19 @@ r_sgd <- function(prob, radius, st, w) {
 }
 
 r_localized <- function(prob, radius, st, w) {
-  perm <- r_permute(seq_len(prob$n))
-  from <- 0
+  k <- length(st$batch_size)
+  phase <- r_labels(nrow(prob$x), k, "halving")
   cc <- r_ball(w, radius)
-  for (i in seq_along(st$batch_size)) {
+  for (i in seq_len(k)) {
     N <- st$batch_size[i]
     lam <- st$lambda_phase[i]
     loc <- st$local_radius[i]
-    idx <- perm[from + seq_len(N)]
+    idx <- which(phase == i)
     w <- cc
     num <- 0
     den <- 0
     for (t in seq_len(st$phase_steps[i])) {
-      g <- r_clip_mean(prob, w, idx, st$clip) +
+      g <- r_clip_mean(prob, w, idx, st$clip, N) +
         st$noise_sd[i] * stats::rnorm(prob$d) + lam * (w - cc)
       u <- w - 2 / (lam * (t + 1)) * g
       w <- r_two_balls(u, radius, cc, loc)
@@ -131,37 +139,56 @@ r_localized <- function(prob, radius, st, w) {
       den <- den + t
     }
     cc <- num / den
-    from <- from + N
   }
   cc
 }
 
 test_that("each one-pass loop is its plain-R replay from the same seed", {
   dat <- op_data(600, 3, 1)
-  prob <- op_prob(dat$x, dat$y, clip = 1.5, smoothness = 2, offset = 0.2)
   radius <- c(0.4, 3)
-  for (m in c("acsa", "clipped_sgd", "localized")) {
-    set.seed(11)
-    fit <- dpsco:::fit_one_pass(prob, radius, m, op_budget(3), dpsco_control(),
-                                if (m == "localized") 5L else 12L)
-    st <- fit$settings
-    set.seed(11)
-    w <- rep(0, prob$d)
-    for (l in seq_along(radius)) {
-      stl <- st
+  # the public n is the fit's n whether or not it is nrow(x): 640 public
+  # records of which these 600 are the data
+  for (n_pub in c(600, 640)) {
+    prob <- op_prob(dat$x, dat$y, clip = 1.5, smoothness = 2, offset = 0.2)
+    prob$n <- n_pub
+    for (m in c("acsa", "clipped_sgd", "localized")) {
+      k <- if (m == "localized") 5L else 12L
+      set.seed(11)
+      fit <- dpsco:::fit_one_pass(prob, radius, m, op_budget(3),
+                                  dpsco_control(), k)
+      st <- fit$settings
+      z <- st$noise_multiplier
+      # the public expected sizes and noise scales, from the public n
       if (m == "localized") {
-        for (nm in c("batch_size", "phase_steps", "noise_sd", "lambda_phase",
-                     "local_radius")) stl[[nm]] <- st[[nm]][[l]]
+        for (l in seq_along(radius)) {
+          expect_equal(st$batch_size[[l]], n_pub / 2^(1:5))
+          expect_equal(st$noise_sd[[l]], z * sqrt(st$phase_steps[[l]]) * 1.5 /
+                         (n_pub / 2^(1:5)))
+        }
       } else {
-        for (nm in c("T", "batch_size", "noise_sd", "eta")) stl[[nm]] <- st[[nm]][l]
+        expect_equal(st$batch_size, rep(n_pub / 12, 2))
+        expect_equal(st$noise_sd, rep(z * 1.5 / (n_pub / 12), 2))
       }
-      w <- switch(m, acsa = r_acsa(prob, radius[l], stl, w),
-                  clipped_sgd = r_sgd(prob, radius[l], stl, w),
-                  localized = r_localized(prob, radius[l], stl, w))
-      expect_equal(fit$beta[, l], w, tolerance = 1e-10)
+      set.seed(11)
+      w <- rep(0, prob$d)
+      for (l in seq_along(radius)) {
+        stl <- st
+        if (m == "localized") {
+          for (nm in c("batch_size", "phase_steps", "noise_sd",
+                       "lambda_phase", "local_radius"))
+            stl[[nm]] <- st[[nm]][[l]]
+        } else {
+          for (nm in c("T", "batch_size", "noise_sd", "eta"))
+            stl[[nm]] <- st[[nm]][l]
+        }
+        w <- switch(m, acsa = r_acsa(prob, radius[l], stl, w),
+                    clipped_sgd = r_sgd(prob, radius[l], stl, w),
+                    localized = r_localized(prob, radius[l], stl, w))
+        expect_equal(fit$beta[, l], w, tolerance = 1e-10)
+      }
+      # the smaller radius binds
+      expect_equal(sqrt(sum(fit$beta[, 1]^2)) <= 0.4 + 1e-12, TRUE)
     }
-    # the smaller radius binds
-    expect_equal(sqrt(sum(fit$beta[, 1]^2)) <= 0.4 + 1e-12, TRUE)
   }
 })
 
@@ -272,7 +299,7 @@ test_that("a pass is one Gaussian release per record and radius", {
   st <- fit$settings
   Ti <- st$phase_steps[[1]]
   expect_equal(st$noise_sd[[1]], z * sqrt(Ti) * 1 / st$batch_size[[1]])
-  expect_equal(st$batch_size[[1]], 500 %/% 2^seq_len(st$steps))
+  expect_equal(st$batch_size[[1]], 500 / 2^seq_len(st$steps))
 })
 
 test_that("private tuning composes its releases with the passes exactly", {
@@ -296,7 +323,7 @@ test_that("the step rules are the reconstructed formulas", {
   pl <- dpsco:::one_pass_radius_plan("acsa", 10000, 4, 2, 3, 1.5, 2, 0, NULL)
   rho <- 1 / 18
   T <- ceiling((2 * 4 * 1e4 * sqrt(rho) / (1.5 * 2))^0.4)
-  N <- 10000 %/% T
+  N <- 10000 / T
   s2 <- 4 * (3 * 1.5 / N)^2 + 1.5^2 / N
   expect_equal(pl$settings$steps, T)
   expect_equal(pl$settings$eta, max(4, sqrt(s2 * T * (T + 1) * (T + 2) / 24)))
@@ -343,13 +370,15 @@ test_that("set.seed() reproduces a one-pass fit", {
 
 r_soft <- function(u, thr) sign(u) * pmax(abs(u) - thr, 0)
 
-r_prox_path <- function(prob, lambda, steps, m, gamma, alpha, sd, C, w) {
+# Per lambda: the labels (block floor(u / rate) + 1, none past `steps`),
+# then per step the d normals; each block's clipped sum over the expected
+# size m.
+r_prox_path <- function(prob, lambda, steps, m, rate, gamma, alpha, sd, C, w) {
   out <- matrix(0, prob$d, length(lambda))
-  perm <- seq_len(prob$n)
   for (l in seq_along(lambda)) {
-    perm <- r_permute(perm)  # each lambda reshuffles the previous order
+    lab <- r_labels(nrow(prob$x), steps, "rate", rate)
     for (t in seq_len(steps)) {
-      g <- r_clip_mean(prob, w, perm[(t - 1) * m + seq_len(m)], C) +
+      g <- r_clip_mean(prob, w, which(lab == t), C, m) +
         sd * stats::rnorm(prob$d)
       u <- w - gamma * g
       w <- c(u[1], r_soft(u[-1], gamma * lambda[l] * alpha) /
@@ -363,26 +392,50 @@ r_prox_path <- function(prob, lambda, steps, m, gamma, alpha, sd, C, w) {
 test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last iterate", {
   dat <- op_data(500, 3, 16)
   lam <- c(0.2, 0.05, 0.01)
-  fit <- withr::with_seed(17, dpsco(dat$x, dat$y, method = "prox_clipped_sgd",
-                                    tuning = "public", lambda = lam,
-                                    iterations = 7, alpha = 0.7, epsilon = 2,
-                                    delta = 1e-5, step_size = 0.3,
-                                    control = dpsco_control(clip = 1.2)))
-  st <- fit$settings
-  expect_equal(c(st$iterations, st$batch_size), c(7, 500 %/% 7))
-  sd <- fit$privacy$noise_multiplier * 1.2 / st$batch_size
-  ref <- withr::with_seed(17, r_prox_path(op_prob(dat$x, dat$y), lam, 7,
-                                          st$batch_size, 0.3, 0.7, sd, 1.2,
-                                          rep(0, 4)))
-  expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), ref, tolerance = 1e-10)
-  # three passes, each one release per record: mu = sqrt(3) / z
-  expect_equal(fit$privacy$epsilon_accounted,
-               gauss_eps_ref(sqrt(3) / fit$privacy$noise_multiplier, 1e-5), tolerance = 1e-6)
-  expect_lte(fit$privacy$epsilon_accounted, 2 + 1e-9)
+  fit1 <- function(...)
+    withr::with_seed(17, dpsco(dat$x, dat$y, method = "prox_clipped_sgd",
+                               tuning = "public", lambda = lam, alpha = 0.7,
+                               epsilon = 2, delta = 1e-5, step_size = 0.3,
+                               control = dpsco_control(clip = 1.2), ...))
+  # every record in one of 7 blocks of expected size 500 / 7; then 5
+  # blocks of expected size 40, so that each record sits a pass out with
+  # probability 1 - 5 * 40 / 500
+  for (cfg in list(list(T = 7, m = 500 / 7, bs = NULL),
+                   list(T = 5, m = 40, bs = 40))) {
+    fit <- fit1(iterations = cfg$T, batch_size = cfg$bs)
+    st <- fit$settings
+    expect_equal(c(st$iterations, st$batch_size), c(cfg$T, cfg$m))
+    sd <- fit$privacy$noise_multiplier * 1.2 / cfg$m
+    ref <- withr::with_seed(17, r_prox_path(op_prob(dat$x, dat$y), lam, cfg$T,
+                                            cfg$m, cfg$m / 500, 0.3, 0.7, sd,
+                                            1.2, rep(0, 4)))
+    expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), ref,
+                 tolerance = 1e-10)
+    # three passes, each one release per record: mu = sqrt(3) / z
+    expect_equal(fit$privacy$epsilon_accounted,
+                 gauss_eps_ref(sqrt(3) / fit$privacy$noise_multiplier, 1e-5),
+                 tolerance = 1e-6)
+    expect_lte(fit$privacy$epsilon_accounted, 2 + 1e-9)
+  }
   # the public default step is Lowy and Razaviyayn's 1 / (2 beta), beta = d
   f2 <- dpsco(dat$x, dat$y, method = "prox_clipped_sgd", tuning = "public",
               lambda = lam, epsilon = 2)
   expect_equal(f2$settings$step_size, 1 / 8)
+  # and its blocks: 20 of expected size n / 20
+  expect_equal(c(f2$settings$iterations, f2$settings$batch_size), c(20, 25))
+})
+
+test_that("one_pass_blocks() takes its sizes from the public n", {
+  # default: min(n, 20) blocks covering every record in expectation
+  expect_equal(dpsco:::one_pass_blocks(1000, NULL, NULL),
+               list(m = 50, steps = 20L))
+  expect_equal(dpsco:::one_pass_blocks(7, NULL, NULL), list(m = 1, steps = 7L))
+  expect_equal(dpsco:::one_pass_blocks(1000, NULL, 3), list(m = 1000 / 3,
+                                                            steps = 3L))
+  expect_equal(dpsco:::one_pass_blocks(1000, 30, NULL), list(m = 30,
+                                                             steps = 33L))
+  expect_equal(dpsco:::one_pass_blocks(1000, 30, 10), list(m = 30, steps = 10L))
+  expect_error(dpsco:::one_pass_blocks(1000, 30, 34), class = "dpsco_arg_error")
 })
 
 test_that("without noise prox_clipped_sgd approaches the lasso", {
