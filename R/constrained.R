@@ -17,7 +17,7 @@ constraint_methods <- c("fw", "htp_lasso", "htdp_fw", "objective", "mirror",
                         "acsa", "clipped_sgd", "localized")
 
 # The one-pass clipped methods of Lowy and Razaviyayn (one-pass.R): each record
-# is used in one step (disjoint batches), clipped in l2.
+# is used in one step per pass (its own random block), clipped in l2.
 one_pass_methods <- c("acsa", "clipped_sgd", "localized")
 
 # Every method the bounded-data sensitivities of which need |x| <= x_bound

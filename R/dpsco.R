@@ -523,8 +523,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
             else match_choice(method, "method",
                               c(method_choices, constraint_methods,
                                 "prox_clipped_sgd"))
-  # Algorithm 8 of Lowy and Razaviyayn: the clip oracle over the disjoint
-  # blocks of one pass per lambda (one-pass.R)
+  # Algorithm 8 of Lowy and Razaviyayn: the clip oracle over the blocks
+  # (each record's own random label) of one pass per lambda (one-pass.R)
   one_pass <- method == "prox_clipped_sgd"
   oracle_method <- if (one_pass) "clip" else method
   constrained <- method %in% constraint_methods
@@ -692,8 +692,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   # point: its largest coordinate sets the grid, and the Newton path reuses
   # it as its first step
   first_release <- tuned && (is.null(lambda) || optimizer == "newton")
-  # one pass over disjoint blocks is one release per record (parallel
-  # composition), like the full-data first release
+  # one pass over per-record random blocks is one release per record
+  # (parallel composition), like the full-data first release
   if (one_pass) q <- 1
   releases <- as.double(nlam) * (if (one_pass) 1 else steps) +
     (first_release && optimizer == "spgd")

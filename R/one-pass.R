@@ -338,8 +338,7 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
   list(beta = beta_out, parts = list(part), settings = c(settings, extra),
        public = c("clip level", "step sizes and iterations",
                   if (method == "clipped_sgd") "ridge mu"),
-       pure_epsilon = NULL, adjacency = "add/remove one record",
-       sampling = one_pass_sampling)
+       pure_epsilon = NULL, sampling = one_pass_sampling)
 }
 
 # The engine at one radius from w: the d-vector output.
