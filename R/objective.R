@@ -6,7 +6,8 @@
 # C_r = {w : ||w||_1 <= r} over all d coordinates (intercept included):
 #   1. draw G ~ N(0, sigma1^2 I_d), sigma1^2 = 128 L^2 log(2.5/delta) / eps^2;
 #   2. J(w) = risk(w) + <G, w> / n + lambda ||w||_2^2;
-#   3. find theta2 in C_r with J(theta2) - min_C J <= alpha (certified);
+#   3. find theta2 in C_r with J(theta2) - min_C J <= alpha, or only as
+#      close to the minimiser as that implies (see below);
 #   4. release Proj_C(theta2 + H), H ~ N(0, sigma2^2 I_d), with
 #      sigma2^2 = 64 alpha log(2.5/delta) / (lambda eps^2)          (Alg. 1)
 #      sigma2^2 = 64 alpha log(2.5/delta) ||C||_2^2 / (Delta eps^2)  (Alg. 2).
@@ -16,6 +17,35 @@
 # The non-private solver sees the data only to compute J and its gradient:
 # every setting (lambda, alpha, sigma1, sigma2, step sizes) comes from the
 # public bounds x_bound, y_bound, the offset, n, p and the radii.
+#
+# Why alpha need not be certified.  Algorithm 1's optimizer O is any
+# method meeting the accuracy alpha, and the privacy argument of Theorem 1
+# (that of Bassily et al. 2019) uses theta2 only through its distance to
+# the exact minimiser theta* of J over C: theta* is private by objective
+# perturbation, and theta2 + H is a Gaussian mechanism on theta2 - theta*,
+# whose norm strong convexity bounds by sqrt(2 alpha / lambda) for every
+# data set and every G (sigma2 is exactly the Gaussian mechanism's at
+# (eps/2, delta/2) for the l2 sensitivity 2 sqrt(2 alpha / lambda)).  So
+# any deterministic (D, G) -> theta2 with
+#   ||theta2 - theta*||^2 <= 2 alpha / mu   for EVERY input,
+# mu the l2 strong convexity of J (2 lambda; 2 lambda + Delta in Algorithm
+# 2, whose sigma2 allows at least 2 alpha / Delta), may be released with
+# the same sigma2.  A certified J(w) - min J <= alpha is one way to get it
+# (J(w) - min J >= (mu / 2) ||w - theta*||^2); obj_theta2() adds a second
+# that always succeeds: when obj_solve() has not certified within
+# objective_maxit inner steps, projected gradient steps, as many as the
+# contraction needs to reach the distance with rounding accounted
+# (obj_fallback()).  Nothing stops on the data, and nothing about the
+# solvers' progress (steps, gaps, which one finished) leaves
+# fit_objective().
+#
+# One event is set aside: the rounding bounds behind the floor on alpha
+# assume max_j |G_j| <= 40 sigma1.  Outside it (an event of the noise
+# alone, of probability at most 2 d Q(40) < 1e-340) the release is the
+# data-independent Proj_C(H).  The fit then differs from an App-ObjP with
+# an exact-distance optimizer only on that event, which adds at most
+# (1 + e^eps) 2 d Q(40) to delta: zero in double precision (R's normal
+# generator cannot even reach 40 sd).
 
 # Euclidean projection onto {w : ||w||_1 <= r}, by sorting (Duchi,
 # Shalev-Shwartz, Singer and Chandra 2008, Figure 1): soft-threshold at the
@@ -206,7 +236,9 @@ obj_fista <- function(g0, w0, curv, lambda, r_proj, r_gap, step, tol, maxit) {
 # minimised by FISTA and the loop repeats.  The iterates stay in the ball of
 # radius r (1 - 4 (d + 2) eps) so that rounding in the projection cannot
 # put theta2 outside C_r.  Returns the point, its certified gap and the
-# work done; `certified` is FALSE when `maxit` inner steps did not suffice.
+# work done; `certified` is FALSE when `maxit` inner steps did not suffice
+# (obj_theta2() then continues with obj_fallback()).  None of it may leave
+# fit_objective().
 obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
                       curv = obj_curvature(prob), maxit = 1e5) {
   d <- prob$d
@@ -226,7 +258,7 @@ obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
              obj_fw_gap(g, w, r) +
                obj_rounding(prob, r, R, bd$zmax, gmax_lin, lambda, max(abs(g)))
            else obj_strong_gap(prob, g, w, R, bd$zmax, gmax_lin, lambda)
-    if (gap <= alpha || inner >= maxit) break
+    if (isTRUE(gap <= alpha) || inner >= maxit) break
     # gaussian: the model is J itself; binomial: solve each majoriser only
     # as far as the outer gap warrants
     tol <- if (quad) alpha / 4 else max(alpha / 4, gap / 10)
@@ -235,8 +267,147 @@ obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
     inner <- inner + fs$iter
     outer <- outer + 1L
   }
-  list(w = w, gap = gap, certified = gap <= alpha, outer = outer,
+  list(w = w, gap = gap, certified = isTRUE(gap <= alpha), outer = outer,
        inner = inner)
+}
+
+# The fallback's step 1 / beta_J, beta_J = beta + 2 lambda J's public
+# smoothness bound, shortened by 1e-10 so that the rounding of beta_J
+# cannot make it longer than 1 / beta_J.
+obj_fallback_step <- function(prob, lambda) {
+  (1 - 1e-10) / (obj_bounds(prob)$beta + 2 * lambda)
+}
+
+# A lower bound on 1 - c, c the contraction of one projected gradient step
+# of length `step` <= 1 / beta_J on a mu-strongly convex J.  J is
+# (1 / step)-smooth, so co-coercivity with strong convexity (Nesterov 2004,
+# Theorem 2.1.12) makes the gradient map a contraction by
+# c = sqrt((1 - step mu) / (1 + step mu)) <= sqrt(1 - step mu); the
+# projection is non-expansive; and 1 - c >= (1 - c^2) / 2, computed
+# without cancellation.
+obj_contraction_gap <- function(step, mu) {
+  step * mu / (1 + step * mu) * (1 - 1e-12)
+}
+
+# A bound on the l2 distance between one computed fallback step
+#   fl(Proj_{r_in}(w - step * g_hat)),  g_hat the computed gradient of J,
+# and the exact step Proj_{C_r}(w - step grad J(w)), at a computed point w
+# with ||w||_1 <= rw (= r for a finite radius), from the forward errors of
+# obj_grad_error() (the l2 gradient error at most 2 sqrt(d) e_g, as in
+# obj_strong_gap()).  Terms: the gradient error times the step; the
+# rounding of w - step * g_hat; for a finite radius, the shrunken radius
+# r_in (moving the soft threshold by at most r - r_in) and the sort-based
+# projection, whose computed threshold is within (2 d + 1) gamma_{d+5}
+# (||v||_1 + r) of the exact one (a misjudged index k lies where
+# u_k - theta_k is within rounding of 0, and there the threshold function
+# is within 2 d times that of 0, its slope being at least 1), doubled for
+# the terms these first-order bounds leave out.
+obj_step_error <- function(prob, r, rw, R, zmax, gmax_lin, lambda, step) {
+  u <- .Machine$double.eps / 2
+  gam <- function(k) k * u / (1 - k * u)
+  d <- prob$d
+  e_g <- obj_grad_error(prob, rw, R, zmax, gmax_lin, lambda)
+  gB <- R * zmax + gmax_lin + 2 * lambda * rw + 2 * e_g   # |computed g_j|
+  e <- step * 2 * sqrt(d) * e_g + 2 * u * (rw + 2 * step * sqrt(d) * gB)
+  if (is.finite(r)) {
+    r_in <- r * (1 - 4 * (d + 2) * .Machine$double.eps)
+    v1 <- (rw + step * d * gB) * (1 + 4 * u)              # ||v||_1
+    e <- e + sqrt(d) * (r - r_in) +
+      2 * sqrt(d) * (2 * d + 1) * gam(d + 5) * (v1 + r)
+  }
+  e * (1 + 1e-10)
+}
+
+# Fallback after an uncertified obj_solve(): projected gradient descent on
+# J from its last iterate w0 (certified gap gap0, which bounds
+# ||w0 - theta*|| by sqrt(2 gap0 / mu)), step 1 / beta_J.  With e the
+# per-step rounding bound and c the contraction, the computed iterates obey
+#   ||w_k - theta*|| <= c^k B0 + e / (1 - c),
+# so K steps with c^K B0 <= T - e / (1 - c), T = sqrt(2 alpha / mu), put
+# w_K within T of theta* whatever the data; the calibration's floor on
+# alpha makes e / (1 - c) <= T / 2.  It stops earlier, with the same
+# guarantee, at an iterate whose certified gap is at most alpha.  Radius
+# Inf: B0 from the certified gradient norm, or, when that is larger, from
+# w0 = 0 with the bound of obj_theta_bound() on ||theta*||, which also
+# bounds ||w_k||_1 for the rounding.  Returns theta2 only.
+obj_fallback <- function(prob, G, lambda, r, alpha, mu, w0, gap0) {
+  d <- prob$d
+  n <- prob$n
+  bd <- obj_bounds(prob)
+  R <- obj_resid_bound(prob, r)
+  lin <- G / n
+  gmax_lin <- max(abs(lin))
+  step <- obj_fallback_step(prob, lambda)
+  omc <- obj_contraction_gap(step, mu)
+  target <- sqrt(2 * alpha / mu) * (1 - 1e-12)
+  dist_of <- function(gap) sqrt(2 * gap / mu) * (1 + 1e-12)
+  w <- w0
+  B0 <- dist_of(gap0)
+  if (is.finite(r)) {
+    r_in <- r * (1 - 4 * (d + 2) * .Machine$double.eps)
+    if (!isTRUE(B0 <= 2 * r)) B0 <- 2 * r      # the l2 diameter of C_r
+    rw <- r
+  } else {
+    r_in <- Inf
+    rho <- obj_theta_bound(prob, R, bd, lambda, sqrt(sum(G * G)) / n)
+    if (!isTRUE(B0 <= rho)) {
+      w <- numeric(d)
+      B0 <- rho
+    }
+    # every iterate is within max(B0, e / (1 - c)) <= max(rho, T) of theta*
+    rw <- sqrt(d) * (2 * rho + target) * (1 + 1e-12)
+  }
+  if (B0 <= target) return(w)
+  E <- obj_step_error(prob, r, rw, R, bd$zmax, gmax_lin, lambda, step) / omc
+  # excluded by the floor on alpha and the guard on G in fit_objective()
+  # (both public): only a direct call with other values can get here
+  if (!(E < target))
+    stop("internal error: alpha is below the fallback's rounding floor",
+         call. = FALSE)
+  # c^K <= exp(-K omc)
+  K <- ceiling(log(B0 / (target - E)) / omc * (1 + 1e-10)) + 1
+  k <- 0
+  while (k < K) {
+    k <- k + 1
+    g <- obj_grad_risk(prob, w) + lin + 2 * lambda * w
+    gap <- if (is.finite(r))
+             obj_fw_gap(g, w, r) +
+               obj_rounding(prob, r, R, bd$zmax, gmax_lin, lambda, max(abs(g)))
+           else obj_strong_gap(prob, g, w, R, bd$zmax, gmax_lin, lambda)
+    if (isTRUE(gap <= alpha)) return(w)
+    w <- obj_proj_l1(w - step * g, r_in)
+  }
+  w
+}
+
+# A bound on ||theta*||_2 for radius Inf (J 2 lambda-strongly convex), g
+# bounding ||G||_2 / n: stationarity, 2 lambda theta* = -grad risk(theta*)
+# - G / n, gives (R X2 + g) / (2 lambda); for the logistic loss (>= 0, at
+# most |offset| + log 2 at w = 0) strong convexity between 0 and theta*,
+# 2 lambda ||theta*||^2 <= risk(0) + g ||theta*||, gives the smaller
+# (g + sqrt(g^2 + 8 lambda risk(0))) / (4 lambda).
+obj_theta_bound <- function(prob, R, bd, lambda, g) {
+  b <- (R * bd$X2 + g) / (2 * lambda)
+  if (prob$family == "binomial") {
+    risk0 <- abs(prob$offset) + log(2)
+    b <- min(b, (g + sqrt(g * g + 8 * lambda * risk0)) / (4 * lambda))
+  }
+  b * (1 + 1e-12)
+}
+
+# theta2 of Algorithm 1 or 2: a deterministic function of (data, G) within
+# sqrt(2 alpha / mu) of theta* for every input (see the header).  The
+# certified solver, then the fallback if it did not certify.  A G with a
+# coordinate beyond g_bound (fit_objective(): 40 sigma1, where the floor's
+# rounding bounds end) gives 0 without reading the data, so that the
+# release is Proj_C(H).
+obj_theta2 <- function(prob, G, lambda, r, alpha, mu, start = NULL,
+                       curv = obj_curvature(prob), maxit = 1e5,
+                       g_bound = Inf) {
+  if (max(abs(G)) > g_bound) return(numeric(prob$d))
+  sol <- obj_solve(prob, G, lambda, r, alpha, start, curv, maxit)
+  if (sol$certified) return(sol$w)
+  obj_fallback(prob, G, lambda, r, alpha, mu, sol$w, sol$gap)
 }
 
 # Per-radius calibration from public quantities only.  eps, delta: the
@@ -263,14 +434,16 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
     lambda <- lower
     sd_move <- 1e-3 * sigma1 / (2 * n * lambda)
     alpha_thm <- min(sd_move^2 * lambda * eps^2 / (64 * logd), 1)
-    floor <- 1e-24 * L^2 * d / lambda
+    floor <- max(1e-24 * L^2 * d / lambda,
+                 obj_fallback_floor(prob, r, R, bd, lambda, 2 * lambda, sigma1))
+    obj_check_floor(floor, r)
     alpha <- min(max(tol %||% alpha_thm, floor), 1)
     sigma2 <- sqrt(64 * alpha * logd / (lambda * eps^2))
     return(list(L = L, resid_bound = R, diameter = Inf, width = Inf,
                 sigma1 = sigma1, lambda = lambda, lambda_lower = lower,
                 alpha = alpha, alpha_theorem = alpha_thm, alpha_floor = floor,
                 alpha_raised = alpha > (tol %||% alpha_thm), sigma2 = sigma2,
-                strong_convexity_C = 0))
+                strong_convexity_C = 0, modulus = 2 * lambda))
   }
   if (Delta > 0) {
     # Algorithm 2 assumes Delta-strong convexity w.r.t. the Minkowski norm
@@ -295,11 +468,15 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
   # numerical floor on the tolerance: 1e-10 of J's range over C (at most
   # L ||C||_2 for the risk), or ten times the rounding allowance with a
   # typical |G|_inf (sigma1 (sqrt(2 log 2d) + 3), used for this public
-  # choice only; the certificate uses the actual draw)
+  # choice only; the certificate uses the actual draw), or the fallback's
+  # rounding floor
   g_typ <- sigma1 * (sqrt(2 * log(2 * d)) + 3) / n
+  mu <- 2 * lambda + if (Delta > 0) Delta else 0
   floor <- max(1e-10 * L * diam,
                10 * obj_rounding(prob, r, R, bd$zmax, g_typ, lambda,
-                                 R * bd$zmax + g_typ + 2 * lambda * r))
+                                 R * bd$zmax + g_typ + 2 * lambda * r),
+               obj_fallback_floor(prob, r, R, bd, lambda, mu, sigma1))
+  obj_check_floor(floor, r)
   # Algorithms 1 and 2 take alpha in [0, 1]
   alpha_thm <- min(alpha_thm, 1)
   alpha <- min(max(tol %||% alpha_thm, floor), 1)
@@ -309,7 +486,36 @@ obj_calibrate <- function(prob, r, eps, delta, Delta, tol = NULL) {
        sigma1 = sigma1, lambda = lambda, lambda_lower = lower,
        alpha = alpha, alpha_theorem = alpha_thm, alpha_floor = floor,
        alpha_raised = alpha > (tol %||% alpha_thm), sigma2 = sigma2,
-       strong_convexity_C = Delta_C)
+       strong_convexity_C = Delta_C, modulus = mu)
+}
+
+# The fallback's floor on alpha (public): with |G_j| <= 40 sigma1, the
+# per-step rounding bound e and the contraction c of obj_fallback(), the
+# distance target T = sqrt(2 alpha / mu) must leave room for the
+# accumulated rounding, e / (1 - c) <= T / 2, i.e.
+# alpha >= 2 mu (e / (1 - c))^2.  Radius Inf: the iterates' l1 bound takes
+# ||G|| <= 40 sigma1 sqrt(d) and T <= sqrt(2 / mu) (alpha <= 1).
+obj_fallback_floor <- function(prob, r, R, bd, lambda, mu, sigma1) {
+  d <- prob$d
+  gmax_lin <- 40 * sigma1 / prob$n
+  step <- obj_fallback_step(prob, lambda)
+  rw <- if (is.finite(r)) r
+        else sqrt(d) * (2 * obj_theta_bound(prob, R, bd, lambda,
+                                            sqrt(d) * gmax_lin) +
+                        sqrt(2 / mu)) * (1 + 1e-12)
+  E <- obj_step_error(prob, r, rw, R, bd$zmax, gmax_lin, lambda, step) /
+    obj_contraction_gap(step, mu)
+  2 * mu * E^2 * (1 + 1e-9)
+}
+
+# Algorithms 1 and 2 take alpha <= 1: a floor above 1 (only for extreme
+# public settings) leaves no alpha that the fallback can guarantee.
+obj_check_floor <- function(floor, r) {
+  if (!(floor <= 1))
+    arg_error("objective_tol", "has no admissible value at radius ",
+              format(r), ": the numerical floor on alpha is ",
+              format(signif(floor, 4)), " > 1 for these public settings ",
+              "(n, the bounds, the radius, epsilon and strong_convexity).")
 }
 
 obj_check_prob <- function(prob) {
@@ -413,17 +619,12 @@ fit_objective <- function(prob, radius, budget, control) {
   for (k in seq_len(nr)) {
     ck <- cal[[k]]
     G <- stats::rnorm(d, 0, ck$sigma1)
-    sol <- obj_solve(prob, G, ck$lambda, radius[k], ck$alpha, start, curv,
-                     maxit)
-    if (!sol$certified)
-      arg_error("objective_tol", "= ", format(signif(ck$alpha, 4)), " was not ",
-                "reached at radius ", format(radius[k]), " within ",
-                format(maxit), " solver steps (certified gap ",
-                format(signif(sol$gap, 4)), "); nothing is released.  Set ",
-                "control$objective_tol larger (sigma2 grows with its square ",
-                "root) or control$objective_maxit.")
+    # beyond 40 sd (probability < 1e-340) the floor's rounding bounds need
+    # not hold: theta2 = 0, a release Proj_C(H) that does not read the data
+    theta2 <- obj_theta2(prob, G, ck$lambda, radius[k], ck$alpha, ck$modulus,
+                         start, curv, maxit, g_bound = 40 * ck$sigma1)
     H <- stats::rnorm(d, 0, ck$sigma2)
-    beta[, k] <- obj_proj_l1(sol$w + H, radius[k])
+    beta[, k] <- obj_proj_l1(theta2 + H, radius[k])
     # warm start from the RELEASED output (in C_k, inside C_{k+1}): each
     # radius's solver then depends on the data and on earlier releases
     # only, so basic (adaptive) composition applies as stated
@@ -449,7 +650,8 @@ fit_objective <- function(prob, radius, budget, control) {
     if (algo == 2L) paste0(", declared strong convexity Delta = ",
                            format(signif(Delta, 4))),
     ", optimisation tolerance alpha = ", fmt(field("alpha")),
-    " (certified by the Frank-Wolfe gap)",
+    " (certified by the Frank-Wolfe gap, or its distance bound guaranteed ",
+    "by projected gradient steps after objective_maxit solver steps)",
     if (any(field("alpha_raised") > 0)) ", raised to the numerical floor",
     "; output noise H ~ N(0, sigma2^2 I) with sigma2 = ", fmt(field("sigma2")),
     ", then projection onto the l1 ball",
@@ -486,7 +688,8 @@ fit_objective <- function(prob, radius, budget, control) {
     X2 = bd$X2, diameter = field("diameter"),
     gaussian_width = field("width"), strong_convexity = Delta,
     strong_convexity_C = field("strong_convexity_C"))
-  # the certified gaps and iteration counts depend on the data: they stay
-  # inside (each gap is at most alpha, which alone enters sigma2)
+  # every field is a function of the public settings: the solvers' steps,
+  # gaps and which of them finished depend on the data and stay inside
+  # (only the distance bound implied by alpha enters sigma2)
   list(beta = beta, parts = list(part), settings = settings, public = public)
 }
