@@ -182,7 +182,10 @@
 #'     neighbours of `n` records; the records are resized to the public `n`
 #'     first (see "Theorems stated for replace-one neighbours" below).
 #'     `control$objective_tol` sets `alpha` and `control$strong_convexity`
-#'     Algorithm 2.  OBJECTIVE_SOLVER_SENTENCE}
+#'     Algorithm 2.  The minimiser certifies `alpha` or, after
+#'     `objective_maxit` steps, continues with projected gradient steps
+#'     until it is provably as close to the exact minimiser as `alpha`
+#'     implies; the fit never stops on the data.}
 #'   \item{`"mirror"`}{noisy regularised mirror descent (Su, Zhao and
 #'     Wang, Algorithm 3) in `l_p`, `1 < lp <= 2`: full-data gradients, each
 #'     record's clipped to `L` in the dual norm `l_q`, plus Generalized

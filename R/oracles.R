@@ -103,7 +103,9 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #' @param objective_tol the optimisation accuracy `alpha` of
 #'   `dpsco(method = "objective")` (one number, or one per radius): the
 #'   perturbed objective is minimised until its Frank-Wolfe gap, a
-#'   certified bound on the suboptimality, is at most `alpha`, and the
+#'   certified bound on the suboptimality, is at most `alpha` (or until
+#'   the distance to the minimiser that `alpha` implies is guaranteed, see
+#'   `objective_maxit`), and the
 #'   output noise has variance `64 alpha log(2.5/delta) / (lambda eps^2)`.
 #'   Default: the rule of Su, Zhao and Wang's Theorem 2, raised to a
 #'   numerical floor where it is below it (the record says so).
@@ -111,9 +113,11 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   convexity of every record's loss; `Delta > 0` selects the strongly
 #'   convex variant (Algorithm 2) of `"objective"`.  A GLM loss has a
 #'   rank-one Hessian, so `Delta > 0` holds only with one coefficient.
-#' @param objective_maxit the most solver steps of `"objective"` per radius;
-#'   a fit that cannot certify its tolerance within them is an error (and
-#'   releases nothing).
+#' @param objective_maxit the most steps of the certified solver of
+#'   `"objective"` per radius; beyond them the fit continues with projected
+#'   gradient steps, as many as guarantee the accuracy `alpha` implies, so
+#'   a fit never stops on the data and this setting does not bound the
+#'   work.
 #' @param mirror_alpha the weight `alpha` of the regulariser `alpha Phi(w)`
 #'   of `dpsco(method = "mirror")` (Algorithm 3 of Su, Zhao and Wang).
 #'   Default 0 with `tuning = "private"` (whose default is also 50 steps per
