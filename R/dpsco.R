@@ -303,8 +303,8 @@
 #' error rather than silently re-sorted, as every lambda spends budget and
 #' warm-starts the next).  A factor `y` keeps its declared levels, so a
 #' binomial fit with one level absent from the data runs instead of
-#' revealing the absence in an error; a character `y` takes its levels from
-#' the data.  Choices (`family`, `method`, `tuning`, `optimizer`,
+#' revealing the absence in an error; a character `y` is an error (its
+#' classes would be read from the data).  Choices (`family`, `method`, `tuning`, `optimizer`,
 #' `calibration`, `type`, kernels) are matched exactly: an abbreviation is
 #' an error, as two methods may share a prefix and differ in their
 #' privacy analysis.

@@ -156,10 +156,16 @@ check_y <- function(y, n, family) {
     arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
   classnames <- NULL
   if (family == "binomial") {
-    if (is.factor(y) || is.character(y)) {
+    # a character y would take its classes from the values present, which
+    # the fit would then report (in its class names, or in an error when
+    # one is absent): the two classes must be declared
+    if (is.character(y))
+      arg_error("y", "is a character vector, whose classes would be read ",
+                "from the data; give a factor that declares its two classes ",
+                "(factor(y, levels = c(\"no\", \"yes\"))) or 0/1.")
+    if (is.factor(y)) {
       # a factor keeps its declared levels (public), so an absent class is
       # not reported from the data
-      if (!is.factor(y)) y <- factor(y)
       if (anyNA(y)) arg_error("y", "contains missing values.")
       if (nlevels(y) != 2L)
         arg_error("y", "must have exactly two classes for the binomial ",

@@ -25,7 +25,7 @@
 #
 # Quick (make check): a few dozen fits per side, which catches gross
 # violations and checks the conditions; long (make audit,
-# DPSCO_AUDIT_LONG=true): a thousand per side.
+# DPSCO_AUDIT_LONG=true): four hundred per side.
 
 guarantee_N <- 200
 guarantee_eps <- 2
@@ -118,7 +118,7 @@ guarantee_audit <- function(name, trials) {
 }
 
 test_that("audit harness: every method, at the same public n, both sizes and directions", {
-  trials <- if (guarantee_long) 1000 else 30
+  trials <- if (guarantee_long) 400 else 25
   set.seed(20261125)
   for (name in names(guarantee_cases)) {
     a <- guarantee_audit(name, trials)
