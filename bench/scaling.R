@@ -131,6 +131,7 @@ engine_fun <- function(x, y, method, m, T) {
     z <- dpsco:::paper_multiplier(method, epsilon / K, delta / K, oracle$k)
     settings <- c(oracle, list(
       family = 0L, intercept = 0L, noise_sd = z * oracle$sensitivity,
+      rate = min(1, m / n),           # the Poisson rate: public m over public n
       steps = as.integer(T), step_size = 1 / p, sqrt_schedule = 0L,
       last_iterate = 0L, tail_average = 0L, alpha = 1, penalty_factor = rep(1, p), threads = 2L))
     beta0 <- rep(0, p)
