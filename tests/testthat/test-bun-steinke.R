@@ -112,11 +112,39 @@ test_that("private tuning: the ranges are the hard bound of the unit-scale ball"
   expect_equal(unname(fit$settings$mean_range[, 1]), c(-(1 + abs(off) + sqrt(4)),
                                                         1 + abs(off) + sqrt(4)),
                tolerance = 1e-12)
-  expect_equal(fit$privacy$adjacency, "replace one record")
-  # the private settings enter at twice their add/remove sensitivity
-  sh <- fit$privacy$shares
-  expect_true(all(grepl("replace-one", sh$mechanism[sh$part != "optimizer"])))
-  expect_lte(fit$privacy$epsilon_accounted, 2)
+  # one neighbouring relation: add/remove one record at the public n; the
+  # theorem (replace-one) holds for the records resized to that n
+  pr <- fit$privacy
+  expect_identical(pr$adjacency, "add/remove one record at the public size n = 600")
+  expect_identical(pr$public_n, 600)
+  expect_match(pr$resized, "resized to the public n", fixed = TRUE)
+  # the private settings are released as for every other method: the
+  # multipliers of their shares of one release at the target, not halved
+  sh <- pr$shares
+  set_parts <- sh$part != "optimizer"
+  expect_identical(sh$part[set_parts], c("scale", "centre", "quantiles"))
+  z1 <- dp_noise_multiplier(2, 0.1 / 600, 1, 1)
+  expect_equal(sh$noise_multiplier[set_parts],
+               z1 * sqrt(c(2 / 0.05, 1 / 0.03, 1 / 0.02)), tolerance = 1e-6)
+  expect_false(any(grepl("replace-one", sh$mechanism)))
+  expect_lte(pr$epsilon_accounted, 2)
+  # both epsilons through the Renyi curves (improved conversion): the
+  # settings' Gaussian releases a / (2 z^2) per step, the descent's part
+  # as recorded; for a record replaced the settings move by twice their
+  # sensitivity (a z / 2 multiplier) and the descent keeps its theorem's
+  # replace-one curve (its part's relation is "replace")
+  orders <- c(seq(1.1, 10.9, by = 0.1), 12:63)
+  conv <- function(rdp) min(rdp + log((orders - 1) / orders) -
+                              (log(pr$delta) + log(orders)) / (orders - 1))
+  curve <- function(z, steps) steps * orders / (2 * z^2)
+  opt <- curve(sh$noise_multiplier[!set_parts], sh$steps[!set_parts])
+  sets <- Map(curve, sh$noise_multiplier[set_parts], sh$steps[set_parts])
+  sets_half <- Map(curve, sh$noise_multiplier[set_parts] / 2, sh$steps[set_parts])
+  expect_equal(pr$epsilon_accounted, conv(Reduce(`+`, sets) + opt),
+               tolerance = 1e-9)
+  expect_equal(pr$epsilon_replace_one, conv(Reduce(`+`, sets_half) + opt),
+               tolerance = 1e-9)
+  expect_gt(pr$epsilon_replace_one, pr$epsilon_accounted)
   expect_true(is.finite(g))
 })
 

@@ -221,25 +221,127 @@ test_that("objective and mirror fits compose with the private settings to the ta
   expect_lte(pm$epsilon_accounted, 0.8 * (1 + 1e-9))
 })
 
-test_that("the shuffled mirror descent's record is for replace-one neighbours", {
+# The privacy parts a call hands to the record, with the fields the record
+# does not tabulate (the relation of a part among them).
+capture_parts <- function(expr) {
+  env <- new.env()
+  suppressMessages(trace(dpsco:::new_privacy_record,
+                         bquote(assign("parts", parts, envir = .(env))),
+                         where = asNamespace("dpsco"), print = FALSE))
+  on.exit(suppressMessages(untrace(dpsco:::new_privacy_record,
+                                   where = asNamespace("dpsco"))))
+  value <- expr
+  list(value = value, parts = env$parts)
+}
+
+test_that("the methods stated for replace-one neighbours run on the records resized to the public n", {
+  # with public tuning nothing is drawn before the resizing, so the fit at
+  # a public n other than the rows is the fit, from the same seed, on the
+  # records padded with x = 0, y = 0 (more records declared) or on a
+  # uniform subset of n of them (fewer)
+  set.seed(3)
+  rows <- 300
+  x <- cbind(rexp(rows), rnorm(rows), runif(rows, -1, 1))
+  y <- 0.5 + x[, 1] - x[, 2] + rt(rows, df = 3)
+  cases <- list(list(method = "objective"), list(method = "mirror", lp = 1.5),
+                list(method = "mirror_shuffled"),
+                list(method = "bun_steinke", iterations = 3,
+                     control = dpsco_control(mean_range = c(-3, 3))),
+                list(method = "sample_aggregate"))
+  fit_on <- function(xx, yy, cs, ...)
+    do.call(dpsco, c(list(xx, yy, epsilon = 1.5, delta = 1e-5,
+                          radius = c(0.5, 2), tuning = "public", ...), cs))
+  for (cs in cases) for (N in c(400, 250)) {
+    info <- paste(cs$method, cs$lp, N)
+    set.seed(5)
+    cap <- capture_parts(fit_on(x, y, cs, public_n = N))
+    fit <- cap$value
+    set.seed(5)
+    if (N > rows) {
+      ref <- fit_on(rbind(x, matrix(0, N - rows, 3)), c(y, rep(0, N - rows)), cs)
+    } else {
+      keep <- sort(sample.int(rows, N))
+      ref <- fit_on(x[keep, ], y[keep], cs)
+    }
+    expect_identical(fit$beta, ref$beta, label = info)
+    expect_identical(fit$a0, ref$a0, label = info)
+    # resize_records() is that resizing
+    set.seed(5)
+    rs <- dpsco:::resize_records(x, y, N)
+    if (N > rows) expect_identical(rs, list(x = rbind(x, matrix(0, N - rows, 3)),
+                                            y = c(y, rep(0, N - rows))))
+    else expect_identical(rs, list(x = x[keep, ], y = y[keep]))
+    expect_identical(fit$nobs, N)
+    pr <- privacy(fit)
+    expect_identical(pr$public_n, N)
+    expect_identical(pr$adjacency, paste("add/remove one record at the public size n =", N))
+    expect_match(pr$resized, "resized to the public n", fixed = TRUE)
+    expect_true(any(grepl("^Records: the records are resized", format(pr))), label = info)
+    # the method's parts carry the theorem's replace-one relation; with
+    # public tuning they are all the parts, so the replace-one epsilon is
+    # the accounted one
+    rel <- vapply(cap$parts, function(p) p$relation %||% "add_remove", "")
+    expect_true(all(rel == "replace"), label = info)
+    expect_equal(pr$epsilon_replace_one, pr$epsilon_accounted, tolerance = 1e-12,
+                 label = info)
+  }
+  # the methods accounted for add/remove directly are not resized: their
+  # divisors are the public n and their parts keep that relation
+  for (cs in list(list(method = "fw"), list(method = "mirror", lp = 2))) {
+    set.seed(5)
+    cap <- capture_parts(fit_on(x, y, cs, public_n = 400))
+    set.seed(5)
+    ref <- fit_on(rbind(x, matrix(0, 100, 3)), c(y, rep(0, 100)), cs)
+    expect_false(identical(cap$value$beta, ref$beta))
+    expect_null(privacy(cap$value)$resized)
+    expect_true(all(vapply(cap$parts, function(p) is.null(p$relation), NA)))
+    expect_gt(privacy(cap$value)$epsilon_replace_one,
+              privacy(cap$value)$epsilon_accounted)
+  }
+})
+
+test_that("replace_one_epsilon(): Gaussian parts at half their multiplier, a stated part by group privacy, a replace-one part kept", {
   parts <- list(dpsco:::privacy_part("scale", 6, 1, 2, 1.5, 0.05),
                 dpsco:::privacy_part("centre", 9, 1, 1, 0.01, 0.03))
-  r1 <- dpsco:::replace_one_parts(parts)
-  expect_equal(vapply(r1, `[[`, 0, "noise_multiplier"), c(3, 4.5))
-  expect_equal(vapply(r1, `[[`, 0, "sensitivity"), c(3, 0.02))
-  # half the multiplier is four times the mu^2 of the Gaussian composition
+  # full-batch Gaussian releases compose to one of mu^2 = sum(steps / z^2);
+  # a record replaced moves each by twice its sensitivity: mu doubles
   mu_add <- sqrt(2 / 36 + 1 / 81)
-  expect_equal(dpsco:::account_parts(r1, 1e-6),
-               dpsco:::gaussian_epsilon(2 * mu_add, 1e-6), tolerance = 1e-12)
+  expect_equal(dpsco:::account_parts(parts, 1e-6), gauss_eps_ref(mu_add, 1e-6),
+               tolerance = 1e-8)
+  expect_equal(dpsco:::replace_one_epsilon(parts, 1e-6),
+               gauss_eps_ref(2 * mu_add, 1e-6), tolerance = 1e-8)
+  # a stated (eps, delta) part for add/remove: (2 eps, (1 + e^eps) delta),
+  # the Gaussian parts at what delta is left
+  st <- dpsco:::dp_part("optimizer", 0.3, 1e-8, 1, NA_real_, 0.9, "stated")
+  expect_equal(dpsco:::replace_one_epsilon(c(parts, list(st)), 1e-6),
+               0.6 + gauss_eps_ref(2 * mu_add, 1e-6 - (1 + exp(0.3)) * 1e-8),
+               tolerance = 1e-8)
+  # the same part stated for replace-one (a theorem on resized records) is kept
+  st$relation <- "replace"
+  expect_equal(dpsco:::replace_one_epsilon(c(parts, list(st)), 1e-6),
+               0.3 + gauss_eps_ref(2 * mu_add, 1e-6 - 1e-8), tolerance = 1e-8)
+})
+
+test_that("the shuffled mirror descent's record: its theorem on the records resized to n, the settings released as for any method", {
   set.seed(9)
   n <- 20000
   x <- matrix(runif(n * 2, -1, 1), n, 2)
   y <- x[, 1] + rnorm(n)
   f <- dpsco(x, y, method = "mirror_shuffled", epsilon = 0.5, radius = 1)
   pr <- privacy(f)
-  expect_identical(pr$adjacency, "replace one record (shuffle model)")
-  expect_match(pr$shares$mechanism[1], "replace-one", fixed = TRUE)
+  expect_identical(pr$adjacency, "add/remove one record at the public size n = 20,000")
+  expect_match(pr$resized, "replace-one neighbours of n records", fixed = TRUE)
+  expect_false(any(grepl("replace-one", pr$shares$mechanism[pr$shares$part != "optimizer"],
+                         fixed = TRUE)))
+  # the settings' multipliers are their shares of one release at the
+  # target (not halved for replace-one any more)
+  sh <- pr$shares
+  z1 <- dp_noise_multiplier(0.5, 0.1 / n, 1, 1)
+  expect_equal(sh$noise_multiplier[sh$part == "scale"], z1 * sqrt(2 / 0.05),
+               tolerance = 1e-6)
   expect_lte(pr$epsilon_accounted, 0.5 * (1 + 1e-9))
+  expect_gt(pr$epsilon_replace_one, pr$epsilon_accounted)
+  expect_match(pr$guarantee, "n = 20,000 treated as public", fixed = TRUE)
 })
 
 test_that("HTDP-FW after a private standardisation composes instead of claiming pure DP", {

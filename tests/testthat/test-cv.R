@@ -53,26 +53,45 @@ test_that("noisy_argmin() draws k with probability proportional to exp(-eps S_k 
 test_that("cv.dpsco() is the split, the fit, the clamped losses, the exponential mechanism and the curve", {
   d <- cv_data()
   eps <- 1
-  delta <- 0.1 / d$n
   cases <- list(
     list(family = "gaussian", y = d$y, measure = NULL, curve = 0.25, holdout = 0.2),
     list(family = "gaussian", y = d$y, measure = "mae", curve = 0.4, holdout = 0.3),
     list(family = "binomial", y = d$yb, measure = "class", curve = 0.25, holdout = 0.25),
-    list(family = "binomial", y = d$yb, measure = NULL, curve = 0, holdout = 0.5))
+    list(family = "binomial", y = d$yb, measure = NULL, curve = 0, holdout = 0.5),
+    # a declared public n other than the number of rows: every divisor and
+    # the training fit's public n come from it
+    list(family = "gaussian", y = d$y, measure = NULL, curve = 0.25, holdout = 0.2,
+         public_n = 1500))
   for (cs in cases) {
-    info <- paste(cs$family, cs$measure, cs$curve)
+    pn <- cs$public_n %||% d$n
+    delta <- 0.1 / pn
+    info <- paste(cs$family, cs$measure, cs$curve, pn)
     set.seed(77)
     cvf <- cv.dpsco(d$x, cs$y, family = cs$family, method = "clip",
-                    epsilon = eps, holdout = cs$holdout,
+                    epsilon = eps, public_n = cs$public_n, holdout = cs$holdout,
                     type.measure = cs$measure, curve = cs$curve, nlambda = 6)
-    # replay
+    # replay: one coin per record; the fit on the training part at the
+    # public expected size of that part
     set.seed(77)
     val <- stats::runif(d$n) < cs$holdout
+    n_fit <- round(pn * (1 - cs$holdout))
+    n_hold <- pn * cs$holdout
     fit <- dpsco(d$x[!val, ], cs$y[!val], family = cs$family, method = "clip",
-                 epsilon = eps, delta = delta, nlambda = 6)
+                 epsilon = eps, delta = delta, public_n = n_fit, nlambda = 6)
     expect_identical(cvf$dpsco.fit$beta, fit$beta, label = info)
-    expect_identical(cvf$n_val, sum(val))
-    expect_identical(cvf$n_train, sum(!val))
+    expect_identical(cvf$dpsco.fit$nobs, n_fit, label = info)
+    # the parts' public sizes are returned, the realised ones are not
+    expect_identical(cvf$n_fit, n_fit, label = info)
+    expect_identical(cvf$n_hold, n_hold, label = info)
+    expect_null(cvf$n_train)
+    expect_null(cvf$n_val)
+    # (the seed gives realised sizes other than the public ones)
+    expect_false(sum(val) == n_hold || sum(!val) == n_fit, label = info)
+    scalars <- Filter(function(v) is.numeric(v) && length(v) == 1L,
+                      unclass(cvf))
+    expect_false(any(unlist(scalars) %in% c(sum(val), sum(!val))),
+                 label = info)
+    expect_identical(privacy(cvf)$public_n, pn)
     K <- length(fit$lambda)
     measure <- cs$measure %||% if (cs$family == "binomial") "deviance" else "mse"
     yb <- privacy(fit)$released$y_bound
@@ -94,11 +113,12 @@ test_that("cv.dpsco() is the split, the fit, the clamped losses, the exponential
     expect_identical(cvf$index, index, label = info)
     expect_identical(cvf$lambda.min, fit$lambda[index])
     if (cs$curve > 0) {
+      # the summed losses over the public expected size of the part
       z_curve <- dp_noise_multiplier(cs$curve * eps, delta, 1, 1)
-      sd_curve <- z_curve * L * sqrt(K) / sum(val)
+      sd_curve <- z_curve * L * sqrt(K) / (pn * cs$holdout)
       expect_equal(cvf$cvsd, sd_curve, tolerance = 1e-8, label = info)
       expect_equal(unname(cvf$cvm),
-                   unname(sums / sum(val) + sd_curve * stats::rnorm(K)),
+                   unname(sums / (pn * cs$holdout) + sd_curve * stats::rnorm(K)),
                    tolerance = 1e-6, label = info)
       expect_equal(unname(cvf$cvup - cvf$cvm), rep(cvf$cvsd, K))
     } else {
@@ -117,7 +137,9 @@ test_that("method 'none': the exact validation curve and its minimum", {
   fit <- cvf$dpsco.fit
   pred <- predict(fit, d$x[val, ])
   sums <- colSums(pmin((d$y[val] - pred)^2, cvf$loss_bound))
-  expect_equal(unname(cvf$cvm), unname(sums / sum(val)), tolerance = 1e-12)
+  # divided by the public expected size of the part, not by sum(val)
+  expect_equal(unname(cvf$cvm), unname(sums / (0.2 * d$n)), tolerance = 1e-12)
+  expect_identical(cvf$n_hold, 0.2 * d$n)
   expect_identical(cvf$cvsd, 0)
   expect_identical(cvf$index, which.min(sums))
   expect_false(privacy(cvf)$private)
@@ -160,8 +182,22 @@ test_that("the record composes the two pools in parallel", {
     expect_equal(val$epsilon_alone[1], (1 - curve) * eps)
     expect_equal(val$sensitivity[1], cvf$loss_bound)
     if (curve > 0)
-      expect_equal(val$sensitivity[2], cvf$loss_bound * sqrt(5) / cvf$n_val,
+      expect_equal(val$sensitivity[2], cvf$loss_bound * sqrt(5) / (0.2 * d$n),
                    tolerance = 1e-14)
+    # replace-one: the record keeps its coin, so one pool sees the
+    # replacement; the choice's sums move by up to L either way (2 eps_sel)
+    # and the curve by twice its sensitivity (half its multiplier)
+    eps_val_replace <- 2 * (1 - curve) * eps +
+      if (curve > 0) dp_epsilon(z_curve / 2, 1, 1, delta) else 0
+    expect_equal(pr$epsilon_replace_one,
+                 max(fit_pr$epsilon_replace_one, eps_val_replace),
+                 tolerance = 1e-6)
+    expect_gt(pr$epsilon_replace_one, pr$epsilon_accounted)
+    expect_identical(pr$public_n, as.double(d$n))
+    expect_identical(pr$adjacency, "add/remove one record at the public size n = 1,200")
+    expect_match(pr$guarantee, "n = 1,200 treated as public", fixed = TRUE)
+    expect_true(any(grepl(paste("Guarantee:", pr$guarantee), format(pr),
+                          fixed = TRUE)))
     expect_true(any(grepl("parallel", format(pr), fixed = TRUE)))
   }
 })
@@ -194,8 +230,17 @@ test_that("coef() and predict() use lambda.min of the path fitted on the trainin
   expect_equal(coef(cvf, s = fit$lambda[2]), coef(fit, s = fit$lambda[2]))
   expect_identical(cvf$nzero, fit$df)
   out <- capture.output(print(cvf))
-  expect_true(any(grepl(sprintf("%d training and %d validation records",
-                                cvf$n_train, cvf$n_val), out, fixed = TRUE)))
+  # the public expected sizes of the parts (n = 800, holdout 0.2)
+  expect_identical(c(cvf$n_fit, cvf$n_hold), c(640, 160))
+  expect_true(any(grepl("expected 640 training and 160 validation records",
+                        out, fixed = TRUE)))
+  # `...` of coef() and predict() takes nothing: an argument there is an
+  # error naming it (glmnet's exact = TRUE with its own reason)
+  err <- expect_error(coef(cvf, exact = TRUE), class = "dpsco_arg_error")
+  expect_identical(err$arg, "exact")
+  expect_match(conditionMessage(err), "refitting", fixed = TRUE)
+  err <- expect_error(predict(cvf, d$x[1:5, ], foo = 1), class = "dpsco_arg_error")
+  expect_identical(err$arg, "foo")
   pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_invisible(plot(cvf))
@@ -223,9 +268,20 @@ test_that("bad input to cv.dpsco() and its methods gives named dpsco_arg_errors"
     expect_identical(arg_of(cv(loss_bound = lb)), "loss_bound", label = paste(lb))
   expect_identical(arg_of(cv(epsilon = 0)), "epsilon")
   expect_identical(arg_of(cv(method = "lasso")), "method")
-  # too few records for two parts
+  # choices are matched exactly
+  expect_identical(arg_of(cv(method = "hol")), "method")
+  expect_identical(arg_of(cv(type.measure = "ms")), "type.measure")
+  expect_identical(arg_of(cv.dpsco(d$x, d$yb, family = "binom", nlambda = 2)),
+                   "family")
+  # the names passed on to dpsco() through `...` are matched exactly
+  expect_identical(arg_of(cv.dpsco(d$x, d$y, nlamda = 5)), "nlamda")
+  # too few records expected in the validation part: 3 * 0.01 < 2 (the
+  # public expected size, whatever the coins give)
   expect_identical(arg_of(cv.dpsco(d$x[1:3, ], d$y[1:3], holdout = 0.01)),
                    "holdout")
+  expect_identical(arg_of(cv(public_n = 9, holdout = 0.2)), "holdout")
+  for (pn in list(0, 10.5, -1, NA, "300"))
+    expect_identical(arg_of(cv(public_n = pn)), "public_n", label = paste(pn))
   set.seed(1)
   cvf <- cv(curve = 0)
   expect_identical(arg_of(coef(cvf, s = "lambda.1se")), "s")
@@ -305,15 +361,17 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
     # the replay: the split is the first draw after the seed
     set.seed(77)
     val <- stats::runif(d$n) < 0.2
-    expect_identical(cv$n_val, sum(val))
+    expect_identical(cv$n_hold, 0.2 * d$n)
+    expect_identical(cv$n_fit, round(0.8 * d$n))
+    expect_identical(fit$nobs, round(0.8 * d$n))
     # the loss bound is four times the released bound on |y|, squared
     expect_equal(cv$loss_bound, (4 * fit$privacy$released$y_bound)^2)
     pred <- predict(fit, d$x[val, ])
     sums <- colSums(pmin((d$y[val] - pred)^2, cv$loss_bound))
     # the released curve is the mean clamped loss plus N(0, cvsd^2)
-    expect_true(all(abs(cv$cvm - sums / cv$n_val) <= 5 * cv$cvsd))
+    expect_true(all(abs(cv$cvm - sums / (0.2 * d$n)) <= 5 * cv$cvsd))
     expect_equal(cv$cvsd, calibrate_z_curve(eps, delta) * cv$loss_bound *
-                   sqrt(3) / cv$n_val, tolerance = 1e-12)
+                   sqrt(3) / (0.2 * d$n), tolerance = 1e-12)
     expect_equal(coef(cv), coef(fit, s = cv$radius.min))
     expect_equal(predict(cv, d$x[1:3, ]),
                  predict(fit, d$x[1:3, ], s = cv$radius.min))
@@ -326,9 +384,36 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
   expect_true(any(grepl("Radius", out)))
   err <- expect_error(coef(cv, s = "lambda.min"), class = "dpsco_arg_error")
   expect_equal(err$arg, "s")
-  err <- expect_error(cv.dpsco(d$x, d$y, method = "mirror_shuffled"),
-                      class = "dpsco_arg_error")
-  expect_equal(err$arg, "method")
+})
+
+test_that("the methods stated for replace-one neighbours are chosen too, on the training part resized to its public size", {
+  # one coin per record, and the training fit at the public
+  # n_fit = round(0.8 n): its records are resized to n_fit (here a uniform
+  # subset, as the part has more rows), which the replay does by calling
+  # dpsco() with the same public_n after the same coins
+  d <- cv_data(n = 1200)
+  eps <- 2
+  delta <- 0.1 / d$n
+  for (m in c("mirror_shuffled", "sample_aggregate", "bun_steinke")) {
+    set.seed(77)
+    cv <- cv.dpsco(d$x, d$y, method = m, epsilon = eps, radius = c(0.2, 1, 5))
+    set.seed(77)
+    val <- stats::runif(d$n) < 0.2
+    expect_gt(sum(!val), round(0.8 * d$n))
+    fit <- dpsco(d$x[!val, ], d$y[!val], method = m, epsilon = eps,
+                 delta = delta, public_n = round(0.8 * d$n),
+                 radius = c(0.2, 1, 5))
+    expect_identical(cv$dpsco.fit$beta, fit$beta, label = m)
+    expect_identical(cv$dpsco.fit$a0, fit$a0, label = m)
+    expect_identical(cv$n_fit, 960)
+    expect_identical(cv$dpsco.fit$nobs, 960)
+    expect_identical(cv$radius.min, cv$radius[cv$index])
+    pr <- privacy(cv)
+    expect_match(pr$resized, "resized to the public n", fixed = TRUE)
+    expect_identical(pr$public_n, as.double(d$n))
+    expect_equal(pr$epsilon_accounted, eps, tolerance = 1e-5, label = m)
+    expect_gte(pr$epsilon_replace_one, privacy(fit)$epsilon_replace_one)
+  }
 })
 
 test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
@@ -343,7 +428,7 @@ test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
   set.seed(78)
   val <- stats::runif(d$n) < 0.2
   expect_identical(after, rng_state())
-  expect_identical(cvf$n_val, sum(val))
+  expect_identical(cvf$n_hold, 0.2 * d$n)
   pr <- privacy(cvf)
   expect_match(pr$noise, "discrete Gaussian")
   expect_true(cvf$dpsco.fit$settings$secure)
@@ -358,6 +443,6 @@ test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
   expect_equal(pr$pools$epsilon[2], 0.75 * eps + eps_curve, tolerance = 1e-12)
   # the curve lies on its grid
   K <- length(cvf$lambda)
-  grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / cvf$n_val, K)$grid
+  grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / (0.2 * d$n), K)$grid
   expect_equal(unname(cvf$cvm / grid), round(unname(cvf$cvm / grid)))
 })

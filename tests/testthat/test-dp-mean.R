@@ -36,9 +36,9 @@ holland_contrib <- function(v, s, nu) {
   }, numeric(1))
 }
 
-# The estimators without noise; x is an n x d matrix.
-ref_estimate <- function(x, method, par, labels = NULL) {
-  n <- nrow(x)
+# The estimators without noise; x is a matrix of rows records, n the public
+# number of records that divides every sum (by default the rows).
+ref_estimate <- function(x, method, par, labels = NULL, n = nrow(x)) {
   switch(method,
     holland = apply(x, 2, function(col)
       sum(holland_contrib(col, par$s, par$nu)) / n),
@@ -56,9 +56,14 @@ ref_estimate <- function(x, method, par, labels = NULL) {
       })
     },
     trimmed = {
+      # the centred sum over the public n: the midpoint plus the summed
+      # deviations of the clamped values from it (the plain mean when n is
+      # the number of rows)
       r <- par$range
-      vapply(seq_len(ncol(x)), function(j)
-        mean(pmin(pmax(x[, j], r[1, j]), r[2, j])), numeric(1))
+      vapply(seq_len(ncol(x)), function(j) {
+        mid <- (r[1, j] + r[2, j]) / 2
+        mid + sum(pmin(pmax(x[, j], r[1, j]), r[2, j]) - mid) / n
+      }, numeric(1))
     })
 }
 
@@ -94,35 +99,39 @@ mean_data <- function(n = 30, seed = 11) {
 test_that("dp_mean() reproduces plain-R estimators plus noise, vector and matrix", {
   dat <- mean_data()
   eps <- 1.3
-  for (input in c("vector", "matrix")) {
+  # the public n: the number of rows (30) by default, or declared, more or
+  # fewer than the rows; it divides the sums and sets the defaults
+  for (pn in list(NULL, 45, 20)) for (input in c("vector", "matrix")) {
     x <- if (input == "vector") dat$v else dat$m
     xm <- if (input == "vector") matrix(x, ncol = 1) else x
-    n <- nrow(xm)
+    rows <- nrow(xm)
+    n <- pn %||% rows
     d <- ncol(xm)
     delta <- 0.1 / n
     rng <- rbind(rep(-2, d), seq(1, 3, length.out = d))
     for (method in c("holland", "kamath", "clip", "trimmed")) {
-      info <- paste(method, input)
+      info <- paste(method, input, n)
       set.seed(42)
       res <- if (method == "trimmed") {
-        dp_mean(x, method = method, epsilon = eps, range = rng)
-      } else dp_mean(x, method = method, epsilon = eps)
+        dp_mean(x, method = method, epsilon = eps, public_n = pn, range = rng)
+      } else dp_mean(x, method = method, epsilon = eps, public_n = pn)
       u_after <- stats::runif(1)
 
       par <- ref_params(method, n, d, eps, delta, rng)
       z <- dp_noise_multiplier(eps, delta, 1, 1)
       sens <- ref_sensitivity(method, par, n, d)
       set.seed(42)
+      # one group label per row present
       labels <- if (method == "kamath")
-        vapply(seq_len(n), function(i) floor(stats::runif(1) * par$k), 0)
-      est <- ref_estimate(xm, method, par, labels) +
+        vapply(seq_len(rows), function(i) floor(stats::runif(1) * par$k), 0)
+      est <- ref_estimate(xm, method, par, labels, n) +
         z * sens * stats::rnorm(d)
       # the generator is left exactly where the reference leaves it
       expect_identical(stats::runif(1), u_after, label = info)
 
       expect_s3_class(res, "dp_mean")
       expect_identical(res$method, method)
-      expect_identical(res$n, as.integer(n))
+      expect_identical(res$n, as.double(n))
       expect_identical(names(res$estimate),
                        if (input == "vector") "mean" else colnames(dat$m))
       expect_lte(max(abs(unname(res$estimate) - est)),
@@ -140,6 +149,23 @@ test_that("dp_mean() reproduces plain-R estimators plus noise, vector and matrix
       expect_equal(pr$epsilon_accounted, dp_epsilon(z, 1, 1, delta),
                    tolerance = 1e-12)
       expect_identical(pr$not_covered, character())
+      # the guarantee: add/remove one record at the public n; for a record
+      # replaced, the analytic Gaussian at twice the sensitivity (mu = 2 / z)
+      expect_identical(pr$public_n, as.double(n))
+      expect_identical(pr$adjacency, paste("add/remove one record at the public size n =", n))
+      expect_true(sprintf("n = %d, the number of records (not protected)", n) %in% pr$public)
+      expect_equal(pr$epsilon_replace_one, gauss_eps_ref(2 / z, delta),
+                   tolerance = 1e-8, label = info)
+      expect_equal(pr$epsilon_replace_one, dp_epsilon(z / 2, 1, 1, delta),
+                   tolerance = 1e-10, label = info)
+      expect_match(pr$guarantee, sprintf(paste0(
+        "(%s, %s)-differential privacy for data sets that differ by one ",
+        "record added or removed, with the number of records n = %d treated ",
+        "as public"), format(signif(pr$epsilon_accounted, 4)),
+        format(signif(delta, 4)), n), fixed = TRUE)
+      expect_match(pr$guarantee, sprintf("differ in one record, epsilon = %s at the same delta.",
+                                         format(signif(pr$epsilon_replace_one, 4))),
+                   fixed = TRUE)
       # the settings hold the public parameters actually used
       if (method == "holland") {
         expect_equal(res$settings$s, par$s, tolerance = 1e-14)
@@ -365,7 +391,17 @@ test_that("dp_mean checks its other arguments", {
     list(call = quote(dp_mean(x, delta = 0)), arg = "delta"),
     list(call = quote(dp_mean(x, control = list(clip = 1))), arg = "control"),
     list(call = quote(dp_mean(c(x, NA))), arg = "x"),
-    list(call = quote(dp_mean(letters)), arg = "x"))
+    list(call = quote(dp_mean(letters)), arg = "x"),
+    # without public_n the rows are the public n: one row is too few
+    list(call = quote(dp_mean(x[1])), arg = "x"),
+    list(call = quote(dp_mean(x, public_n = 0)), arg = "public_n"),
+    list(call = quote(dp_mean(x, public_n = 30.5)), arg = "public_n"),
+    list(call = quote(dp_mean(x, public_n = NA)), arg = "public_n"),
+    list(call = quote(dp_mean(x, public_n = Inf)), arg = "public_n"),
+    list(call = quote(dp_mean(x, public_n = c(30, 31))), arg = "public_n"),
+    # choices are matched exactly: an abbreviation is an error
+    list(call = quote(dp_mean(x, method = "cl")), arg = "method"),
+    list(call = quote(dp_mean(x, "clip", calibration = "acc")), arg = "calibration"))
   for (cs in cases) {
     cnd <- tryCatch(eval(cs$call), dpsco_arg_error = function(e) e)
     expect_s3_class(cnd, "dpsco_arg_error")
@@ -373,6 +409,74 @@ test_that("dp_mean checks its other arguments", {
   }
   expect_error(dp_mean(x, method = "median"))
   expect_error(privacy(unclass(dp_mean(x))), class = "dpsco_arg_error")
+  cnd <- tryCatch(dp_mean(x, method = "cl"), dpsco_arg_error = function(e) e)
+  expect_match(conditionMessage(cnd), 'got "cl" (choices are matched exactly)',
+               fixed = TRUE)
+  # a delta of 1 / n or more (n the public n) is warned about, the default
+  # 0.1 / n is not
+  for (del in c(1 / n, 0.5, 1 / 100))
+    expect_warning(dp_mean(x, "clip", delta = del,
+                           public_n = if (del == 1 / 100) 100),
+                   class = "dpsco_privacy_warning", label = paste(del))
+  expect_no_warning(dp_mean(x, "clip"))
+  expect_no_warning(dp_mean(x, "clip", delta = 0.99 / n))
+  expect_no_warning(dp_mean(x, "clip", public_n = 1000, delta = 0.99 / 1000))
+})
+
+test_that("dp_mean(public_n =): the sums over the rows present, divided by the public n", {
+  x <- mean_data()$v                            # 30 rows
+  eps <- 1
+  for (N in c(50, 12)) {
+    delta <- 0.1 / N
+    z <- dp_noise_multiplier(eps, delta, 1, 1)
+    # clip: the clipped sum / N plus N(0, (z / N)^2)
+    set.seed(21)
+    res <- dp_mean(x, method = "clip", epsilon = eps, public_n = N)
+    set.seed(21)
+    ref <- sum(pmin(pmax(x, -1), 1)) / N + z * (1 / N) * stats::rnorm(1)
+    expect_equal(unname(res$estimate), ref, tolerance = 1e-12)
+    expect_equal(privacy(res)$sensitivity, 1 / N, tolerance = 1e-15)
+    expect_equal(privacy(res)$noise_sd, z / N, tolerance = 1e-12)
+    expect_equal(privacy(res)$delta, delta, tolerance = 1e-15)
+    expect_identical(res$n, as.double(N))
+    # trimmed: the midpoint plus the centred clamped sum / N
+    set.seed(22)
+    res <- dp_mean(x, method = "trimmed", epsilon = eps, public_n = N,
+                   range = c(-1, 3))
+    set.seed(22)
+    ref <- 1 + sum(pmin(pmax(x, -1), 3) - 1) / N + z * (2 / N) * stats::rnorm(1)
+    expect_equal(unname(res$estimate), ref, tolerance = 1e-12)
+    out <- capture.output(print(res))
+    expect_match(out[1], sprintf("mean of %d records", N), fixed = TRUE)
+  }
+  # the noise sd scales as 1 / public_n at a fixed delta
+  sds <- vapply(c(40, 80, 160), function(N)
+    privacy(dp_mean(x, "clip", delta = 1e-4, public_n = N))$noise_sd, 0)
+  expect_equal(sds * c(40, 80, 160), rep(sds[1] * 40, 3), tolerance = 1e-12)
+  # no rows, or one: a release (of the public record's value plus noise),
+  # not an error that would depend on the data
+  for (method in c("holland", "kamath", "clip", "trimmed")) {
+    rng <- if (method == "trimmed") c(-1, 3)
+    for (xx in list(numeric(0), 2.5, matrix(0, 0, 2), matrix(c(2.5, -4), 1))) {
+      info <- paste(method, length(xx))
+      set.seed(23)
+      res <- dp_mean(xx, method, public_n = 50, range = rng)
+      expect_s3_class(res, "dp_mean")
+      expect_identical(res$n, 50)
+      expect_length(res$estimate, NCOL(xx))
+      expect_true(all(is.finite(res$estimate)), label = info)
+      z <- dp_noise_multiplier(1, 0.1 / 50, 1, 1)
+      expect_equal(privacy(res)$noise_multiplier, z, tolerance = 1e-12)
+      if (method %in% c("clip", "trimmed")) {
+        set.seed(23)
+        xm <- matrix(xx, ncol = NCOL(xx))
+        par <- ref_params(method, 50, ncol(xm), 1, 0.1 / 50, rbind(rep(-1, ncol(xm)), rep(3, ncol(xm))))
+        sens <- ref_sensitivity(method, par, 50, ncol(xm))
+        ref <- ref_estimate(xm, method, par, n = 50) + z * sens * stats::rnorm(ncol(xm))
+        expect_equal(unname(res$estimate), ref, tolerance = 1e-12, label = info)
+      }
+    }
+  }
 })
 
 test_that("print.dp_mean shows the target, noise sd and estimates", {

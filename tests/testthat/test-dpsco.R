@@ -31,17 +31,19 @@ oracle_ref <- function(G, method, m, par, labels) {
   )
 }
 
+# `public_n` is the public number of records: the Poisson rate is m over
+# it (capped at 1), whatever the number of rows the gaps run over.
 ref_path <- function(x, y, family, method, lambda, m, steps, step_size,
                      schedule = "constant", output = "average", alpha = 1,
                      pf = rep(1, ncol(x)), intercept = TRUE, noise_sd = 0,
-                     par = list()) {
+                     par = list(), public_n = nrow(x)) {
   n <- nrow(x)
   p <- ncol(x)
   d <- p + intercept
   X1 <- if (intercept) cbind(1, x) else x
   pen <- seq_len(p) + intercept
   pf <- pf * p / sum(pf)
-  q <- m / n
+  q <- min(1, m / public_n)
   beta <- numeric(d)
   out <- matrix(0, d, length(lambda))
   trace <- array(0, c(d, steps, length(lambda)))
@@ -135,7 +137,17 @@ cases <- list(
        lambda = c(0.3, 0.1), m = 30, step = 0.3, seed = 10,
        epsilon = 20, calibration = "paper"),
   list(method = "clip", family = "gaussian", intercept = TRUE,   # defaults
-       lambda = NULL, m = NULL, step = NULL, seed = 11)
+       lambda = NULL, m = NULL, step = NULL, seed = 11),
+  # a declared public n, more or fewer than the 120 rows: the rate m / n
+  # and the defaults (m = n, 5 (n / m)^2 steps, delta = 0.1 / n) from it
+  list(method = "clip", family = "gaussian", intercept = TRUE,
+       lambda = c(0.4, 0.1), m = 30, step = 0.3, seed = 12, public_n = 160,
+       calibration = "paper"),
+  list(method = "kamath", family = "binomial", intercept = TRUE,
+       lambda = c(0.1, 0.02), m = 25, step = 1, seed = 13, public_n = 90,
+       calibration = "paper"),
+  list(method = "clip", family = "gaussian", intercept = TRUE,   # defaults
+       lambda = NULL, m = NULL, step = NULL, seed = 14, public_n = 200)
 )
 
 test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
@@ -147,16 +159,21 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
                    c(cs$control, list(schedule = cs$schedule %||% "constant",
                                       output = cs$output %||% "average")))
     steps <- if (is.null(cs$m)) NULL else 6
+    pn <- cs$public_n %||% n
     set.seed(cs$seed)
     fit <- dpsco(tuning = "public", dat$x, dat$y, family = cs$family, method = cs$method,
-                 epsilon = cs$epsilon %||% 2, lambda = cs$lambda,
+                 epsilon = cs$epsilon %||% 2, public_n = cs$public_n,
+                 lambda = cs$lambda,
                  nlambda = 3, alpha = cs$alpha %||% 1,
                  penalty.factor = cs$pf, intercept = cs$intercept,
                  batch_size = cs$m, iterations = steps, step_size = cs$step,
                  calibration = cs$calibration %||% "accountant",
                  control = ctl, trace = c(1, 4))
-    m <- cs$m %||% n
+    m <- cs$m %||% pn
     steps <- steps %||% 5                       # ceiling(5 (n / m)^2)
+    expect_identical(fit$nobs, as.double(pn))
+    expect_equal(fit$settings$batch_size, m)
+    expect_equal(fit$privacy$delta, if (cs$method == "none") 0 else 0.1 / pn)
     d <- p + cs$intercept
     curv <- if (cs$family == "binomial") 1 / 4 else 1
     step <- cs$step %||% (1 / (d * curv))
@@ -177,7 +194,8 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
                     alpha = cs$alpha %||% 1, pf = cs$pf %||% rep(1, p),
                     intercept = cs$intercept,
                     noise_sd = fit$privacy$noise_sd,
-                    par = fit$settings[c("clip", "rho", "k", "s", "nu")])
+                    par = fit$settings[c("clip", "rho", "k", "s", "nu")],
+                    public_n = pn)
     info <- paste(cs$method, cs$family, "seed", cs$seed)
     # the generator is left where the reference left it: same draws
     expect_identical(u_fit, stats::runif(1), label = info)
@@ -199,7 +217,8 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
       pr <- fit$privacy
       expect_identical(pr$calibration, cs$calibration %||% "accountant",
                        label = info)
-      acc <- dp_epsilon(pr$noise_multiplier, min(1, m / n),
+      expect_equal(pr$sample_rate, min(1, m / pn))
+      acc <- dp_epsilon(pr$noise_multiplier, min(1, m / pn),
                         length(lambda) * steps, pr$delta)
       expect_equal(pr$epsilon_accounted, acc, tolerance = 1e-12)
       if (pr$calibration == "accountant")
@@ -211,6 +230,105 @@ test_that("dpsco() reproduces a plain-R private SPGD path, noise included", {
     expect_true(any(abs(ref$beta[seq_len(p) + cs$intercept, ]) > 1e-3),
                 label = info)
   }
+})
+
+test_that("public_n: the record's sensitivity and noise sd scale as 1 / public_n, nobs is public_n", {
+  dat <- make_data(120, 4, "gaussian", 21)
+  N <- c(60, 120, 240, 480)
+  # full batches (the default batch size is the public n) of clip at the
+  # public C = 1: sensitivity C / n, the same multiplier for every n
+  fits <- lapply(N, function(nn) {
+    set.seed(1)
+    dpsco(tuning = "public", dat$x, dat$y, method = "clip", epsilon = 1,
+          delta = 1e-4, public_n = nn, nlambda = 2, iterations = 3,
+          step_size = 0.1)
+  })
+  z <- dp_noise_multiplier(1, 1e-4, 1, 2 * 3)
+  for (k in seq_along(N)) {
+    pr <- privacy(fits[[k]])
+    expect_identical(fits[[k]]$nobs, N[k])
+    expect_identical(pr$public_n, N[k])
+    expect_equal(pr$sensitivity, 1 / N[k], tolerance = 1e-15)
+    expect_equal(pr$noise_multiplier, z, tolerance = 1e-8)
+    expect_equal(pr$noise_sd, z / N[k], tolerance = 1e-8)
+    expect_identical(pr$sample_rate, 1)
+    # the replace-one epsilon of this full-batch Gaussian fit: its 6
+    # releases at half the multiplier (twice the sensitivity)
+    expect_equal(pr$epsilon_replace_one, dp_epsilon(z / 2, 1, 6, 1e-4),
+                 tolerance = 1e-6)
+    txt <- gsub("\\s+", " ", paste(capture.output(summary(fits[[k]])), collapse = " "))
+    expect_match(txt, sprintf("fitted on n = %d records", N[k]), fixed = TRUE)
+    expect_match(txt, sprintf("with the number of records n = %d treated as public", N[k]),
+                 fixed = TRUE)
+  }
+  sds <- vapply(fits, function(f) privacy(f)$noise_sd, 0)
+  expect_equal(sds * N, rep(sds[1] * N[1], length(N)), tolerance = 1e-12)
+  # private tuning: the settings' divisors are the public n too (the
+  # centre's sensitivity y_bound / n, the curvature's row_bound^2 / n)
+  set.seed(2)
+  fp <- dpsco(dat$x, dat$y, method = "clip", public_n = 300, nlambda = 2,
+              iterations = 3)
+  pr <- privacy(fp)
+  sh <- pr$shares
+  expect_equal(sh$sensitivity[sh$part == "centre"], pr$released$y_bound / 300,
+               tolerance = 1e-14)
+  expect_equal(sh$sensitivity[sh$part == "curvature"],
+               pr$released$row_bound^2 / 300, tolerance = 1e-14)
+  expect_equal(pr$sensitivity, fp$settings$clip / fp$settings$batch_size,
+               tolerance = 1e-14)
+  expect_equal(pr$delta, 0.1 / 300)
+  expect_identical(fp$nobs, 300)
+})
+
+test_that("public_n: fits on no row or one row are fits, not errors", {
+  dat <- make_data(10, 3, "gaussian", 22)
+  yb <- factor(c("a", "b")[1 + (dat$y > 0)], levels = c("a", "b"))
+  for (rows in list(integer(0), 1L)) {
+    for (cs in list(list(method = "clip"), list(method = "holland"),
+                    list(method = "none"), list(method = "clip", tuning = "public"),
+                    list(method = "clip", family = "binomial"),
+                    list(method = "fw", radius = 1),
+                    list(method = "sample_aggregate", radius = 1))) {
+      info <- paste(length(rows), "rows:", paste(unlist(cs), collapse = " "))
+      y <- if (identical(cs$family, "binomial")) yb else dat$y
+      set.seed(3)
+      fit <- do.call(dpsco, c(list(dat$x[rows, , drop = FALSE], y[rows],
+                                   public_n = 400, nlambda = 2), cs))
+      expect_s3_class(fit, "dpsco")
+      expect_identical(fit$nobs, 400, label = info)
+      expect_true(all(is.finite(fit$beta)) && all(is.finite(fit$a0)), label = info)
+      if (cs$method != "none") {
+        expect_identical(privacy(fit)$public_n, 400, label = info)
+        expect_equal(privacy(fit)$delta, 0.1 / 400)
+      }
+    }
+  }
+  # without public_n the rows are the public n, and one is too few
+  err <- expect_error(dpsco(dat$x[1, , drop = FALSE], dat$y[1]),
+                      class = "dpsco_arg_error")
+  expect_identical(err$arg, "x")
+})
+
+test_that("a delta of 1 / n or more (n the public n) gets a dpsco_privacy_warning, the default does not", {
+  dat <- make_data(120, 3, "gaussian", 23)
+  fit_with <- function(...) dpsco(dat$x, dat$y, method = "clip", tuning = "public",
+                                  nlambda = 2, iterations = 2, ...)
+  w <- expect_warning(fit_with(delta = 1 / 120), class = "dpsco_privacy_warning")
+  expect_match(conditionMessage(w), "1 / n", fixed = TRUE)
+  expect_warning(fit_with(delta = 0.5), class = "dpsco_privacy_warning")
+  expect_warning(fit_with(delta = 1 / 500, public_n = 1000),
+                 class = "dpsco_privacy_warning")
+  expect_no_warning(fit_with())
+  expect_no_warning(fit_with(delta = 0.99 / 120))
+  # the public n sets the threshold, not the rows: 1 / 200 is below 1 / 120
+  expect_no_warning(fit_with(delta = 1 / 200, public_n = 150))
+  expect_warning(fit_with(delta = 1 / 200, public_n = 400),
+                 class = "dpsco_privacy_warning")
+  expect_no_warning(cv.dpsco(dat$x, dat$y, method = "clip", tuning = "public",
+                             nlambda = 2, iterations = 2))
+  expect_warning(cv.dpsco(dat$x, dat$y, method = "clip", tuning = "public",
+                          nlambda = 2, iterations = 2, delta = 0.01),
+                 class = "dpsco_privacy_warning")
 })
 
 test_that("the noise enters the path: a noise-free replay differs", {
@@ -508,7 +626,7 @@ test_that("the newton path (memory, tail average, reused first gradient) matches
   expect_gt(max(abs(fit$beta - fit0$beta)), 0.05)
   # the same private settings, noise-free, from the one place that sets them
   tn <- dpsco:::tune_private(x, y, "gaussian", "none", "newton", TRUE, 0,
-                             0.5, ctl)
+                             0.5, ctl, n = n)
   w <- cbind(1, tn$x)
   a <- tn$curvature
   eta <- tn$step_size

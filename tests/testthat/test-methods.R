@@ -287,7 +287,13 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   expect_false(grepl("times the nominal", txt, fixed = TRUE))
   expect_false(grepl("differentially private", txt, fixed = TRUE))
   expect_true(grepl(sprintf("n = %d records", n), txt, fixed = TRUE))
-  expect_true(grepl("Treated as public: n (sample size)", txt, fixed = TRUE))
+  expect_true(grepl(sprintf("Treated as public: n = %d, the number of records (not protected)", n),
+                    txt, fixed = TRUE))
+  # the guarantee sentence of the record opens the privacy paragraph
+  expect_true(grepl(paste("Privacy:", fp$privacy$guarantee), txt, fixed = TRUE))
+  expect_true(grepl(sprintf("with the number of records n = %d treated as public", n),
+                    txt, fixed = TRUE))
+  expect_false(grepl("add/remove-one adjacency", txt, fixed = TRUE))
   expect_identical(sm$privacy, fp$privacy)
   expect_equal(sm$path, data.frame(Df = fp$df, Lambda = fp$lambda))
   # print.summary.dpsco shows the numbers and returns invisibly
@@ -325,8 +331,11 @@ test_that("summary() of a paper fit that overshoots gives the factor", {
   n <- nrow(g$x)
   K <- 2
   T <- 45                           # 5 (n / m)^2 with m = n / 3
-  fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1, delta = 1 / n,
-              nlambda = K, batch_size = n / 3, calibration = "paper")
+  # (the paper's delta = 1 / n is warned about)
+  expect_warning(
+    fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1, delta = 1 / n,
+                nlambda = K, batch_size = n / 3, calibration = "paper"),
+    class = "dpsco_privacy_warning")
   z <- sqrt(log(K * n)) / (1 / K)
   acc <- dp_epsilon(z, 1 / 3, K * T, 1 / n)
   expect_identical(privacy(fp)$steps, as.integer(T))

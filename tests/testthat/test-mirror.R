@@ -287,6 +287,10 @@ test_that("Algorithm 3's noise is the method's sigma (p = 1.5)", {
   expect_identical(part$kind, "dp")
   expect_equal(c(part$epsilon, part$delta), c(0.8, 1e-6))
   expect_equal(mirror_ns$account_parts(f$parts, 1e-6), 0.8)
+  # Theorem 6 is for replace-one neighbours of n records: dpsco() runs it
+  # on the records resized to the public n
+  expect_identical(part$neighbouring,
+                   "replace-one (Theorem 6), on the records resized to the public n")
   expect_equal(dim(f$beta), c(4L, 2L))
   expect_true(all(is.finite(f$beta)))
 })
@@ -296,6 +300,8 @@ test_that("at p = 2 Algorithm 3 is an exactly accounted Gaussian mechanism", {
   f <- mirror_ns$fit_mirror(prob, c(1, Inf), 2, mirror_budget(1, 1e-5), list())
   part <- f$parts[[1]]
   expect_identical(part$kind, "gaussian")
+  # accounted for add/remove directly (sensitivity L / n, n public)
+  expect_null(part$relation)
   expect_equal(f$settings$sigma, part$noise_multiplier * f$settings$L / prob$n)
   # T nr unsampled Gaussian steps of multiplier z compose to mu = sqrt(T nr)
   # / z; their exact delta at epsilon (Balle and Wang 2018, Theorem 8)
@@ -333,7 +339,10 @@ test_that("the shuffling bound is Feldman, McMillan and Talwar's closed form", {
   expect_equal(st$sigma, sqrt(2 * st$kappa * log(1 / st$delta0)) *
                  2 * (st$beta_smooth * c(0.5, 1) + st$lambda) / st$eps0)
   part <- f$parts[[1]]
-  expect_identical(part$neighbouring, "replace-one (shuffle model)")
+  # the theorem is for replace-one neighbours of n records: dpsco() runs
+  # it on the records resized to the public n
+  expect_identical(part$neighbouring,
+                   "replace-one (shuffle model), on the records resized to the public n")
   expect_equal(part$eps0, st$eps0)
   expect_lte(mirror_ns$account_parts(f$parts, 1e-5), 0.1 * (1 + 1e-9))
 })

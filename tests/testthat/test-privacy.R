@@ -26,7 +26,8 @@ record_fields <- c("private", "epsilon", "delta", "epsilon_accounted",
                    "sensitivity", "noise_sd", "sample_rate", "steps",
                    "nlambda", "batch_size", "epsilon_per_lambda",
                    "delta_per_lambda", "shares", "adjacency", "sampling",
-                   "public", "not_covered", "rng")
+                   "public", "not_covered", "rng", "public_n",
+                   "epsilon_replace_one", "guarantee")
 
 test_that("privacy() returns the record attached to the fit", {
   d <- priv_data()
@@ -45,7 +46,29 @@ test_that("privacy() returns the record attached to the fit", {
   # full batches (q = 1): the exact analytic Gaussian composition
   expect_match(rec$accountant, "analytic Gaussian", fixed = TRUE)
   expect_match(rec$sampling, "none", fixed = TRUE)
-  expect_identical(rec$adjacency, "add/remove one record")
+  # one neighbouring relation: a record added or removed at the public n
+  n <- nrow(d$x)
+  expect_identical(rec$public_n, as.double(n))
+  expect_identical(rec$adjacency,
+                   paste("add/remove one record at the public size n =", n))
+  expect_true(sprintf("n = %d, the number of records (not protected)", n) %in%
+                rec$public)
+  # replace-one, for these 6 full-batch Gaussian releases: the analytic
+  # Gaussian at half the multiplier (mu = 2 sqrt(6) / z)
+  z <- rec$noise_multiplier
+  expect_equal(rec$epsilon_replace_one, gauss_eps_ref(2 * sqrt(6) / z, rec$delta),
+               tolerance = 1e-7)
+  expect_equal(rec$epsilon_replace_one, dp_epsilon(z / 2, 1, 6, rec$delta),
+               tolerance = 1e-9)
+  expect_identical(rec$guarantee, paste0(
+    "(", format(signif(rec$epsilon_accounted, 4)), ", ",
+    format(signif(rec$delta, 4)), ")-differential privacy for data sets that ",
+    "differ by one record added or removed, with the number of records n = ",
+    n, " treated as public (the count itself is not protected); for two ",
+    "data sets of the same size that differ in one record, epsilon = ",
+    format(signif(rec$epsilon_replace_one, 4)), " at the same delta."))
+  expect_true(any(format(rec) == paste("Guarantee:", rec$guarantee)))
+  expect_false(any(grepl("^Adjacency:", format(rec))))
   expect_identical(rec$not_covered, character())
   expect_true("lambda grid" %in% rec$public)
   # one part (the optimiser) holding the whole budget
@@ -248,6 +271,17 @@ test_that("format() and print() show the target, the accounted epsilon and the n
                         txt, fixed = TRUE)))
   expect_true(any(txt == sprintf("Steps: %d lambdas x %d steps = %d noisy releases",
                                  K, 2L, 2L * K)))
+  # the guarantee line, with the replace-one epsilon of these 8 full-batch
+  # releases at half the multiplier, in place of the adjacency line
+  acc_r <- dp_epsilon(z / 2, 1, K * 2, del)
+  g <- grep("^Guarantee: ", txt, value = TRUE)
+  expect_length(g, 1L)
+  expect_match(g, sprintf("^Guarantee: \\(%s, 3e-04\\)-differential privacy for data sets",
+                          format(signif(acc, 4))))
+  expect_match(g, sprintf("differ in one record, epsilon = %s at the same delta.",
+                          format(signif(acc_r, 4))), fixed = TRUE)
+  expect_equal(rec$epsilon_replace_one, acc_r, tolerance = 1e-9)
+  expect_false(any(grepl("^Adjacency", txt)))
   res <- NULL
   out <- capture.output(res <- withVisible(print(rec)))
   expect_false(res$visible)
@@ -268,6 +302,16 @@ test_that("format() and print() show the target, the accounted epsilon and the n
   expect_true(any(grepl("^Accountant: privacy loss distribution of the Poisson-subsampled Gaussian", ta)))
   expect_true(any(grepl("rate q = 0.25", ta, fixed = TRUE)))
   expect_false(any(grepl("ABOVE", ta, fixed = TRUE)))
+  # subsampled: the add/remove guarantee carried over by group privacy,
+  # 2 eps1 with eps1 the (Renyi) epsilon at delta1, delta1 (1 + e^eps1) = del
+  pa <- privacy(fa)
+  za <- pa$noise_multiplier
+  eps_at <- function(ld) dp_epsilon(za, 0.25, K * 2, exp(ld), accountant = "rdp")
+  ld <- stats::uniroot(function(ld) ld + log1p(exp(eps_at(ld))) - log(del),
+                       c(log(del) - 40, log(del / 2)), tol = 1e-12)$root
+  expect_equal(pa$epsilon_replace_one, 2 * eps_at(ld), tolerance = 1e-6)
+  expect_gt(pa$epsilon_replace_one, 2 * pa$epsilon_accounted)
+  expect_true(any(ta == paste("Guarantee:", pa$guarantee)))
 
   # print.dpsco states target and accounted epsilon on one line
   line <- grep("^Privacy:", capture.output(print(fit)), value = TRUE)
@@ -406,8 +450,11 @@ test_that("paper calibration: the record reports the epsilon the printed scales 
   del <- 1 / n
   for (method in c("clip", "kamath", "holland")) {
     set.seed(1)
-    fit <- dpsco(tuning = "public", x, y, method = method, epsilon = eps, delta = del,
-                 nlambda = 1, batch_size = m, calibration = "paper")
+    # the paper's delta = 1 / n is warned about
+    expect_warning(
+      fit <- dpsco(tuning = "public", x, y, method = method, epsilon = eps, delta = del,
+                   nlambda = 1, batch_size = m, calibration = "paper"),
+      class = "dpsco_privacy_warning")
     rec <- privacy(fit)
     expect_identical(rec$steps, 180L)
     base <- sqrt(log(1 / del)) / eps
@@ -446,8 +493,10 @@ test_that("paper calibration: the record reports the epsilon the printed scales 
   expect_gt(dp_epsilon(sqrt(log(n)), q, 180, del), 2.5)
   # the default calibration needs more noise than the paper's here
   set.seed(1)
-  fa <- dpsco(tuning = "public", x, y, method = "clip", epsilon = eps, delta = del, nlambda = 1,
-              batch_size = m)
+  expect_warning(
+    fa <- dpsco(tuning = "public", x, y, method = "clip", epsilon = eps, delta = del,
+                nlambda = 1, batch_size = m),
+    class = "dpsco_privacy_warning")
   expect_gt(privacy(fa)$noise_multiplier, sqrt(log(n)))
   expect_lte(privacy(fa)$epsilon_accounted, eps)
 })

@@ -124,7 +124,15 @@ test_that("a whole fit replays: random blocks, block fits, aggregation, noise", 
   expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), out,
                tolerance = 1e-10)
   expect_equal(fit$privacy$epsilon_accounted, eps, tolerance = 1e-12)
-  expect_equal(fit$privacy$adjacency, "replace one record")
+  # add/remove one record at the public n (the rows here: nothing is
+  # resized), through the theorem for replace-one pairs of n records,
+  # which also gives the replace-one epsilon unchanged
+  expect_identical(fit$privacy$adjacency,
+                   "add/remove one record at the public size n = 2,000")
+  expect_match(fit$privacy$resized, "resized to the public n", fixed = TRUE)
+  expect_equal(fit$privacy$epsilon_replace_one, fit$privacy$epsilon_accounted,
+               tolerance = 1e-12)
+  expect_identical(fit$nobs, 2000)
   expect_equal(fit$settings$blocks, k)
 })
 

@@ -81,22 +81,27 @@ test_that("hist_quantile() with noise drops the counts below the noise level", {
 
 # Plain R, column by column, from the description in R/settings.R: the mean
 # m and variance s^2 of clamp(log2 |x|, -32, 32) over the non-zero entries
-# (deviations beyond 8 octaves count as 8), from sums with Gaussian noise of
-# sd z sqrt(1.25 W) / w_j and z sqrt(0.25 W) / w_j (W = sum w^2), m shrunk
-# by 1 / (1 + (4 sd1 / max(cnt, 1))^2), B = 2^clamp(m + kappa s, -32, 32),
-# and B = 1 when the noisy count is below 3 sd1 (or nothing is finite).
-# `noise` holds the three standard normal vectors (counts, sums, squares).
-log_bounds_ref <- function(v, z, kappa, weight, noise) {
+# (deviations beyond 8 octaves count as 8), from centred sums over the rows
+# present (of nz - 1/2, of lg / 32 and of d - 1/2, d = min((lg - m)^2, 64)
+# / 64 for a non-zero entry and 0 for a zero one) with Gaussian noise of sd
+# z sqrt(1.25 W) / w_j and z sqrt(0.25 W) / w_j (W = sum w^2), un-centred
+# by n / 2 for the public n; m shrunk by 1 / (1 + (4 sd1 / max(cnt, 1))^2),
+# B = 2^clamp(m + kappa s, -32, 32), and B = 1 when the noisy count is
+# below 3 sd1 (or nothing is finite).  `noise` holds the three standard
+# normal vectors (counts, sums, squares).
+log_bounds_ref <- function(v, z, kappa, weight, noise, n = nrow(v)) {
   W <- sum(weight^2)
+  rows <- nrow(v)
   vapply(seq_len(ncol(v)), function(j) {
     col <- v[v[, j] != 0, j]
     L <- pmin(pmax(log2(abs(col)), -32), 32)
     sd1 <- z * sqrt(1.25 * W) / weight[j]
     sd2 <- z * sqrt(0.25 * W) / weight[j]
-    cnt <- length(col) + sd1 * noise[[1]][j]
+    cnt <- sum((v[, j] != 0) - 1 / 2) + sd1 * noise[[1]][j] + n / 2
     m <- (sum(L) + 32 * sd1 * noise[[2]][j]) / cnt
     m <- min(max(m, -32), 32) / (1 + (4 * sd1 / max(cnt, 1))^2)
-    s2 <- (sum(pmin((L - m)^2, 64)) + 64 * sd2 * noise[[3]][j]) / cnt
+    dev <- c(pmin((L - m)^2, 64) / 64, rep(0, rows - length(col)))
+    s2 <- 64 * (sum(dev - 1 / 2) + sd2 * noise[[3]][j] + n / 2) / cnt
     e <- min(max(m + rep_len(kappa, ncol(v))[j] * sqrt(max(s2, 0)), -32), 32)
     if (!is.finite(e) || !(cnt >= 3 * sd1)) e <- 0
     2^e
@@ -119,27 +124,38 @@ test_that("log_bounds() without noise is 2^(m + kappa s) of the log2 magnitudes"
   v <- bounds_data()
   zero <- list(rep(0, 6), rep(0, 6), rep(0, 6))
   for (kappa in c(0, 2, 3.5)) {
-    lb <- dpsco:::log_bounds(v, 0, kappa)
+    lb <- dpsco:::log_bounds(v, 0, kappa, nrow(v))
     expect_equal(unname(lb$bound), log_bounds_ref(v, 0, kappa, rep(1, 6), zero),
                  tolerance = 1e-12, label = paste("kappa", kappa))
     expect_equal(lb$sensitivity, sqrt(1.25 * 6), tolerance = 1e-15)
   }
-  lb <- unname(dpsco:::log_bounds(v, 0, 2)$bound)
+  lb <- unname(dpsco:::log_bounds(v, 0, 2, nrow(v))$bound)
   # closed forms: the all-zero column gets 1, the huge one 2^32 (its log2
   # clamped to 32 and no spread left), kappa = 0 gives 2^mean(log2 |x|)
   expect_identical(lb[3], 1)
   expect_identical(lb[4], 2^32)
-  expect_equal(unname(dpsco:::log_bounds(v, 0, 0)$bound[1]),
+  expect_equal(unname(dpsco:::log_bounds(v, 0, 0, nrow(v))$bound[1]),
                2^mean(log2(v[, 1])), tolerance = 1e-12)
   # two octaves 1 and 3: m = 2, s = 1, so B = 2^(2 + kappa)
   two <- matrix(rep(c(2, 8), 50), ncol = 1)
-  expect_equal(dpsco:::log_bounds(two, 0, 2)$bound, 16, tolerance = 1e-14)
-  expect_equal(dpsco:::log_bounds(-two, 0, 1)$bound, 8, tolerance = 1e-14)
+  expect_equal(dpsco:::log_bounds(two, 0, 2, 100)$bound, 16, tolerance = 1e-14)
+  expect_equal(dpsco:::log_bounds(-two, 0, 1, 100)$bound, 8, tolerance = 1e-14)
+  # a public n other than the rows: the released values are the centred
+  # sums plus n / 2, so 100 rows declared as n = 120 count 110 non-zeros
+  # (m = 200 / 110), and the scaled squared deviations gain (120 - 100) / 2
+  m <- 200 / 110
+  s2 <- 64 * (sum(pmin((rep(c(1, 3), 50) - m)^2, 64) / 64) + 10) / 110
+  expect_equal(dpsco:::log_bounds(two, 0, 2, 120)$bound, 2^(m + 2 * sqrt(s2)),
+               tolerance = 1e-12)
+  for (n in c(120, 60))
+    expect_equal(unname(dpsco:::log_bounds(v, 0, 2, n)$bound),
+                 log_bounds_ref(v, 0, 2, rep(1, 6), zero, n),
+                 tolerance = 1e-12, label = paste("public n", n))
   # deviations beyond 8 octaves count as 8: one value at 2^40 among 2^0's
   far <- matrix(c(rep(1, 99), 2^40), ncol = 1)
   m <- 32 / 100
   s2 <- (99 * m^2 + 64) / 100
-  expect_equal(dpsco:::log_bounds(far, 0, 2)$bound, 2^(m + 2 * sqrt(s2)),
+  expect_equal(dpsco:::log_bounds(far, 0, 2, 100)$bound, 2^(m + 2 * sqrt(s2)),
                tolerance = 1e-12)
 })
 
@@ -147,20 +163,23 @@ test_that("log_bounds() with noise: shrinkage, count threshold and weights as de
   v <- bounds_data(300)
   pc <- ncol(v)
   for (cs in list(list(z = 2, w = rep(1, pc)), list(z = 40, w = rep(1, pc)),
-                  list(z = 5, w = c(rep(1, pc - 1), sqrt(pc))))) {
+                  list(z = 5, w = c(rep(1, pc - 1), sqrt(pc))),
+                  list(z = 2, w = rep(1, pc), n = 450),
+                  list(z = 5, w = c(rep(1, pc - 1), sqrt(pc)), n = 200))) {
+    n <- cs$n %||% nrow(v)
     set.seed(99)
     noise <- list(stats::rnorm(pc), stats::rnorm(pc), stats::rnorm(pc))
     set.seed(99)
-    lb <- dpsco:::log_bounds(v, cs$z, 2, cs$w)
-    expect_equal(unname(lb$bound), log_bounds_ref(v, cs$z, 2, cs$w, noise),
-                 tolerance = 1e-10, label = paste("z", cs$z))
+    lb <- dpsco:::log_bounds(v, cs$z, 2, n, cs$w)
+    expect_equal(unname(lb$bound), log_bounds_ref(v, cs$z, 2, cs$w, noise, n),
+                 tolerance = 1e-10, label = paste("z", cs$z, "n", n))
     expect_equal(lb$sensitivity, sqrt(1.25 * sum(cs$w^2)), tolerance = 1e-15)
   }
   # with z = 40 the count noise sd is 40 sqrt(7.5) = 110: the sparse column
   # (about 90 non-zeros) falls below 3 sds and gets B = 1, as does the zero
   # column
   set.seed(99)
-  lb <- dpsco:::log_bounds(v, 40, 2)
+  lb <- dpsco:::log_bounds(v, 40, 2, nrow(v))
   expect_identical(unname(lb$bound[c(2, 3)]), c(1, 1))
 })
 
@@ -171,32 +190,49 @@ test_that("release_scale() is the two noisy sums of log_bounds()", {
   L[v == 0] <- 0
   expect_identical(lm$lg, L)
   expect_identical(lm$nz, v != 0)
-  set.seed(5)
-  r1 <- dpsco:::release_scale(lm, 3)
-  set.seed(5)
-  sd1 <- 3 * sqrt(1.25 * 6)
-  expect_equal(r1$count, colSums(v != 0) + sd1 * stats::rnorm(6), tolerance = 1e-12)
-  expect_equal(r1$sum, colSums(L) / 32 + sd1 * stats::rnorm(6), tolerance = 1e-12)
   m <- c(1, -2, 0, 20, -40, 3)         # all at least 8 octaves from 32
-  set.seed(6)
-  r2 <- dpsco:::release_scale(lm, 3, m = m)
-  set.seed(6)
+  sd1 <- 3 * sqrt(1.25 * 6)
   dev <- vapply(1:6, function(j) sum(pmin((L[v[, j] != 0, j] - m[j])^2, 64)) / 64, 0)
-  expect_equal(unname(r2$dev), dev + 3 * sqrt(0.25 * 6) * stats::rnorm(6),
-               tolerance = 1e-12)
-  # one record moves the centred sums (n public: counts centred at 1/2 per
-  # record) by at most the claimed sensitivities, and the record at the
-  # clamp in every column (|x| = 2^40, far from m) attains both
+  # the released values are the centred sums over the 200 rows present
+  # (of nz - 1/2, of lg / 32 and of d - 1/2), un-centred by the public n / 2
+  for (n in c(200, 260, 150)) {
+    set.seed(5)
+    r1 <- dpsco:::release_scale(lm, 3, n)
+    set.seed(5)
+    expect_equal(r1$count, colSums(v != 0) - 200 / 2 + sd1 * stats::rnorm(6) + n / 2,
+                 tolerance = 1e-12)
+    expect_equal(r1$sum, colSums(L) / 32 + sd1 * stats::rnorm(6), tolerance = 1e-12)
+    expect_equal(r1$sd, rep(sd1, 6), tolerance = 1e-15)
+    set.seed(6)
+    r2 <- dpsco:::release_scale(lm, 3, n, m = m)
+    set.seed(6)
+    expect_equal(unname(r2$dev), dev - 200 / 2 + 3 * sqrt(0.25 * 6) * stats::rnorm(6) + n / 2,
+                 tolerance = 1e-12)
+  }
+  # at a fixed public n, one record added moves the released sums by at
+  # most the claimed sensitivities, and the record at the clamp in every
+  # column (|x| = 2^40, far from m) attains both; so does a record removed
   rec <- matrix(2^40 * rep(c(1, -1), 3), 1)
   v1 <- rbind(v, rec)
-  a0 <- dpsco:::release_scale(lm, 0)
-  a1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0)
-  move1 <- c((a1$count - nrow(v1) / 2) - (a0$count - nrow(v) / 2), a1$sum - a0$sum)
+  a0 <- dpsco:::release_scale(lm, 0, 200)
+  a1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0, 200)
+  move1 <- c(a1$count - a0$count, a1$sum - a0$sum)
   expect_equal(sqrt(sum(move1^2)), sqrt(1.25 * 6), tolerance = 1e-12)
-  b0 <- dpsco:::release_scale(lm, 0, m = m)$dev
-  b1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0, m = m)$dev
-  expect_equal(sqrt(sum(((b1 - nrow(v1) / 2) - (b0 - nrow(v) / 2))^2)),
-               sqrt(0.25 * 6), tolerance = 1e-12)
+  b0 <- dpsco:::release_scale(lm, 0, 200, m = m)$dev
+  b1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0, 200, m = m)$dev
+  expect_equal(sqrt(sum((b1 - b0)^2)), sqrt(0.25 * 6), tolerance = 1e-12)
+  # a zero record moves every centred sum by -1/2 (count and deviations),
+  # within the same bounds
+  z1 <- dpsco:::release_scale(dpsco:::log_moments(rbind(v, 0)), 0, 200)
+  expect_equal(unname(c(z1$count - a0$count, z1$sum - a0$sum)),
+               c(rep(-1 / 2, 6), rep(0, 6)))
+  # the block-wise sums of a design give the same release
+  cols <- structure(list(x = v, y = NULL), class = "design_cols")
+  set.seed(5)
+  r1 <- dpsco:::release_scale(lm, 3, 260)
+  set.seed(5)
+  expect_equal(dpsco:::release_scale(cols, 3, 260, rep(1, 6)), r1,
+               tolerance = 1e-12, ignore_attr = TRUE)
 })
 
 # ---- the curvature -------------------------------------------------------------
@@ -235,24 +271,35 @@ test_that("release_curvature() clips rows to the row bound and adds symmetric no
   norms <- sqrt(rowSums(w^2))
   wc <- w * pmin(1, B / norms)
   expect_lte(max(sqrt(rowSums(wc^2))), B * (1 + 1e-12))
-  r0 <- dpsco:::release_curvature(w, 0, B)
+  r0 <- dpsco:::release_curvature(w, 0, B, n)
   expect_equal(r0$h, crossprod(wc) / n, tolerance = 1e-14)
   expect_identical(r0$sd, 0)
-  # the noise: one draw per entry of the upper triangle, mirrored
+  # the noise: one draw per entry of the upper triangle, mirrored; the
+  # divisor and the noise scale are the public n, whatever the rows
   z <- 2
-  set.seed(10)
-  r1 <- dpsco:::release_curvature(w, z, B)
-  set.seed(10)
-  e <- matrix(stats::rnorm(16), 4)
-  e[lower.tri(e)] <- t(e)[lower.tri(e)]
-  expect_equal(r1$h, crossprod(wc) / n + z * B^2 / n * e, tolerance = 1e-14)
-  expect_equal(r1$sd, z * B^2 / n, tolerance = 1e-15)
+  e <- matrix(0, 4, 4)
+  for (N in c(n, 80, 30)) {
+    set.seed(10)
+    r1 <- dpsco:::release_curvature(w, z, B, N)
+    set.seed(10)
+    e <- matrix(stats::rnorm(16), 4)
+    e[lower.tri(e)] <- t(e)[lower.tri(e)]
+    expect_equal(r1$h, crossprod(wc) / N + z * B^2 / N * e, tolerance = 1e-14)
+    expect_equal(r1$sd, z * B^2 / N, tolerance = 1e-15)
+  }
   # one added record moves the matrix by at most B^2 / n in Frobenius norm
-  # (n public), attained by a record along one axis
+  # (n public: the same divisor for both), attained by a record along one
+  # axis
   rec <- c(1e9, 0, 0, 0)
-  move <- dpsco:::release_curvature(rbind(w, rec), 0, B)$h * (n + 1) / n -
-    r0$h
+  move <- dpsco:::release_curvature(rbind(w, rec), 0, B, n)$h - r0$h
   expect_equal(sqrt(sum(move^2)), B^2 / n, tolerance = 1e-12)
+  # a design in list(x = ) with the intercept column added gives the same
+  dw <- structure(list(x = w[, -1]), class = "design_cols")
+  set.seed(10)
+  r1 <- dpsco:::release_curvature(w, z, B, 80)
+  set.seed(10)
+  expect_equal(dpsco:::release_curvature(dw, z, B, 80, norms, TRUE), r1,
+               tolerance = 1e-14)
 })
 
 test_that("part_multiplier() splits one release's budget in units of mu^2", {
@@ -334,42 +381,48 @@ test_that("the private clipping level is the 0.995 quantile edge of |r_i| ||(1, 
 test_that("tune_private() is the composition of the releases test-audit.R audits", {
   # replayed from the same seed, in order: the scale (y weighted by
   # sqrt(p)), the centre, the two histograms and the curvature, each with
-  # the multiplier of its share; everything else is post-processing
+  # the multiplier of its share; everything else is post-processing.  Every
+  # divisor and noise scale is the public n, here the rows (600) or not.
   d <- settings_data(n = 600)
-  n <- d$n
   p <- d$p
   z1 <- 3
   ctl <- dpsco_control()
-  set.seed(17)
-  tn <- dpsco:::tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1,
-                             NULL, ctl)
-  set.seed(17)
-  pm <- function(share, k = 1) z1 * sqrt(k / share)
-  lb <- dpsco:::log_bounds(cbind(d$x, d$y), pm(0.05, 2), 2, c(rep(1, p), sqrt(p)))
-  B <- unname(lb$bound[1:p])
-  yb <- unname(lb$bound[p + 1])
-  xt <- pmin(pmax(d$x / rep(B, each = n), -1), 1)
-  centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(c(-yb, yb), 2L),
-                                    pm(0.03))$estimate
-  wn <- sqrt(1 + rowSums(xt^2))
-  rc <- dpsco:::release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
-  clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
-  row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
-  rh <- dpsco:::release_curvature(cbind(1, xt), pm(0.2), row)
-  A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, 1)$A
-  expect_equal(unname(tn$bound), B, tolerance = 1e-14)
-  expect_equal(tn$x, xt, ignore_attr = TRUE, tolerance = 1e-14)
-  expect_equal(tn$beta0, c(centre, rep(0, p)), tolerance = 1e-14)
-  expect_identical(tn$clip, clip)
-  expect_identical(tn$row_bound, row)
-  expect_equal(tn$curvature, A, tolerance = 1e-12)
-  # the parts' multipliers and sensitivities are those of the releases
-  sh <- vapply(tn$parts, `[[`, 0, "noise_multiplier")
-  expect_equal(sh, c(pm(0.05, 2), pm(0.03), pm(0.02), pm(0.2)), tolerance = 1e-14)
-  sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-  expect_equal(sens, c(lb$sensitivity, yb / n, sqrt(2), row^2 / n),
-               tolerance = 1e-14)
-  expect_equal(rc$sd, pm(0.02) * sqrt(2), tolerance = 1e-15)
+  for (n in c(d$n, 750, 480)) {
+    set.seed(17)
+    tn <- dpsco:::tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1,
+                               NULL, ctl, n = n)
+    set.seed(17)
+    pm <- function(share, k = 1) z1 * sqrt(k / share)
+    # x's kappa from the public n and z1 (2 at these sizes), y's always 2
+    kappa <- min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
+    lb <- dpsco:::log_bounds(cbind(d$x, d$y), pm(0.05, 2), c(rep(kappa, p), 2), n,
+                             c(rep(1, p), sqrt(p)))
+    B <- unname(lb$bound[1:p])
+    yb <- unname(lb$bound[p + 1])
+    xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
+    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(c(-yb, yb), 2L),
+                                      pm(0.03), n)$estimate
+    wn <- sqrt(1 + rowSums(xt^2))
+    rc <- dpsco:::release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
+    clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
+    row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
+    rh <- dpsco:::release_curvature(cbind(1, xt), pm(0.2), row, n)
+    A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, 1)$A
+    info <- paste("public n", n)
+    expect_equal(unname(tn$bound), B, tolerance = 1e-14, label = info)
+    expect_equal(tn$x, xt, ignore_attr = TRUE, tolerance = 1e-14)
+    expect_equal(tn$beta0, c(centre, rep(0, p)), tolerance = 1e-14, label = info)
+    expect_identical(tn$clip, clip)
+    expect_identical(tn$row_bound, row)
+    expect_equal(tn$curvature, A, tolerance = 1e-12, label = info)
+    # the parts' multipliers and sensitivities are those of the releases
+    sh <- vapply(tn$parts, `[[`, 0, "noise_multiplier")
+    expect_equal(sh, c(pm(0.05, 2), pm(0.03), pm(0.02), pm(0.2)), tolerance = 1e-14)
+    sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
+    expect_equal(sens, c(lb$sensitivity, yb / n, sqrt(2), row^2 / n),
+                 tolerance = 1e-14, label = info)
+    expect_equal(rc$sd, pm(0.02) * sqrt(2), tolerance = 1e-15)
+  }
 })
 
 test_that("dpsco_control() defaults leave every data-dependent setting to the private tuning", {

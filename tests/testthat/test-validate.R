@@ -449,6 +449,7 @@ hard_env <- function() {
     y_big_n <- runif(20730)
     y_f_unused <- factor(rep("a", n), levels = c("a", "b"))
     f1 <- function(z) z
+    cvfit <- cv.dpsco(x, y, method = "none", nlambda = 2, iterations = 2)
   })
   env
 }
@@ -491,6 +492,17 @@ hard_table <- list(
   row("two methods", "method", "one of", quote(dpsco(tuning = "public", x, y, method = c("clip", "none")))),
   row("unknown calibration", "calibration", "one of",
       quote(dpsco(tuning = "public", x, y, calibration = "exact"))),
+  # an abbreviation is an error, not a guess
+  row("abbreviated family", "family", "got \"binom\" \\(choices are matched exactly\\)",
+      quote(dpsco(tuning = "public", x, yb, family = "binom"))),
+  row("abbreviated method", "method", "got \"kam\" \\(choices are matched exactly\\)",
+      quote(dpsco(tuning = "public", x, y, method = "kam"))),
+  row("abbreviated calibration", "calibration", "matched exactly",
+      quote(dpsco(tuning = "public", x, y, method = "clip", calibration = "pap"))),
+  row("abbreviated tuning", "tuning", "matched exactly",
+      quote(dpsco(x, y, tuning = "pub"))),
+  row("abbreviated optimizer", "optimizer", "matched exactly",
+      quote(dpsco(x, y, optimizer = "newt"))),
   # privacy targets at the extremes
   row("delta 1e-300 with subsampling", "epsilon", "cannot be met",
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1e-300, batch_size = 10)))),
@@ -500,8 +512,34 @@ hard_table <- list(
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = list(1))))),
   row("delta NaN", "delta", "single number",
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = NaN)))),
-  row("delta rounding to 1", "delta", "below 1",
+  row("delta rounding to 1", "delta", "must lie in \\(0, 1\\); got 1\\.",
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1 - 1e-17)))),
+  row("delta 1", "delta", "must lie in \\(0, 1\\); got 1\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 1)))),
+  row("delta 2", "delta", "must lie in \\(0, 1\\); got 2\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", delta = 2)))),
+  row("epsilon -1", "epsilon", "must lie in \\(0, Inf\\); got -1\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = -1)))),
+  row("epsilon Inf for a private method", "epsilon",
+      "must be finite for a private method \\(Inf only with method = \"none\"\\)",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", epsilon = Inf)))),
+  row("epsilon Inf for a constraint-set method", "epsilon",
+      "Inf only with method = \"none\"",
+      quote(dpsco(tuning = "public", x, y, method = "fw", epsilon = Inf, radius = 1))),
+  # without privacy epsilon may be Inf, so the interval is closed there
+  row("epsilon -1 for method none", "epsilon", "must lie in \\(0, Inf\\]; got -1\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "none", epsilon = -1)))),
+  row("delta 1 for method none", "delta", "must lie in \\(0, 1\\); got 1\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "none", delta = 1)))),
+  # the public number of records
+  row("public_n 0", "public_n", "must lie in \\[1, Inf\\); got 0\\.",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", public_n = 0)))),
+  row("public_n fractional", "public_n", "whole number",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", public_n = 40.5)))),
+  row("public_n Inf", "public_n", "finite",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", public_n = Inf)))),
+  row("public_n NA", "public_n", "single number",
+      q2(quote(dpsco(tuning = "public", x, y, method = "clip", public_n = NA)))),
   # batch sizes, iterations and path length
   row("batch_size 1e300", "batch_size", "\\[1, 30\\]",
       q2(quote(dpsco(tuning = "public", x, y, method = "clip", batch_size = 1e300)))),
@@ -552,6 +590,17 @@ hard_table <- list(
   # predict() and coef()
   row("predict type unknown", "type", "one of", quote(predict(gfit, x, type = "probability"))),
   row("predict type NA", "type", "one of", quote(predict(gfit, x, type = NA))),
+  row("predict type abbreviated", "type", "got \"resp\" \\(choices are matched exactly\\)",
+      quote(predict(gfit, x, type = "resp"))),
+  # `...` of coef() and predict() takes nothing
+  row("coef exact = TRUE", "exact", "refitting at new penalties",
+      quote(coef(gfit, exact = TRUE))),
+  row("predict exact = TRUE", "exact", "refitting at new penalties",
+      quote(predict(gfit, x, s = 0.1, exact = TRUE))),
+  row("predict foo", "foo", "is not an argument of predict\\(\\)",
+      quote(predict(gfit, x, foo = 1))),
+  row("coef foo", "foo", "is not an argument of coef\\(\\)",
+      quote(coef(gfit, foo = 1))),
   row("predict newx a vector", "newx", "drop = FALSE", quote(predict(gfit, x[1, ]))),
   row("predict newx 0 rows", "newx", "at least 1 row",
       quote(predict(gfit, x[0, , drop = FALSE]))),
@@ -573,10 +622,20 @@ hard_table <- list(
   row("dp_mean of characters", "x", "numeric matrix", quote(dp_mean(c("1", "2")))),
   row("dp_mean of a factor", "x", "numeric matrix", quote(dp_mean(factor(1:3)))),
   row("dp_mean unknown method", "method", "one of", quote(dp_mean(v, method = "median"))),
-  row("dp_mean epsilon Inf", "epsilon", "finite", quote(dp_mean(v, epsilon = Inf))),
-  row("dp_mean epsilon 0", "epsilon", "\\(0, Inf\\]", quote(dp_mean(v, epsilon = 0))),
-  row("dp_mean delta 0", "delta", "\\(0, 1\\]", quote(dp_mean(v, delta = 0))),
-  row("dp_mean delta 1", "delta", "below 1", quote(dp_mean(v, delta = 1))),
+  row("dp_mean epsilon Inf", "epsilon", "must be finite for a private method",
+      quote(dp_mean(v, epsilon = Inf))),
+  row("dp_mean epsilon 0", "epsilon", "must lie in \\(0, Inf\\); got 0\\.",
+      quote(dp_mean(v, epsilon = 0))),
+  row("dp_mean epsilon -1", "epsilon", "must lie in \\(0, Inf\\); got -1\\.",
+      quote(dp_mean(v, epsilon = -1))),
+  row("dp_mean delta 0", "delta", "must lie in \\(0, 1\\); got 0\\.",
+      quote(dp_mean(v, delta = 0))),
+  row("dp_mean delta 1", "delta", "must lie in \\(0, 1\\); got 1\\.",
+      quote(dp_mean(v, delta = 1))),
+  row("dp_mean delta 2", "delta", "must lie in \\(0, 1\\); got 2\\.",
+      quote(dp_mean(v, delta = 2))),
+  row("dp_mean public_n 0.5", "public_n", "\\[1, Inf\\); got 0.5",
+      quote(dp_mean(v, public_n = 0.5))),
   row("dp_mean delta NaN", "delta", "single number", quote(dp_mean(v, delta = NaN))),
   # accountant
   row("orders 1e300 (used to fail allocating)", "orders", "at most 10000",
@@ -629,6 +688,13 @@ hard_table <- list(
       quote(cv.dpsco(x, y, type.measure = "class"))),
   row("type.measure unknown", "type.measure", "one of",
       quote(cv.dpsco(x, y, type.measure = "auc"))),
+  row("type.measure abbreviated", "type.measure", "matched exactly",
+      quote(cv.dpsco(x, y, type.measure = "ms"))),
+  row("misspelt argument passed on to dpsco()", "nlamda",
+      "is not an argument of dpsco\\(\\)", quote(cv.dpsco(x, y, nlamda = 5))),
+  row("cv coef exact = TRUE", "exact", "refitting", quote(coef(cvfit, exact = TRUE))),
+  row("cv predict foo", "foo", "is not an argument of predict\\(\\)",
+      quote(predict(cvfit, x, foo = 1))),
   row("loss_bound 0", "loss_bound", "0", quote(cv.dpsco(x, y, loss_bound = 0))),
   row("std_share 1", "std_share", "below 1", quote(dpsco_control(std_share = 1))),
   row("kmom Inf", "kmom", "finite", quote(dpsco_control(kmom = Inf))),
@@ -770,11 +836,15 @@ test_that("documented coercions in predict() and coef()", {
   cf <- coef(fit)
   expect_equal(unname(coef(fit, s = Inf)), unname(cf[, 1, drop = FALSE]))
   expect_equal(unname(coef(fit, s = 0)), unname(cf[, ncol(cf), drop = FALSE]))
-  # type is matched partially, like match.arg()
-  expect_identical(predict(fit, x, type = "resp"), predict(fit, x, type = "response"))
+  # type is matched exactly: an abbreviation is an error naming it, the
+  # full name predicts
+  err <- expect_error(predict(fit, x, type = "resp"), class = "dpsco_arg_error")
+  expect_identical(err$arg, "type")
+  # (a gaussian fit's response is its link)
+  expect_identical(predict(fit, x, type = "response"), predict(fit, x))
 })
 
-test_that("a factor y keeps its declared levels; a method name may be abbreviated", {
+test_that("a factor y keeps its declared levels; a method name is matched exactly", {
   d <- val_data()
   # all records in the first class: the fit is that of y = 0, and no error
   # reveals from the data that a class is absent
@@ -785,10 +855,18 @@ test_that("a factor y keeps its declared levels; a method name may be abbreviate
   expect_identical(f[[1]]$beta, f[[2]]$beta)
   expect_identical(f[[1]]$classnames, c("a", "b"))
   common <- list(x = d$x, y = d$y, iterations = 3, nlambda = 2)
-  f <- fits_same_seed(9, c(list(method = "kam"), common),
+  # an abbreviation is an error naming the argument, before anything is
+  # drawn; the full name fits
+  seed <- rng_state()
+  for (m in c("kam", "cl", "clipped", "mirror_shuf")) {
+    err <- expect_error(do.call(dpsco, c(list(method = m), common)),
+                        class = "dpsco_arg_error")
+    expect_identical(err$arg, "method")
+    expect_match(conditionMessage(err), paste0('got "', m, '"'), fixed = TRUE)
+  }
+  expect_identical(rng_state(), seed)
+  f <- fits_same_seed(9, c(list(method = "kamath"), common),
                       c(list(method = "kamath"), common))
   expect_identical(f[[1]]$beta, f[[2]]$beta)
   expect_identical(f[[1]]$method, "kamath")
-  # "cl" could be "clip" or "clipped_sgd"
-  expect_error(dpsco(d$x, d$y, method = "cl"), class = "dpsco_arg_error")
 })
