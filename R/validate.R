@@ -104,11 +104,7 @@ check_target <- function(epsilon, delta, n) {
 # given (the count itself is then not protected).  Every divisor and noise
 # scale of a fit is derived from it, never from the rows actually present.
 check_public_n <- function(public_n, n_rows) {
-  if (is.null(public_n)) {
-    if (n_rows < 1)
-      arg_error("x", "has no rows; give public_n to fit on an empty part.")
-    return(as.double(n_rows))
-  }
+  if (is.null(public_n)) return(as.double(n_rows))
   check_number(public_n, "public_n", 1, lower_open = FALSE)
   if (public_n != round(public_n))
     arg_error("public_n", "must be a whole number (a number of records); ",

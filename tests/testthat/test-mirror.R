@@ -311,12 +311,21 @@ test_that("at p = 2 Algorithm 3 is an exactly accounted Gaussian mechanism", {
   expect_gt(dlt, 1e-5 * 0.999)
 })
 
-test_that("the shuffling bound is Feldman, McMillan and Talwar's closed form", {
+test_that("the shuffling bound is the more conservative closed form of Feldman, McMillan and Talwar", {
   # n = 1e5, eps0 = 1, delta = 1e-6: log(4 / delta) = 15.2018049,
-  # 8 sqrt(e log(4 / delta) / n) = 0.1626241, 8 e / n = 0.0002175,
-  # tanh(1 / 2) = 0.4621172, log(1 + 0.4621172 * 0.1628415) = 0.0725549
-  expect_equal(mirror_ns$shuffle_epsilon(1, 1e5, 1e-6), 0.0725549,
+  # a = 8 sqrt(e log(4 / delta) / n) = 0.1626241, c = 8 e / n = 0.0002175,
+  # e = log(1 + a + c) = 0.1508666; the reference implementation's factor
+  # (1 - e^-1) / (1 + e^(-1 - e)) = 0.6321206 / 1.3163620 = 0.4802025 and
+  # log(1 + 0.4802025 * 0.1628416) = 0.0752901, above Theorem 3.1's
+  # log(1 + tanh(1 / 2) * 0.1628415) = 0.0725549
+  expect_equal(mirror_ns$shuffle_epsilon(1, 1e5, 1e-6), 0.0752901,
                tolerance = 1e-6)
+  thm <- function(e0, n, d)
+    log1p(tanh(e0 / 2) * (8 * sqrt(exp(e0) * log(4 / d) / n) + 8 * exp(e0) / n))
+  e0 <- c(0.01, 0.1, 0.5, 1)
+  expect_true(all(mirror_ns$shuffle_epsilon(e0, 1e3, 1e-6) > thm(e0, 1e3, 1e-6)))
+  expect_equal(max(mirror_ns$shuffle_epsilon(e0, 1e3, 1e-6) / thm(e0, 1e3, 1e-6)),
+               1.3299, tolerance = 1e-3)
   prob <- mirror_prob(20000, 3)
   f <- mirror_ns$fit_mirror(prob, c(0.5, 1), 1.5, mirror_budget(0.1, 1e-5),
                             list(), shuffled = TRUE)
@@ -324,9 +333,12 @@ test_that("the shuffling bound is Feldman, McMillan and Talwar's closed form", {
   n <- prob$n
   eps_r <- 0.05
   delta_r <- 5e-6
-  fmt <- function(e0, dl) log(1 + tanh(e0 / 2) *
-                                (8 * sqrt(exp(e0) * log(4 / dl) / n) +
-                                   8 * exp(e0) / n))
+  # the reference implementation's closed form, in plain R
+  fmt <- function(e0, dl) {
+    a <- 8 * sqrt(exp(e0) * log(4 / dl) / n)
+    cc <- 8 * exp(e0) / n
+    log(1 + (1 - exp(-e0)) / (1 + exp(-e0 - log(1 + a + cc))) * (a + cc))
+  }
   expect_lte(st$eps0, min(1, log(n / (16 * log(4 / (delta_r / 2))))))
   expect_equal(st$epsilon_amplified, fmt(st$eps0, delta_r / 2))
   expect_equal(st$epsilon_amplified, eps_r, tolerance = 1e-9)

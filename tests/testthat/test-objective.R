@@ -270,7 +270,8 @@ test_that("the privacy part records the whole budget and the mechanism", {
   expect_match(part$mechanism, "sigma1 = ", fixed = TRUE)
   expect_match(part$released, "at each of 3 radii", fixed = TRUE)
   expect_true(any(grepl("x_bound", fit$public)))
-  rec <- dpsco:::new_privacy_record(0.9, 1e-6, fit$parts, "theorem", fit$public)
+  rec <- dpsco:::new_privacy_record(0.9, 1e-6, fit$parts, "theorem", fit$public,
+                                    public_n = 500)
   expect_equal(rec$epsilon_accounted, 0.9, tolerance = 1e-12)
 })
 
