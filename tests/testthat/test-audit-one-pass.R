@@ -130,7 +130,7 @@ for (m in c("acsa", "clipped_sgd", "prox_clipped_sgd")) {
   })
   test_that(paste("long audit: one", m, "step stays within its epsilon"), {
     skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-    a <- one_pass_audit(m, trials = 4e4)
+    a <- one_pass_audit(m, trials = 2e4)
     message(sprintf("audit %-16s accounted %.3f  eps_lb %.3f  half %.3f  after %.3f",
                     m, a$accounted, a$honest, a$half, a$after))
     expect_one_pass_audit(a)
@@ -216,7 +216,7 @@ test_that("quick audit: one localized step stays within its epsilon", {
 
 test_that("long audit: one localized step stays within its epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  a <- localized_audit(6e4)
+  a <- localized_audit(5e4)
   message(sprintf("audit %-16s accounted %.3f  eps_lb %.3f  after %.3f",
                   "localized", a$accounted, a$honest, a$after))
   expect_localized_audit(a)
@@ -325,7 +325,7 @@ for (n0 in c(reg_n - 1, reg_n)) {
   })
   test_that(paste("long audit:", what), {
     skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-    a <- regression_audit(reg_methods, n0, 2e4, 1e5)
+    a <- regression_audit(reg_methods, n0, 1e4, 5e4)
     message(sprintf("audit blocks n0 = %d  accounted %.3f  fixed-size %.3f  %s",
                     n0, a$accounted, a$broken,
                     paste(sprintf("%s %.3f", names(a$honest), a$honest),

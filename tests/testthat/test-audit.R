@@ -211,7 +211,7 @@ test_that("quick audit: secure oracle releases stay within the accounted epsilon
 test_that("long audit: the oracles stay within the accounted epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "kamath", "holland")) {
-    a <- oracle_audit(method, trials = 2e5)
+    a <- oracle_audit(method, trials = 1e5)
     message(sprintf("audit oracle %-8s accounted %.3f  eps_lb %.3f  broken %.3f",
                     method, a$accounted, a$honest, a$broken))
     expect_oracle_audit(a, tight = 0.8)
@@ -303,12 +303,17 @@ dp_mean_audit <- function(method, trials, via = c("dp_mean", "internal")) {
             shift = internal(x1, 0)() - internal(x0, 0)(),
             shift_rows = internal(x1, 0, n)() - internal(x0, 0, n - 1)())
   if (trials > 0) {
-    stat <- function(x, broken = "")
-      vapply(seq_len(trials), function(i) sum(release(x, broken)() * cs$u), 0)
-    a$honest <- audit_eps_both(stat(x0), stat(x1), audit_delta)
-    a$broken <- audit_eps_both(stat(x0, "half"), stat(x1, "half"), audit_delta)
-    a$broken_rows <- audit_eps_both(stat(x0, "rows"), stat(x1, "rows"),
-                                    audit_delta)
+    stat <- function(rel, x, broken = "")
+      vapply(seq_len(trials), function(i) sum(rel(x, broken)() * cs$u), 0)
+    # the broken variants through the (checked) internal release: cheaper
+    fast <- function(x, broken = "")
+      internal(x, if (broken == "half") z / 2 else z,
+               if (broken == "rows") nrow(x) else n)
+    a$honest <- audit_eps_both(stat(release, x0), stat(release, x1), audit_delta)
+    a$broken <- audit_eps_both(stat(fast, x0, "half"), stat(fast, x1, "half"),
+                               audit_delta)
+    a$broken_rows <- audit_eps_both(stat(fast, x0, "rows"),
+                                    stat(fast, x1, "rows"), audit_delta)
   }
   a
 }
@@ -349,7 +354,7 @@ test_that("quick audit: dp_mean() stays within the accounted epsilon", {
 test_that("long audit: dp_mean() stays within the accounted epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("holland", "kamath", "clip", "trimmed")) {
-    a <- dp_mean_audit(method, trials = 4000)
+    a <- dp_mean_audit(method, trials = 3000)
     message(sprintf(paste("audit dp_mean %-8s accounted %.3f  eps_lb %.3f",
                           "broken %.3f  own row count %.3f"),
                     method, a$accounted, a$honest, a$broken, a$broken_rows))
@@ -367,9 +372,9 @@ test_that("long audit: dp_mean() stays within the accounted epsilon", {
 # A whole dpsco() fit reduced to one full-batch step (q = 1, one iteration,
 # one tiny lambda): beta = soft-threshold(-step * (oracle + noise)), a
 # post-processing of one oracle release, at the public size n = 30.  D has
-# the n - 1 rows (x = -1e12 (1, -1), y = 1e12: gradient -1e12 (1, x),
-# beyond every clamp) and D' the record (x = 1e12 (1, -1), y = -1e12,
-# gradient 1e12 (1, x)); or, in the case above n, D has n such rows and
+# the n - 1 rows (x = 1e12 (1, -1), y = 1e12: gradient -1e12 (1, x),
+# beyond every clamp) and D' the record (the same x, y = -1e12: gradient
+# 1e12 (1, x), the opposite); or, in the case above n, D has n such rows and
 # D' n + 1.  With each data set's own row count as n (the broken variant
 # "rows", the convention of 0.7.0), the mean moves by twice the
 # sensitivity.  Kamath's labels are random here, so its bound is loose.
@@ -386,7 +391,7 @@ fit_audit <- function(method, trials, secure = FALSE, above = FALSE) {
           delta = audit_delta, public_n = public_n, lambda = 1e-8,
           batch_size = public_n, iterations = 1, step_size = 0.5,
           standardize = FALSE, control = ctl, secure = secure)
-  x0 <- matrix(-rec_x, rows, 2, byrow = TRUE)
+  x0 <- matrix(rec_x, rows, 2, byrow = TRUE)
   y0 <- rep(-rec_y, rows)
   x1 <- rbind(x0, rec_x)
   y1 <- c(y0, rec_y)
@@ -408,8 +413,9 @@ fit_audit <- function(method, trials, secure = FALSE, above = FALSE) {
 
 test_that("long audit: a one-step dpsco() fit stays within its target epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  for (method in c("clip", "kamath", "holland")) for (above in c(FALSE, TRUE)) {
-    a <- fit_audit(method, trials = 3000, above = above)
+  for (method in c("clip", "kamath", "holland"))
+    for (above in if (method == "clip") c(FALSE, TRUE) else FALSE) {
+    a <- fit_audit(method, trials = 1500, above = above)
     message(sprintf("audit dpsco   %-8s %s target %.3f  eps_lb %.3f  own row count %s",
                     method, if (above) "n + 1" else "n    ", audit_eps_target,
                     a$honest, format(if (is.null(a$broken_rows)) NA else a$broken_rows, digits = 4)))
@@ -428,7 +434,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
 test_that("long audit: a one-step secure dpsco() fit stays within its target epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "holland")) {
-    a <- fit_audit(method, trials = 3000, secure = TRUE)
+    a <- fit_audit(method, trials = 1500, secure = TRUE)
     message(sprintf("audit secure  %-8s target   %.3f  eps_lb %.3f",
                     method, audit_eps_target, a$honest))
     expect_match(a$pr$noise, "discrete Gaussian")
@@ -538,7 +544,7 @@ test_that("quick audit: the scale release (log-moments of |x_j|) stays within it
 
 test_that("long audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  a <- scale_audit(1e5)
+  a <- scale_audit(6e4)
   message(sprintf(paste("audit scale   accounted %.3f  eps_lb %.3f, %.3f;",
                         "uncentred (own n) %.3f, %.3f"), a$accounted,
                   a$honest1, a$honest2, a$rows_broken1, a$rows_broken2))
@@ -546,7 +552,7 @@ test_that("long audit: the scale release (log-moments of |x_j|) stays within its
   expect_audit(a$honest2, a$broken2, a$accounted)
   expect_gt(a$rows_broken1, a$accounted)
   expect_gt(a$rows_broken2, a$accounted)
-  expect_gt(a$honest1, 0.8 * a$accounted)
+  expect_gt(a$honest1, 0.7 * a$accounted)
 })
 
 # The centre: the mean of y clamped to [-B_y, B_y] (dp_mean_release(), as
@@ -678,7 +684,7 @@ test_that("quick audit: the curvature release stays within its epsilon", {
 
 test_that("long audit: the curvature release stays within its epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  a <- curvature_audit(1e5)
+  a <- curvature_audit(4e4)
   message(sprintf("audit curvature accounted %.3f  eps_lb %.3f  own row count %.3f",
                   a$accounted, a$honest, a$broken_rows))
   expect_curvature_audit(a)
@@ -852,7 +858,7 @@ test_that("quick audit: one Frank-Wolfe selection stays within its epsilon0", {
 test_that("long audit: one Frank-Wolfe selection stays within its epsilon0", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("fw", "htp_lasso")) {
-    a <- em_audit(method, trials = 3e5)
+    a <- em_audit(method, trials = 2e5)
     message(sprintf(paste("audit %-9s eps0 %.3f  eps_lb %.3f  broken %.3f;",
                           "(eps, delta) accounted %.3f  eps_lb %.3f  broken %.3f"),
                     method, a$st$eps0, a$honest, a$broken,
@@ -964,7 +970,7 @@ test_that("quick audit: a public HTDP-FW pass stays within its pure epsilon", {
 
 test_that("long audit: a public HTDP-FW pass stays within its pure epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
-  a <- htdp_audit(trials = 2e5)
+  a <- htdp_audit(trials = 1e5)
   message(sprintf("audit htdp_fw   pure eps %.3f  eps_lb %.3f  broken %.3f",
                   a$pr$pure_epsilon, a$honest, a$broken))
   expect_htdp_audit(a)
