@@ -7,7 +7,7 @@
 #   make report   the verdict alone, read from an existing dpsco.Rcheck/
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
-#   make audit    the long empirical privacy audit (tests/testthat/test-audit.R)
+#   make audit    the long empirical privacy audit (tests/testthat/test-audit*.R)
 #   make deps-debug  the extra Debian packages `make valgrind` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
@@ -250,12 +250,13 @@ valgrind: deps deps-debug
 	echo "valgrind: $$pass passed, $$fail failed, $$skip skipped"; \
 	exit $$status
 
-# The long version of the empirical privacy audit: every oracle, every
-# dp_mean() method, a one-step fit and each constraint-set mechanism
-# released 10^5 times or more on neighbouring data sets; fails if an
-# epsilon lower bound exceeds the accounted epsilon or a deliberately
-# broken variant goes undetected (test-audit*.R).  Takes about 8 minutes on 2 cores (10 on
-# a loaded machine); `make check` runs only the quick one.
+# The long version of the empirical privacy audit: every release of every
+# method on data sets that differ by one record added or removed at the
+# same public_n (both data-size cases, both directions), single releases
+# up to 10^5 times; fails if an epsilon lower bound exceeds the accounted
+# epsilon or a deliberately broken variant goes undetected
+# (test-audit*.R).  Takes about 10 minutes on 2 cores; `make check` runs
+# only the quick one (about a minute and a half).
 AUDIT_DIR := dpsco.audit
 
 audit: deps

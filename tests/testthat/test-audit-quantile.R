@@ -149,7 +149,7 @@ test_that("quick audit: quantile objective perturbation stays within its epsilon
 test_that("long audit: quantile objective perturbation stays within its epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   skip_if_not_installed("withr")
-  a <- quantile_objective_audit(trials = 10000)
+  a <- quantile_objective_audit(trials = 5000)
   message(sprintf(paste("audit quantile objective stated %.3f  eps_lb %.3f",
                         "broken (noise / n) %.3f"),
                   a$accounted, a$honest, a$broken))

@@ -415,7 +415,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "kamath", "holland"))
     for (above in if (method == "clip") c(FALSE, TRUE) else FALSE) {
-    a <- fit_audit(method, trials = 1500, above = above)
+    a <- fit_audit(method, trials = 2500, above = above)
     message(sprintf("audit dpsco   %-8s %s target %.3f  eps_lb %.3f  own row count %s",
                     method, if (above) "n + 1" else "n    ", audit_eps_target,
                     a$honest, format(if (is.null(a$broken_rows)) NA else a$broken_rows, digits = 4)))
