@@ -129,8 +129,8 @@ void bs_path(const bs_problem *bp, const double *radius, int nr,
              double *trace)
 {
     int n = bp->n, d = bp->p + bp->has_int;
-    double *eta = (double *) R_alloc((size_t) n, sizeof(double));
-    double *r = (double *) R_alloc((size_t) n, sizeof(double));
+    double *eta = RECORD_ALLOC(n, double);
+    double *r = RECORD_ALLOC(n, double);
     double *work = (double *) R_alloc((size_t) n * bp->threads,
                                       sizeof(double));
     double *est = (double *) R_alloc((size_t) d, sizeof(double));

@@ -41,6 +41,11 @@
 #include <R.h>
 #include <Rinternals.h>
 
+/* Transient memory for one number per record (or per record and column):
+ * at least one element, so that a fit on no records (a part of the data
+ * may be empty) still gets a valid pointer for memcpy and memset. */
+#define RECORD_ALLOC(n, type) ((type *) R_alloc((n) > 0 ? (size_t) (n) : 1, sizeof(type)))
+
 /* Inner loops over the features of one record are marked for SIMD when the
  * compiler has OpenMP: "omp simd" lifts the cost model that keeps -O2 from
  * vectorising loops of unknown length.  Each element is still computed by

@@ -344,8 +344,8 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
     oracle_state o;
     setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
     int kamath = o.kind == ORACLE_KAMATH;
-    int *idx = (int *) R_alloc((size_t) pr.n, sizeof(int));
-    int *label = kamath ? (int *) R_alloc((size_t) pr.n, sizeof(int)) : NULL;
+    int *idx = RECORD_ALLOC(pr.n, int);
+    int *label = kamath ? RECORD_ALLOC(pr.n, int) : NULL;
     poisson_sampler sampler;
     sampler_init(&sampler, pr.n, pr.q, pr.noise_grid > 0);
     SEXP est = PROTECT(Rf_allocVector(REALSXP, dim));
@@ -456,7 +456,7 @@ SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
     const double *lo = REAL(field(settings, "lo"));
     const double *hi = REAL(field(settings, "hi"));
     if (integer(settings, "task") == 1) {
-        double *v = (double *) R_alloc((size_t) n, sizeof(double));
+        double *v = RECORD_ALLOC(n, double);
         SEXP out = PROTECT(Rf_allocMatrix(REALSXP, 3, p));
         double *o = REAL(out);
         GetRNGstate();

@@ -65,9 +65,9 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
     int n = pr->n, dim = pr->p + pr->has_int;
     double *w = (double *) R_alloc((size_t) dim, sizeof(double));
     double *g = (double *) R_alloc((size_t) dim, sizeof(double));
-    int *idx = (int *) R_alloc((size_t) n, sizeof(int));
+    int *idx = RECORD_ALLOC(n, int);
     /* group labels for the Kamath oracle (one group), or chunk labels */
-    int *label = (int *) R_alloc((size_t) n, sizeof(int));
+    int *label = RECORD_ALLOC(n, int);
     int *start = fs->chunked
         ? (int *) R_alloc((size_t) pr->steps + 2, sizeof(int)) : NULL;
     if (!fs->chunked) {

@@ -289,8 +289,8 @@ void records_mapped(records *rec, const double *cm, int n, int p,
     rec->nbuf = nbuf < 1 ? 1 : nbuf;
     rec->buf = (double *) R_alloc((size_t) rec->nbuf * MAPPED_WORK(p),
                                   sizeof(double));
-    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
-    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->norm = RECORD_ALLOC(n, double);
+    rec->xmax = RECORD_ALLOC(n, double);
     /* each record's numbers depend on that record alone: threads do not
      * change them */
     int nblock = (n + GATHER_ROWS - 1) / GATHER_ROWS;

@@ -193,7 +193,7 @@ static void full_path(spgd_problem *pr, oracle_state *o,
     double *noise = (double *) R_alloc((size_t) dim, sizeof(double));
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
     double *work = (double *) R_alloc((size_t) dim, sizeof(double));
-    int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
+    int *idx = RECORD_ALLOC(pr->n, int);
     poisson_sampler all;
     sampler_init(&all, pr->n, 1.0, 0);
     double since_check = 0.0;
@@ -232,7 +232,7 @@ static void shuffled_path(spgd_problem *pr, oracle_state *o,
     double *noise = (double *) R_alloc((size_t) dim, sizeof(double));
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
     double *work = (double *) R_alloc((size_t) dim, sizeof(double));
-    int *perm = (int *) R_alloc((size_t) n, sizeof(int));
+    int *perm = RECORD_ALLOC(n, int);
     for (int i = 0; i < n; i++)
         perm[i] = i;
     double since_check = 0.0;

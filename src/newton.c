@@ -59,8 +59,8 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
     double w = qm->memory;
     int have_ghat = 0;
     int kamath = o->kind == ORACLE_KAMATH;
-    int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
-    int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
+    int *idx = RECORD_ALLOC(pr->n, int);
+    int *label = kamath ? RECORD_ALLOC(pr->n, int) : NULL;
     poisson_sampler sampler;
     sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     /* iterates after step `tail_from` enter the tail average */

@@ -289,8 +289,8 @@ void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
     int dim = pr->p + pr->has_int, n = pr->n;
     int localized = pl->method == ONE_PASS_LOCALIZED;
     int k = localized ? pl->nphase : pl->steps[0];
-    int *label = (int *) R_alloc((size_t) n, sizeof(int));
-    int *idx = (int *) R_alloc((size_t) n, sizeof(int));
+    int *label = RECORD_ALLOC(n, int);
+    int *idx = RECORD_ALLOC(n, int);
     int *start = (int *) R_alloc((size_t) k + 2, sizeof(int));
     double since_check = 0.0;
     for (int l = 0; l < pl->nr; l++) {

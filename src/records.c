@@ -38,10 +38,10 @@ static void advise_huge_pages(void *buf, size_t bytes)
 void records_alloc(records *rec, int n, int p)
 {
     rec->layout = LAYOUT_DENSE;
-    rec->xt = (double *) R_alloc((size_t) n * p, sizeof(double));
+    rec->xt = RECORD_ALLOC((size_t) n * p, double);
     advise_huge_pages(rec->xt, (size_t) n * p * sizeof(double));
-    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
-    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->norm = RECORD_ALLOC(n, double);
+    rec->xmax = RECORD_ALLOC(n, double);
 }
 
 /* ||(1, x)|| (or ||x||) without overflow or underflow for any finite x:
@@ -105,11 +105,11 @@ static int *csr_start(records *rec, int n, size_t nnz)
     rec->xt = NULL;
     rec->ci = (int *) R_alloc(nnz ? nnz : 1, sizeof(int));
     rec->xv = (double *) R_alloc(nnz ? nnz : 1, sizeof(double));
-    rec->norm = (double *) R_alloc((size_t) n, sizeof(double));
-    rec->xmax = (double *) R_alloc((size_t) n, sizeof(double));
+    rec->norm = RECORD_ALLOC(n, double);
+    rec->xmax = RECORD_ALLOC(n, double);
     for (int i = 0; i < n; i++)
         rec->rp[i + 1] += rec->rp[i];
-    int *next = (int *) R_alloc((size_t) n, sizeof(int));
+    int *next = RECORD_ALLOC(n, int);
     memcpy(next, rec->rp, (size_t) n * sizeof(int));
     return next;
 }

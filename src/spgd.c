@@ -84,8 +84,8 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
     double *est = (double *) R_alloc((size_t) dim, sizeof(double));
     int kamath = o->kind == ORACLE_KAMATH;
-    int *idx = (int *) R_alloc((size_t) pr->n, sizeof(int));
-    int *label = kamath ? (int *) R_alloc((size_t) pr->n, sizeof(int)) : NULL;
+    int *idx = RECORD_ALLOC(pr->n, int);
+    int *label = kamath ? RECORD_ALLOC(pr->n, int) : NULL;
     poisson_sampler sampler;
     sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     double since_check = 0.0;
@@ -99,7 +99,7 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
             Rf_error("internal error: %d blocks of probability %g each",
                      pr->steps, pr->q);
         start = (int *) R_alloc((size_t) pr->steps + 2, sizeof(int));
-        label = (int *) R_alloc((size_t) pr->n, sizeof(int));
+        label = RECORD_ALLOC(pr->n, int);
     }
 
     memcpy(beta, beta0, (size_t) dim * sizeof(double));
