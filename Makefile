@@ -192,7 +192,9 @@ rm -f src/*.o src/*.so
 endef
 
 # AddressSanitizer and UndefinedBehaviorSanitizer on dpsco's C code, over
-# the whole testthat suite and every man-page example (tools/run-tests.R).
+# the testthat suite and every man-page example (tools/run-tests.R).  The
+# privacy audits (test-audit*.R, SAN_EXCLUDE) are left out: they repeat,
+# thousands of times, releases whose C paths the unit tests already run.
 # Debian's R is not built with ASan, so the runtimes are preloaded into R
 # (ASan must come first in the process's library list).  detect_leaks=0:
 # R keeps much of its heap until exit by design, so LeakSanitizer would
@@ -205,6 +207,7 @@ endef
 # spot: R_alloc rounds each buffer up and keeps small ones in R's own pages,
 # so a write just past an R_alloc'd buffer may go unseen (valgrind too).
 SAN_DIR   := dpsco.sanitize
+SAN_EXCLUDE ?= ^audit
 SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 sanitize: deps
@@ -215,6 +218,7 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	R_LIBS=$(SAN_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R --label=sanitize \
+	  $(if $(SAN_EXCLUDE),--exclude='$(SAN_EXCLUDE)') \
 	  2>&1 | tee $(SAN_DIR)/tests.log || status=$$?; \
 	echo "sanitize: took $$(( $$(date +%s) - start )) s"; \
 	if grep -qE '^==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]+Sanitizer|runtime error:' $(SAN_DIR)/tests.log; then \
@@ -225,7 +229,9 @@ sanitize: deps
 
 # Valgrind's memcheck over the testthat suite and the man-page examples, on
 # a -O1 -g build (tools/run-tests.R under `R -d valgrind`; VG_FILTER=regex
-# limits the test files).  Fails on any memory error in the process and on
+# limits the test files; DPSCO_MEMCHECK=true lets a test cut loops that
+# repeat a C path it has already run once, as R runs some 30 times slower
+# under memcheck).  Fails on any memory error in the process and on
 # any definite leak allocated by dpsco's code (tools/valgrind-verdict.awk);
 # R's own still-reachable and possibly-lost blocks are not errors.  Leaks
 # are not counted in valgrind's exit status (--errors-for-leak-kinds=none)
@@ -239,7 +245,7 @@ VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
 valgrind: deps deps-debug
 	$(call private_install,$(VG_DIR),)
 	@start=$$(date +%s); status=0; \
-	R_LIBS=$(VG_DIR)/lib $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
+	DPSCO_MEMCHECK=true R_LIBS=$(VG_DIR)/lib $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
 	  -f tools/run-tests.R --args --label=valgrind $(if $(VG_FILTER),--filter='$(VG_FILTER)') \
 	  2>&1 | tee $(VG_DIR)/tests.log || status=$$?; \
 	echo "valgrind: took $$(( $$(date +%s) - start )) s"; \

@@ -1,7 +1,7 @@
 # Runs the testthat suite and the man-page examples against an installed
 # dpsco, for `make sanitize` and `make valgrind`:
 #
-#   Rscript tools/run-tests.R [--filter=REGEX] [--no-examples]
+#   Rscript tools/run-tests.R [--filter=REGEX | --exclude=REGEX] [--no-examples]
 #
 # R CMD check cannot be used for these runs: it would start pandoc, qpdf and
 # many R subprocesses under the preloaded sanitizer runtime or valgrind.  The
@@ -15,6 +15,8 @@ opt <- function(name) {
   if (length(hit)) hit[[1]] else NULL
 }
 filter <- opt("filter")
+# --exclude: every test file but those matching
+exclude <- opt("exclude")
 label <- if (is.null(opt("label"))) "tests" else opt("label")
 run_examples <- !("--no-examples" %in% args)
 
@@ -23,7 +25,8 @@ cat("dpsco", format(utils::packageVersion("dpsco")), "from",
     dirname(find.package("dpsco")), "\n")
 
 res <- as.data.frame(testthat::test_dir(
-  "tests/testthat", filter = filter, package = "dpsco",
+  "tests/testthat", filter = if (is.null(exclude)) filter else exclude,
+  invert = !is.null(exclude), package = "dpsco",
   load_package = "installed", reporter = "summary", stop_on_failure = FALSE
 ))
 passed <- sum(res$passed)

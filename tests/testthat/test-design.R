@@ -50,7 +50,8 @@ expect_same_fit <- function(a, b) {
 test_that("sparse and file-backed x give the dense fit for every oracle and optimiser", {
   skip_if_not_installed("Matrix")
   skip_if_not_installed("bigmemory")
-  for (family in c("gaussian", "binomial")) {
+  # under memcheck one family: the record layouts do not depend on it
+  for (family in if (memcheck()) "gaussian" else c("gaussian", "binomial")) {
     d <- design_data(family = family)
     forms <- list(dense = d$x, sparse = methods::as(d$x, "CsparseMatrix"),
                   mapped = filebacked(d$x))
