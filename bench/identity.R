@@ -1,0 +1,65 @@
+# Side-by-side identity of fits across a refactor.  For every method, family,
+# tuning mode and storage of x, fit a small problem with a fixed seed and
+# keep the coefficients, the privacy record's accounted epsilon and noise
+# multipliers (or the error class and message when the combination is
+# refused).  Run it under the old and the new build and compare:
+#   R_LIBS=old Rscript bench/identity.R save old.rds
+#   R_LIBS=new Rscript bench/identity.R save new.rds
+#   Rscript bench/identity.R compare old.rds new.rds
+args <- commandArgs(trailingOnly = TRUE)
+
+snapshot <- function() {
+  suppressPackageStartupMessages(library(dpsco))
+  methods <- c("clip", "holland", "kamath", "none", "prox_clipped_sgd", "fw",
+               "htp_lasso", "htdp_fw", "objective", "mirror",
+               "mirror_shuffled", "sample_aggregate", "bun_steinke", "acsa",
+               "clipped_sgd", "localized")
+  families <- c("gaussian", "binomial", "quantile")
+  set.seed(3)
+  n <- 400; p <- 6
+  x <- matrix(rnorm(n * p), n, p) * rep(c(1, 10, 0.1, 1, 5, 1), each = n)
+  x[sample(length(x), 0.7 * length(x))] <- 0
+  beta <- c(1, -1, 0, 0, 0.5, 0)
+  ys <- list(gaussian = drop(x %*% beta) + rt(n, 3),
+             binomial = rbinom(n, 1, plogis(drop(x %*% beta))),
+             quantile = drop(x %*% beta) + rt(n, 2))
+  out <- list()
+  for (m in methods) for (f in families) for (tun in c("private", "public"))
+    for (sp in c(FALSE, TRUE)) {
+      xx <- if (sp) Matrix::Matrix(x, sparse = TRUE) else x
+      key <- paste(m, f, tun, if (sp) "sparse" else "dense")
+      set.seed(11)
+      r <- tryCatch({
+        fit <- suppressWarnings(dpsco(xx, ys[[f]], family = f, method = m,
+                                      epsilon = 2, tuning = tun, nlambda = 3))
+        pr <- privacy(fit)
+        list(a0 = fit$a0, beta = as.matrix(fit$beta),
+             path = fit$lambda %||% fit$radius, eps = pr$epsilon,
+             z = vapply(pr$parts, function(q) q$noise_multiplier %||% NA_real_, 0),
+             seed = .Random.seed)
+      }, error = function(e) list(error = class(e)[1], message = conditionMessage(e)))
+      out[[key]] <- r
+    }
+  out
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+if (length(args) >= 2 && args[1] == "save") {
+  saveRDS(snapshot(), args[2])
+} else if (length(args) == 3 && args[1] == "compare") {
+  a <- readRDS(args[2]); b <- readRDS(args[3])
+  keys <- union(names(a), names(b))
+  same <- vapply(keys, function(k) identical(a[[k]], b[[k]]), TRUE)
+  fitted <- vapply(keys, function(k) is.null(a[[k]]$error), TRUE)
+  cat(sprintf("%d configurations (%d fitted, %d refused): %d identical\n",
+              length(keys), sum(fitted), sum(!fitted), sum(same)))
+  for (k in keys[!same]) {
+    cat("differs:", k, "\n")
+    if (!is.null(a[[k]]$error) || !is.null(b[[k]]$error))
+      cat("   old:", a[[k]]$message %||% "fit", "\n   new:",
+          b[[k]]$message %||% "fit", "\n")
+  }
+  if (!all(same)) quit(status = 1)
+} else {
+  stop("usage: identity.R save FILE | compare OLD NEW")
+}
