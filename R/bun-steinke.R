@@ -197,3 +197,18 @@ fit_bun_steinke <- function(prob, radius, budget, control, steps) {
                        iterates = res$trace),
        public = public, pure_epsilon = NULL, calibration = "theorem")
 }
+
+#' @include registry.R constrained.R
+NULL
+
+register_method(
+  "bun_steinke", rank = 8,
+  label = "gradient descent with Bun-Steinke trimmed means (Wang et al. 2020)",
+  reference = "Wang, Xiao, Devadas and Xu (2020), Algorithms 2-3",
+  path = "radius", families = c("gaussian", "binomial", "quantile"),
+  adjacency = "replace-one", sampling = "every record at every step",
+  control = c(radius_path_control, "trim", "mean_range", "gd_step",
+              "row_bound"),
+  truncation = "none", row = TRUE, radius_inf = function(family) FALSE,
+  fit = function(prob, radius, budget, control, steps)
+    fit_bun_steinke(prob, radius, budget, control, steps))

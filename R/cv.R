@@ -93,9 +93,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   this_call <- match.call()
   family <- match_choice(family, "family")
   tau <- check_tau(tau, family)
-  method <- if (is.null(method)) "clip"
-            else match_choice(method, "method", c(method_choices, constraint_methods,
-                                                  "prox_clipped_sgd"))
+  spec <- check_method(method, family, "clip", cv = TRUE)
+  method <- spec$name
   check_dots_names(list(...), names(formals(dpsco)),
                    c("x", "y", "family", "method", "epsilon", "delta",
                      "public_n", "tau", "secure"), "cv.dpsco")
@@ -128,7 +127,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   secure <- check_secure(secure)
   if (curve >= 1) arg_error("curve", "must be below 1.")
   if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
-  private <- method != "none"
+  private <- method_private(spec)
   if (private) {
     delta <- check_target(epsilon, delta, n)
   }
@@ -178,21 +177,20 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     cvm <- cr$cvm
     cvsd <- cr$cvsd
   }
-  radius <- !is.null(fit$radius)
+  name <- path_axis(fit)$name
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
                               z_curve, bound, k, n_hold, measure,
-                              if (radius) "radius.min" else "lambda.min", n)
-  out <- list(lambda = if (!radius) lam, radius = if (radius) lam,
+                              paste0(name, ".min"), n)
+  out <- c(stats::setNames(list(lam), name), list(
               cvm = cvm, cvsd = cvsd,
               cvup = if (!is.null(cvm)) cvm + cvsd,
               cvlo = if (!is.null(cvm)) cvm - cvsd,
-              nzero = fit$df, name = measure_names[[measure]],
-              lambda.min = if (!radius) lam[index],
-              radius.min = if (radius) lam[index], index = index,
+              nzero = fit$df, name = measure_names[[measure]]),
+           stats::setNames(list(lam[index]), paste0(name, ".min")), list(
+              index = index,
               dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
-              loss_bound = bound, call = this_call, privacy = record)
-  drop <- if (radius) c("lambda", "lambda.min") else c("radius", "radius.min")
-  structure(out[setdiff(names(out), drop)], class = "cv.dpsco")
+              loss_bound = bound, call = this_call, privacy = record))
+  structure(out, class = "cv.dpsco")
 }
 
 # The exponential mechanism on summed losses: every record's loss lies in
@@ -330,8 +328,8 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
 # The path of a cv.dpsco object: penalties or, for the constraint-set
 # methods, radii.
 cv_path <- function(x) {
-  if (is.null(x$radius)) list(name = "lambda", values = x$lambda, min = x$lambda.min)
-  else list(name = "radius", values = x$radius, min = x$radius.min)
+  name <- path_axis(x$dpsco.fit)$name
+  list(name = name, values = x[[name]], min = x[[paste0(name, ".min")]])
 }
 
 # The penalty (or radius) named by s: "lambda.min" ("radius.min") or numbers.

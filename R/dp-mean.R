@@ -96,12 +96,11 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   } else {
     oracle <- oracle_setup(method, control, n, d, epsilon, delta)
     sensitivity <- oracle$sensitivity
-    params <- oracle[c("clip", "rho", "k", "s", "nu")][
-      switch(method, clip = "clip", kamath = c("rho", "k"), holland = c("s", "nu"))]
+    params <- oracle[method_spec(method)$oracle$params]
     public <- c(public, "estimator parameters")
   }
   z <- if (calibration == "paper")
-         paper_multiplier(method, epsilon, delta, if (method == "kamath") oracle$k else 1L)
+         paper_multiplier(method, epsilon, delta, oracle$k)
        else calibrate_noise(list(), 1, 1, epsilon, delta)
   noise <- if (noise_secure()) secure_gaussian(z, sensitivity, d)
            else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)

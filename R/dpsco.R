@@ -129,7 +129,8 @@
 #' must be smaller.
 #'
 #' @section Constraint-set methods:
-#' Five further estimators fit along a path of constraint radii
+#' Further estimators ([dpsco_methods()] lists them with their traits) fit
+#' along a path of constraint radii
 #' (`radius`, increasing; `fit$radius` replaces `fit$lambda`, and `s` in
 #' [coef.dpsco()] and [predict.dpsco()] is a radius).  The constraint is
 #' on the whole coefficient vector the loss sees, `(b0, b)` with an
@@ -522,274 +523,53 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     tuning <- "public"
   }
   tuned <- tuning == "private"
-  method <- if (is.null(method)) (if (tuned) "clip" else "holland")
-            else match_choice(method, "method",
-                              c(method_choices, constraint_methods,
-                                "prox_clipped_sgd"))
-  # Algorithm 8 of Lowy and Razaviyayn: the clip oracle over the blocks
-  # (each record's own random label) of one pass per lambda (one-pass.R)
-  one_pass <- method == "prox_clipped_sgd"
-  oracle_method <- if (one_pass) "clip" else method
-  constrained <- method %in% constraint_methods
+  spec <- check_method(method, family, if (tuned) "clip" else "holland")
   secure <- check_secure(secure)
-  if (secure) {
-    if (method == "none")
-      arg_error("secure", "applies to private fits; method \"none\" adds no noise.")
-    if (constrained || one_pass)
-      arg_error("secure", "= TRUE is available for the Gaussian releases of ",
-                "methods clip, kamath and holland; method \"", method,
-                "\" privatises with a mechanism that has no exact sampler here.")
-  }
-  optimizer_arg <- optimizer
-  optimizer <- if (is.null(optimizer)) (if (tuned && !one_pass) "newton" else "spgd")
-               else match_choice(optimizer, "optimizer", c("newton", "spgd"))
-  if (one_pass && optimizer != "spgd")
-    arg_error("optimizer", "\"prox_clipped_sgd\" is its own optimiser (one ",
-              "pass of proximal steps per lambda); leave optimizer NULL or ",
-              "\"spgd\".")
-  if (optimizer == "newton" && !tuned && !constrained)
-    arg_error("optimizer", "\"newton\" needs the private curvature of ",
-              "tuning = \"private\".")
+  if (secure && !spec$secure)
+    arg_error("secure", if (isFALSE(spec$oracle$private))
+                paste0("applies to private fits; method \"", spec$name,
+                       "\" adds no noise.")
+              else paste0("= TRUE is available for the Gaussian releases of ",
+                          "methods ", paste(Filter(function(m) method_spec(m)$secure,
+                                                   method_names()),
+                                            collapse = ", "),
+                          "; method \"", spec$name, "\" privatises with a ",
+                          "mechanism that has no exact sampler here."))
+  control <- method_control(spec, control)
   # with a declared public_n the rows present are data: any number of them
   # (none included) is fitted, so no error can depend on how many there are
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
-  n_rows <- nrow(x)
-  # the public number of records: every divisor and noise scale below
-  n <- check_public_n(public_n, n_rows)
-  p <- ncol(x)
-  yy <- check_y(y, n_rows, family)
-  if (!is.matrix(x) && (constrained || !isFALSE(standardize))) {
-    # centring makes a sparse x dense, and the constraint-set optimisers'
-    # settings read x in memory
-    if (is_mapped(x) && constrained)
+  # the public number of records: every divisor and noise scale of the fit
+  n <- check_public_n(public_n, nrow(x))
+  yy <- check_y(y, nrow(x), family)
+  on_radii <- spec$path == "radius"
+  if (!is.matrix(x) && (on_radii || !isFALSE(standardize))) {
+    # centring makes a sparse x dense, and the radius methods' settings
+    # read x in memory
+    if (is_mapped(x) && on_radii)
       arg_error("x", "is file-backed, and the constraint-set method \"",
-                method, "\" needs x in memory (a matrix or a dgCMatrix).")
+                spec$name, "\" needs x in memory (a matrix or a dgCMatrix).")
     if (is_mapped(x))
       arg_error("standardize", "must be FALSE for a file-backed x (the ",
                 "private bounds of tuning = \"private\" put its columns on ",
                 "a common scale).")
     x <- as.matrix(x)
   }
-  if (!inherits(control, "dpsco_control"))
-    arg_error("control", "must come from dpsco_control().")
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
     arg_error("intercept", "must be TRUE or FALSE.")
-
-  private <- method != "none"
-  if (constrained) {
-    if (calibration == "paper")
-      arg_error("calibration", "\"paper\" exists only for the paper's ",
-                "methods clip, kamath and holland.")
-    for (a in c("lambda", "optimizer_arg", "batch_size", "step_size"))
-      if (!is.null(get(a)))
-        arg_error(sub("_arg", "", a), "does not apply to the constraint-set method \"",
-                  method, "\" (its path is over `radius`).")
-    if (!identical(alpha, 1) || !is.null(penalty.factor) ||
-        !isFALSE(trace) || !is.null(lambda.min.ratio))
-      arg_error(if (!identical(alpha, 1)) "alpha"
-                else if (!is.null(penalty.factor)) "penalty.factor"
-                else if (!isFALSE(trace)) "trace" else "lambda.min.ratio",
-                "does not apply to the constraint-set method \"", method,
-                "\".")
-    delta <- check_target(epsilon, delta, n)
-    return(dpsco_constrained(this_call, x, yy, family, method, epsilon, delta,
-                             radius, nlambda, lp, intercept, standardize,
-                             tuning, iterations, control, threads, quant, n))
-  }
-  if (!is.null(radius))
-    arg_error("radius", "applies to the constraint-set methods only (",
-              paste0("\"", constraint_methods, "\"", collapse = ", "), ").")
-  if (!is.null(lp))
-    arg_error("lp", "applies to methods \"mirror\" and \"mirror_shuffled\" only.")
-  if (one_pass) {
-    if (calibration == "paper")
-      arg_error("calibration", "\"paper\" exists only for the paper's ",
-                "methods clip, kamath and holland.")
-    if (!is.null(control$output) && control$output != "last")
-      arg_error("control", "$output: \"prox_clipped_sgd\" returns the last ",
-                "iterate (Algorithm 8).")
-  }
-  if (private) {
-    delta <- check_target(epsilon, delta, n)
-  } else {
-    if (!missing(epsilon)) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
-    if (!is.null(delta)) check_number(delta, "delta", 0, 1, upper_open = TRUE)
-    epsilon <- Inf
-    delta <- 0
-  }
-  check_number(alpha, "alpha", 0, 1, lower_open = FALSE)
-  pf <- check_penalty_factor(penalty.factor %||% rep(1, p), p)
-
-  if (one_pass) {
-    bs <- one_pass_blocks(n, batch_size, iterations)
-    m <- bs$m
-    steps <- bs$steps
-  } else {
-    m <- if (is.null(batch_size)) n
-         else check_number(batch_size, "batch_size", 1, n, lower_open = FALSE)
-    if (secure && m < n)
-      arg_error("batch_size", "must be n with secure = TRUE: the accountant's ",
-                "bound for Poisson subsampling is proved for the continuous ",
-                "Gaussian, and no proof carries it to the discrete Gaussian.")
-    steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
-             else if (!tuned) ceiling(5 * (n / m)^2)
-             else if (optimizer == "newton") 2 else 100
-  }
-  if (is.null(lambda)) {
-    nlam <- check_count(nlambda %||% if (tuned) 10L else 20L, "nlambda")
-  } else {
-    lambda <- check_lambda(lambda)
-    nlam <- length(lambda)
-  }
-  check_sizes(p, intercept, nlam, steps, trace,
-              is.null(iterations) && !tuned && !one_pass)
-  steps <- as.integer(steps)
-  d <- p + intercept
-  if (optimizer == "newton" && d > 4000L)
-    arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
-              "d = ", d, " is above its limit of 4000 (use \"spgd\").")
-  if (!is.null(step_size)) check_number(step_size, "step_size", 0)
-  trace_at <- check_trace(trace, steps)
-  threads <- check_count(threads, "threads", 1, 64)
-  output <- if (one_pass) "last"
-            else control$output %||% if (tuned) "tail" else "average"
-  # after every check: the private standardisation draws noise.  Every
-  # release from here on, and the record, use the noise chosen here.
-  local_secure(secure)
-  std <- standardize_x(x, standardize, intercept, private, epsilon, delta,
-                       control, n)
-  x <- std$x
-  q <- min(1, m / n)
-  fixed <- if (is.null(std$part)) list() else list(std$part)
-  if (tuned) {
-    z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
-    tn <- tune_private(x, yy$y, family, oracle_method, optimizer, intercept,
-                       z1, step_size, control, quant = quant, n = n)
-    quant <- tn$quant
-    x <- tn$x
-    std <- add_bounds(std, tn$bound)
-    control <- equal_noise_oracle(oracle_method, control, tn$clip, d, m)
-    # Algorithm 8 steps by 1 / (2 beta), beta the top eigenvalue of the
-    # released curvature (the spgd step is 1 / beta)
-    step_size <- if (one_pass && is.null(step_size)) tn$step_size / 2
-                 else tn$step_size
-    fixed <- c(fixed, tn$parts)
-  } else {
-    # quantile: conquer's data-independent bandwidth, and the loss's
-    # largest curvature K(0) / h per unit of squared row norm
-    if (family == "quantile")
-      quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
-    step_size <- step_size %||%
-      (1 / ((1 + one_pass) * d *
-            switch(family, binomial = 1 / 4,
-                   quantile = kernel_k0[[quant$smoother]] / quant$bandwidth,
-                   1)))
-  }
-  # the optimiser's share of the budget, split over the lambdas, sets the
-  # paper's default rho and s and its printed noise scales
-  opt_share <- 1 - (std$part$share %||% 0)
-  eps_run <- opt_share * epsilon / nlam
-  delta_run <- opt_share * delta / nlam
-  oracle <- oracle_setup(oracle_method, control, m, d, eps_run, delta_run)
-  # a privately tuned path first releases the gradient at its starting
-  # point: its largest coordinate sets the grid, and the Newton path reuses
-  # it as its first step
-  first_release <- tuned && (is.null(lambda) || optimizer == "newton")
-  # one pass over per-record random blocks is one release per record
-  # (parallel composition), like the full-data first release
-  if (one_pass) q <- 1
-  releases <- as.double(nlam) * (if (one_pass) 1 else steps) +
-    (first_release && optimizer == "spgd")
-  z <- if (!private) 0
-       else if (calibration == "paper")
-         paper_multiplier(method, eps_run, delta_run, oracle$k)
-       else calibrate_noise(fixed, q, releases, epsilon, delta)
-  # the secure release rounds to a grid, whose step is inside its
-  # sensitivity (and so in its noise sd)
-  noise <- if (secure && z > 0) secure_gaussian(z, oracle$sensitivity, d)
-           else list(sd = z * oracle$sensitivity, grid = 0,
-                     sensitivity = oracle$sensitivity)
-
-  settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
-                                        quant$smoother), list(
-    intercept = as.integer(intercept),
-    noise_sd = noise$sd, noise_grid = noise$grid,
-    rate = if (one_pass) m / n else q, steps = steps,
-    step_size = step_size,
-    sqrt_schedule = as.integer(control$schedule == "sqrt"),
-    last_iterate = as.integer(output == "last"),
-    tail_average = as.integer(output == "tail"), alpha = alpha,
-    penalty_factor = pf, threads = threads, disjoint = as.integer(one_pass)))
-  beta0 <- if (tuned) tn$beta0 else rep(0, d)
-  if (first_release) {
-    # (one pass: a clipped mean of every record, sensitivity C / n)
-    g0 <- .Call(C_dpsco_release, x, yy$y,
-                if (!one_pass) settings
-                else utils::modifyList(settings, list(
-                  m = n, rate = 1, noise_sd = z * oracle$clip / n,
-                  disjoint = 0L)),
-                beta0)
-    if (optimizer == "newton") settings$first_gradient <- g0
-  }
-  if (is.null(lambda)) {
-    lmr <- lambda.min.ratio %||% if (tuned) 1e-3 else if (n < p) 0.01 else 1e-4
-    check_number(lmr, "lambda.min.ratio", 0, 1)
-    if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
-    lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr)
-              else lambda_grid(oracle$bound, x, yy$y, family, oracle_method, alpha,
-                               pf, intercept, nlam, lmr, quant$tau)
-  }
-  if (optimizer == "newton") {
-    settings$curvature <- tn$curvature
-    settings$memory <- control$memory
-  }
-  res <- .Call(C_dpsco_fit, x, yy$y, settings, lambda, beta0, trace_at)
-
-  public <- c(public_n_note(n), "p (dimension)",
-              if (!tuned || !first_release) "lambda grid",
-              if (tuned) c("batch size and iterations", "budget shares",
-                           tn$public)
-              else c("batch size, iterations and step sizes",
-                     "oracle parameters"),
-              std$public,
-              "any preprocessing applied to x and y before the call")
-  parts <- c(fixed, list(privacy_part(
-    "optimizer", z, q, releases, noise$sensitivity,
-    1 - sum(vapply(fixed, `[[`, 0, "share")),
-    mechanism = if (one_pass)
-      paste0("Gaussian: clipped block means divided by the public expected ",
-             "block size, each record in one random block per pass (its own ",
-             "label, drawn independently of the data), one pass per lambda ",
-             "(parallel composition: one release per record per lambda)")
-      else paste0("Gaussian: ", method, " oracle",
-                  if (q < 1) ", Poisson-subsampled"),
-    released = if (one_pass)
-      paste0(nlam, " passes of ", steps, " block means",
-             if (first_release) "; one full-data clipped gradient sets the lambda grid")
-      else paste0(releases, " gradients",
-                  if (first_release) "; the first sets the lambda grid"))))
-  record <- new_privacy_record(
-    epsilon, delta, parts,
-    calibration = if (private) calibration else "none", public = public,
-    not_covered = std$not_covered, public_n = n,
-    extra = c(list(steps = steps, nlambda = nlam, batch_size = m,
-                   noise_grid = if (secure) noise$grid,
-                   epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
-                   tuning = tuning, released = if (tuned) tn$released,
-                   loss = quantile_loss_text(quant)),
-              if (one_pass) list(sampling = one_pass_sampling)))
-  new_dpsco(res, x, lambda, intercept, this_call, family, method, yy$classnames,
-            settings = list(batch_size = m, iterations = steps, secure = secure,
-                            step_size = step_size, schedule = control$schedule,
-                            output = output, alpha = alpha,
-                            penalty.factor = pf, clip = oracle$clip,
-                            rho = oracle$rho, k = oracle$k, s = oracle$s,
-                            nu = oracle$nu, calibration = calibration,
-                            tuning = tuning, optimizer = optimizer,
-                            control = control, threads = threads,
-                            threads_used = min(threads, max_threads()),
-                            quantile = quant),
-            privacy = record, trace_at = trace_at, std = std, nobs = n)
+  args <- list(call = this_call, x = x, y = yy$y, classnames = yy$classnames,
+               family = family, quant = quant, n = n, control = control,
+               epsilon = epsilon, epsilon_given = !missing(epsilon),
+               delta = delta, tuning = tuning, tuned = tuned,
+               calibration = calibration, secure = secure,
+               intercept = intercept, standardize = standardize,
+               lambda = lambda, nlambda = nlambda,
+               lambda.min.ratio = lambda.min.ratio, alpha = alpha,
+               penalty.factor = penalty.factor, optimizer = optimizer,
+               batch_size = batch_size, iterations = iterations,
+               step_size = step_size, trace = trace, threads = threads,
+               radius = radius, lp = lp)
+  if (on_radii) radius_path(spec, args) else lambda_path(spec, args)
 }
 
 # The accountant's view of a privacy part.
@@ -800,8 +580,11 @@ part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]
 max_threads <- function() .Call(C_dpsco_max_threads)
 
 # Assemble the S3 object from the engine's output.
+# `path`: "lambda" or "radius", the class "dpsco_<path>" that print(),
+# coef() and plot() dispatch on.
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,
-                      classnames, settings, privacy, trace_at, std, nobs) {
+                      classnames, settings, privacy, trace_at, std, nobs,
+                      path) {
   p <- ncol(x)
   vars <- colnames(x) %||% paste0("V", seq_len(p))
   lam_names <- paste0("s", seq_along(lambda) - 1L)
@@ -837,7 +620,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
                  standardize = std[c("mode", "center", "scale")],
                  x_range = std$range,
                  classnames = classnames, trace = trace),
-            class = "dpsco")
+            class = c(paste0("dpsco_", path), "dpsco"))
 }
 
 unstandardize_split <- function(sp, std) {

@@ -1,21 +1,7 @@
 # print / coef / predict / summary for "dpsco" fits.
 
-method_label <- c(holland = "DP-SPGD(H), Holland estimator",
-                  kamath = "DP-SPGD(K), Kamath estimator",
-                  clip = "DP-SPGD, gradient clipping",
-                  none = "SPGD, not private",
-                  fw = "private Frank-Wolfe over the l1 ball",
-                  htp_lasso = "HTP-LASSO (Hu et al. 2022): shrinkage and private Frank-Wolfe",
-                  htdp_fw = "HTDP-FW (Hu et al. 2022): one-pass Frank-Wolfe, Holland estimator",
-                  objective = "approximate objective perturbation over the l1 ball",
-                  mirror = "noisy regularised mirror descent",
-                  mirror_shuffled = "shuffled truncated DP mirror descent",
-                  sample_aggregate = "sample-and-aggregate (Wang et al. 2020, Algorithm 1)",
-                  bun_steinke = "gradient descent with Bun-Steinke trimmed means (Wang et al. 2020)",
-                  acsa = "accelerated one-pass clipped method, AC-SA (Lowy and Razaviyayn)",
-                  clipped_sgd = "one-pass noisy clipped SGD (Lowy and Razaviyayn)",
-                  localized = "localized noisy clipped subgradient method (Lowy and Razaviyayn)",
-                  prox_clipped_sgd = "one-pass noisy clipped proximal SGD (Lowy and Razaviyayn)")
+# A method's label, from its registered object.
+method_label <- function(method) method_spec(method)$label
 
 # The family as print() names it, with the quantile level; the model as
 # summary() names it.
@@ -31,10 +17,28 @@ model_label <- function(object) {
                             quantile_loss_text(object$settings$quantile)))
 }
 
-# The values the path runs over: penalties (decreasing) or, for the
-# constraint-set methods, radii (increasing).
-path_values <- function(object) object$radius %||% object$lambda
-path_name <- function(object) if (is.null(object$radius)) "Lambda" else "Radius"
+# The path a fit runs over, by its class: penalties (decreasing) or, for
+# the methods on radii, constraint radii (increasing).  `name` is the
+# element of the fit that holds the values, `over` describes the path for
+# print().
+path_axis <- function(object) UseMethod("path_axis")
+
+#' @exportS3Method
+path_axis.dpsco_lambda <- function(object) {
+  list(name = "lambda", label = "Lambda", values = object$lambda,
+       increasing = FALSE,
+       over = function(pr) sprintf(", over %d lambdas x %d steps", pr$nlambda,
+                                   pr$steps))
+}
+
+#' @exportS3Method
+path_axis.dpsco_radius <- function(object) {
+  list(name = "radius", label = "Radius", values = object$radius,
+       increasing = TRUE,
+       over = function(pr) sprintf(" over %d radii", pr$nradius))
+}
+
+path_values <- function(object) path_axis(object)$values
 
 #' Print a dpsco fit
 #'
@@ -50,27 +54,22 @@ path_name <- function(object) if (is.null(object$radius)) "Lambda" else "Radius"
 #' @export
 print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   cat("\nCall: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat("Method: ", method_label[[x$method]], "; family: ", family_label(x),
+  cat("Method: ", method_label(x$method), "; family: ", family_label(x),
       "\n", if (!is.null(x$settings$quantile))
         paste0("Loss: ", quantile_loss_text(x$settings$quantile), "\n"),
       "\n", sep = "")
-  tab <- data.frame(Df = x$df, signif(path_values(x), digits))
-  names(tab)[2L] <- path_name(x)
+  pa <- path_axis(x)
+  tab <- data.frame(Df = x$df, signif(pa$values, digits))
+  names(tab)[2L] <- pa$label
   rownames(tab) <- seq_len(nrow(tab))
   print(tab)
   pr <- x$privacy
-  if (pr$private && !is.null(x$radius))
+  if (pr$private)
     cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
-                      "epsilon %s over %d radii, calibration \"%s\"\n"),
+                      "epsilon %s%s, calibration \"%s\"\n"),
                 format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
-                format(signif(pr$epsilon_accounted, digits)), pr$nradius,
+                format(signif(pr$epsilon_accounted, digits)), pa$over(pr),
                 pr$calibration))
-  else if (pr$private)
-    cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
-                      "epsilon %s, over %d lambdas x %d steps, calibration \"%s\"\n"),
-                format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
-                format(signif(pr$epsilon_accounted, digits)),
-                pr$nlambda, pr$steps, pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
   invisible(x)
 }
@@ -81,8 +80,9 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
 # read backwards.
 interpolate_coef <- function(object, s) {
   b <- rbind(object$a0, object$beta)
-  lam <- path_values(object)
-  if (!is.null(object$radius)) {
+  pa <- path_axis(object)
+  lam <- pa$values
+  if (pa$increasing) {
     b <- b[, rev(seq_along(lam)), drop = FALSE]
     lam <- rev(lam)
   }
@@ -206,7 +206,6 @@ clamp_columns <- function(x, range) {
 summary.dpsco <- function(object, ...) {
   pr <- object$privacy
   st <- object$settings
-  if (!is.null(object$radius)) return(summary_constrained(object))
   fit_text <- sprintf(paste(
     "A %s-penalised %s model (alpha = %s) was fitted on n = %s records and",
     "p = %d predictors along %d penalties by %s, with Poisson batches of",
@@ -216,7 +215,7 @@ summary.dpsco <- function(object, ...) {
     model_label(object),
     format(st$alpha), format_count(object$nobs), object$dim[1L],
     length(object$lambda),
-    method_label[[object$method]], format(signif(st$batch_size, 7)),
+    method_label(object$method), format(signif(st$batch_size, 7)),
     st$iterations,
     if (identical(st$optimizer, "newton")) "noisy proximal Newton"
     else "stochastic proximal gradient",
@@ -236,7 +235,9 @@ summary.dpsco <- function(object, ...) {
 
 # summary() of a constraint-set fit: the path is over radii, and the
 # privacy paragraph lists the method's own mechanisms.
-summary_constrained <- function(object) {
+#' @rdname summary.dpsco
+#' @export
+summary.dpsco_radius <- function(object, ...) {
   pr <- object$privacy
   st <- object$settings
   num <- function(v) format(signif(v, 4))
@@ -250,7 +251,7 @@ summary_constrained <- function(object) {
     format_count(object$nobs), object$dim[1L],
     if (is.null(st$lp)) "l1" else paste0("l", num(st$lp)),
     length(object$radius), num(min(object$radius)), num(max(object$radius)),
-    method_label[[object$method]],
+    method_label(object$method),
     if (is.null(st$steps) || is.na(st$steps)) ""
     else sprintf(", %d steps per radius", st$steps),
     set)

@@ -300,7 +300,7 @@ mirror_run <- function(prob, radius, engine, beta0 = NULL) {
 #              prob$threads (else the option dpsco.threads)
 # Returns list(beta = d x length(radius), parts, settings, public).  The
 # guarantees of "mirror_shuffled" and of lp < 2 are for replace-one
-# neighbours of n records: dpsco_constrained() resizes the records to the
+# neighbours of n records: radius_path() resizes the records to the
 # public n first (resize_records()).
 fit_mirror <- function(prob, radius, lp, budget, control, shuffled = FALSE,
                        iterations = NULL) {
@@ -325,3 +325,30 @@ gg_draws <- function(k, d, r, sigma) {
              draws = as.integer(k), r = as.double(r),
              sigma = as.double(sigma)), NULL, NULL)
 }
+
+#' @include registry.R constrained.R
+NULL
+
+# Mirror descent's clipping level: the private one (tuning = "private") or
+# the user's.
+mirror_control <- function(prob, control) {
+  if (prob$tuning == "private") utils::modifyList(control, list(clip = prob$clip))
+  else control
+}
+
+register_method(
+  "mirror", rank = 5,
+  label = "noisy regularised mirror descent",
+  reference = "Su, Zhao and Wang, Algorithm 3",
+  path = "radius", families = c("gaussian", "binomial", "quantile"),
+  # at lp = 2 the Gaussian release is accounted for add/remove directly;
+  # below, the noise is Theorem 6's, a replace-one statement
+  adjacency = function(lp) if (lp < 2) "replace-one" else "add/remove",
+  sampling = "every record at every step",
+  control = c(radius_path_control, "clip", "mirror_alpha", "row_bound",
+              "shrink"),
+  truncation = "l2", row = TRUE, bounded = TRUE, lp = TRUE,
+  radius_inf = function(family) TRUE,
+  fit = function(prob, radius, budget, control, steps)
+    fit_mirror(prob, radius, prob$lp, budget, mirror_control(prob, control),
+               iterations = steps))

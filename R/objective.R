@@ -693,3 +693,20 @@ fit_objective <- function(prob, radius, budget, control) {
   # (only the distance bound implied by alpha enters sigma2)
   list(beta = beta, parts = list(part), settings = settings, public = public)
 }
+
+#' @include registry.R constrained.R
+NULL
+
+register_method(
+  "objective", rank = 4,
+  label = "approximate objective perturbation over the l1 ball",
+  reference = "Su, Zhao and Wang, Algorithms 1-2 (Bassily et al. 2019)",
+  path = "radius", families = c("gaussian", "binomial", "quantile"),
+  adjacency = "replace-one", sampling = "every record in every objective",
+  control = c(radius_path_control, "objective_tol", "strong_convexity",
+              "objective_maxit", "shrink"),
+  truncation = "none", bounded = TRUE,
+  # an unconstrained radius needs a residual bounded for every w
+  radius_inf = function(family) family != "gaussian",
+  fit = function(prob, radius, budget, control, steps)
+    fit_objective(prob, radius, budget$remaining, control))

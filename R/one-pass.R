@@ -9,8 +9,9 @@
 #   "prox_clipped_sgd" Algorithm 8, noisy clipped proximal SGD along the
 #                      penalty path of dpsco().
 # The first three are constraint-set methods over the l2 ball of each
-# radius (dpsco_constrained() calls fit_one_pass()); the fourth is the
-# penalised path (dpsco() calls dpsco_prox_clipped()).
+# radius (their files, acsa.R, clipped-sgd.R and localized.R, register
+# them to call fit_one_pass()); the fourth runs on the penalised path
+# (prox-clipped-sgd.R registers it for lambda_path()).
 #
 # Every step is Algorithm 1 on a block of records: each record's gradient
 # clipped to l2 norm C, the block's sum divided by its public expected size
@@ -80,7 +81,7 @@
 #'     `d (z C / N)^2 + C^2 / N`.}
 #'   \item{`"clipped_sgd"`}{noisy clipped projected SGD for a strongly convex
 #'     loss (Algorithm 6): the loss plus the public ridge `mu ||w||^2 / 2`
-#'     (`dpsco_control(strong_convexity = mu)`, default `beta / 1000`), the
+#'     (`dpsco_control(sgd_ridge = mu)`, default `beta / 1000`), the
 #'     step sizes and averaging weights of Stich (2019); at most
 #'     `sqrt(n)` steps by default, blocks as for `"acsa"`.}
 #'   \item{`"localized"`}{localized noisy clipped subgradient method
@@ -260,18 +261,18 @@ check_one_pass_steps <- function(method, steps, n) {
   steps
 }
 
-# The ridge mu of "clipped_sgd": control$strong_convexity when positive,
+# The ridge mu of "clipped_sgd": control$sgd_ridge when positive,
 # else beta / 1000.  On the raw blog data (epsilon = 2, 80% split) the
 # held-out RMSE at the best radius was 41.3, 40.3 and 39.7 for beta / 20,
 # beta / 100 and beta / 1000: the ridge's bias costs more than its faster
 # contraction saves.
 one_pass_ridge <- function(control, beta) {
-  mu <- control$strong_convexity %||% 0
+  mu <- control$sgd_ridge %||% 0
   if (mu > 0) mu else beta / 1000
 }
 
 # A one-pass fit along the radius path (see the file's header).
-#   prob    as dpsco_constrained() builds it: x, y (unit scale with private
+#   prob    as radius_path() builds it: x, y (unit scale with private
 #           tuning), family, fam, intercept, offset, n (the public size:
 #           every divisor and noise scale comes from it, not from
 #           nrow(x)), p, d, threads, smoothness (the squared row bound,

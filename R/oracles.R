@@ -4,9 +4,6 @@
 
 oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 
-# The oracles a fit may name (dpsco(), cv.dpsco()).
-method_choices <- c("clip", "holland", "kamath", "none")
-
 #' Tuning parameters of the oracles and of the private settings
 #'
 #' Every value given here is declared public: it must be chosen without
@@ -38,8 +35,9 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   `sqrt(log(1/zeta))` (the paper's), private default 10 (less
 #'   multiplicative smoothing, which shrinks more than it helps at the
 #'   equal-noise scale).
-#' @param tau public bound on the second moment of each gradient coordinate,
-#'   used by the public default `s`.
+#' @param moment_bound public bound on the second moment of each gradient
+#'   coordinate, used by Holland's public default `s` (called `tau` before
+#'   0.9.0).
 #' @param schedule step sizes of the `"spgd"` optimiser: `"constant"` uses
 #'   `step_size` at every step, `"sqrt"` uses `step_size / sqrt(t)` (the
 #'   schedule of the paper's convergence results).
@@ -113,6 +111,9 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   convexity of every record's loss; `Delta > 0` selects the strongly
 #'   convex variant (Algorithm 2) of `"objective"`.  A GLM loss has a
 #'   rank-one Hessian, so `Delta > 0` holds only with one coefficient.
+#' @param sgd_ridge the ridge `mu >= 0` that `"clipped_sgd"` adds to make
+#'   the loss strongly convex (before 0.9.0 it read `strong_convexity`,
+#'   which still works with a deprecation warning).
 #' @param objective_maxit the most steps of the certified solver of
 #'   `"objective"` per radius; beyond them the fit continues with projected
 #'   gradient steps, as many as guarantee the accuracy `alpha` implies, so
@@ -144,17 +145,21 @@ method_choices <- c("clip", "holland", "kamath", "none")
 #'   gradient coordinate is also clamped to it.  With private tuning the
 #'   default is the hard bound of the unit-scale data inside each ball.
 #' @param gd_step step size of `"bun_steinke"`'s gradient descent.
+#' @param tau deprecated name of `moment_bound` (it collided with the
+#'   quantile level `tau` of [dpsco()]).
 #'   Default `1 / beta`, `beta` the loss's curvature (1, or 1/4 for
 #'   binomial) times the squared private row bound (private tuning) or
 #'   times `d` (public tuning: rows of unit-scale entries).
-#' @return A list of class `dpsco_control`.
+#' @return A list of class `dpsco_control`.  It remembers which fields were
+#'   set: a field the chosen method does not read (see [dpsco_methods()])
+#'   is an error in [dpsco()] and [cv.dpsco()].
 #' @seealso [dpsco()]
 #' @examples
 #' dpsco_control(clip = 5, schedule = "sqrt")
 #' dpsco_control(shares = c(curvature = 0.3), x_bound = 100)
 #' @export
 dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
-                          s = NULL, nu = NULL, tau = 1,
+                          s = NULL, nu = NULL, moment_bound = 1,
                           schedule = c("constant", "sqrt"),
                           output = NULL, std_share = 0.1, shares = NULL,
                           x_bound = NULL, center = NULL, row_bound = NULL,
@@ -163,10 +168,20 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           smoothing = c("convolution", "moreau"),
                           ridge = 1, memory = 0.5, shrink = NULL,
                           objective_tol = NULL, strong_convexity = 0,
+                          sgd_ridge = 0,
                           objective_maxit = 1e5, mirror_alpha = NULL,
                           mirror_lambda = NULL, mirror_gamma = NULL,
                           blocks = NULL, block_ridge = 1e-3, trim = 1L,
-                          mean_range = NULL, gd_step = NULL) {
+                          mean_range = NULL, gd_step = NULL, tau = NULL) {
+  # the fields the user set: a method that does not read one of them
+  # refuses it (method_control())
+  given <- setdiff(names(match.call())[-1L], "")
+  if (!is.null(tau)) {
+    warning("dpsco_control(tau = ) is deprecated: use moment_bound (tau is ",
+            "the quantile level of dpsco()).", call. = FALSE)
+    moment_bound <- tau
+    given <- c(setdiff(given, "tau"), "moment_bound")
+  }
   if (!is.null(clip)) check_number(clip, "clip", 0)
   if (!is.null(rho)) check_number(rho, "rho", 0)
   check_number(kmom, "kmom", 2, lower_open = FALSE)
@@ -174,7 +189,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
   if (zeta >= 1) arg_error("zeta", "must be below 1.")
   if (!is.null(s)) check_number(s, "s", 0)
   if (!is.null(nu)) check_number(nu, "nu", 0)
-  check_number(tau, "tau", 0)
+  check_number(moment_bound, "moment_bound", 0)
   check_number(std_share, "std_share", 0, 1)
   if (std_share >= 1) arg_error("std_share", "must be below 1.")
   if (!is.null(output))
@@ -202,6 +217,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
        anyNA(objective_tol) || any(objective_tol <= 0 | objective_tol > 1)))
     arg_error("objective_tol", "must be numbers in (0, 1].")
   check_number(strong_convexity, "strong_convexity", 0, lower_open = FALSE)
+  check_number(sgd_ridge, "sgd_ridge", 0, lower_open = FALSE)
   check_number(objective_maxit, "objective_maxit", 1, lower_open = FALSE)
   if (!is.null(mirror_alpha))
     check_number(mirror_alpha, "mirror_alpha", 0, lower_open = FALSE)
@@ -220,7 +236,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
               "of such ranges (one column per coefficient).")
   if (!is.null(gd_step)) check_number(gd_step, "gd_step", 0)
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
-                 nu = nu, tau = tau, schedule = match_choice(schedule, "schedule"),
+                 nu = nu, moment_bound = moment_bound, schedule = match_choice(schedule, "schedule"),
                  output = output, std_share = std_share, shares = sh,
                  x_bound = x_bound, center = center, row_bound = row_bound,
                  quantiles = quantiles, kappa = kappa,
@@ -228,7 +244,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                  smoothing = smoothing, ridge = ridge,
                  memory = memory, shrink = shrink,
                  objective_tol = objective_tol,
-                 strong_convexity = strong_convexity,
+                 strong_convexity = strong_convexity, sgd_ridge = sgd_ridge,
                  objective_maxit = objective_maxit,
                  mirror_alpha = mirror_alpha, mirror_lambda = mirror_lambda,
                  mirror_gamma = mirror_gamma, blocks = blocks,
@@ -236,7 +252,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                  mean_range = if (is.null(mean_range)) NULL
                               else matrix(as.double(mean_range), 2L),
                  gd_step = gd_step),
-            class = "dpsco_control")
+            class = "dpsco_control", given = given)
 }
 
 # Shares of the private settings: the defaults, updated by the named values
@@ -260,40 +276,50 @@ check_shares <- function(shares) {
 # Resolve an oracle's parameters for expected batch size m, gradient
 # dimension d and the privacy target (eps, delta) of one run; returns what
 # the C engine needs plus the sensitivity and the per-coordinate bound.
+# `method` names a registered method with an `oracle` (its file holds the
+# oracle's parameters and sensitivity).
 oracle_setup <- function(method, control, m, d, eps, delta) {
-  ctl <- control
-  out <- list(oracle = oracle_codes[[method]], m = m, clip = ctl$clip %||% 1,
+  oracle <- method_spec(method)$oracle
+  out <- list(oracle = oracle$code, m = m, clip = control$clip %||% 1,
               rho = 0, k = 1L, s = 1, nu = 1)
-  private <- method != "none"
-  log_delta <- if (private) log(1 / delta) else NA
-  switch(method,
-    none = {
-      out$sensitivity <- 0
-      out$bound <- Inf
-    },
-    clip = {
-      out$sensitivity <- out$clip / m
-      out$bound <- out$clip
-    },
-    kamath = {
-      out$rho <- ctl$rho %||% (eps * m / sqrt(d * log_delta))^(1 / ctl$kmom)
-      out$k <- kamath_groups(ctl$zeta, d, m)
-      out$sensitivity <- out$rho * out$k * sqrt(d) *
-        kamath_median_factor(out$k) / (2 * m)
-      out$bound <- out$rho / 2
-    },
-    holland = {
-      out$nu <- ctl$nu %||% sqrt(log(1 / ctl$zeta))
-      out$s <- ctl$s %||%
-        (sqrt(m * eps * ctl$tau) / (log(1 / ctl$zeta) * log_delta^(1 / 4)))
-      out$sensitivity <- 2 * sqrt(2) * out$s * sqrt(d) / (3 * m)
-      out$bound <- 2 * sqrt(2) * out$s / 3
-    }
-  )
+  private <- oracle$private
+  out <- oracle$setup(out, control, m, d, eps,
+                      if (private) log(1 / delta) else NA)
   if (private && !(is.finite(out$sensitivity) && out$sensitivity > 0))
     arg_error("control", "gives a non-finite or zero sensitivity for method '",
               method, "'; check rho, s and epsilon.")
   out
+}
+
+# The equal-noise rule: an oracle's truncation is set so that its
+# add/remove sensitivity equals clipping's at the private level C, so the
+# oracles add the same noise and differ only in how they truncate.
+equal_noise_oracle <- function(method, control, clip, d, m) {
+  ctl <- method_spec(method)$oracle$equal_noise(control, clip, d, m)
+  ctl$clip <- clip
+  ctl
+}
+
+# The noise multiplier of the paper's printed noise scales for one run at
+# (eps, delta); k is Kamath's number of groups.
+paper_multiplier <- function(method, eps, delta, k = 1L) {
+  paper <- method_registry[[method]]$oracle$paper
+  if (is.null(paper))
+    arg_error("calibration", "\"paper\" exists only for the paper's ",
+              "methods clip, kamath and holland.")
+  paper(sqrt(log(1 / delta)) / eps, k)
+}
+
+# An oracle's description for register_method(): its engine code (see
+# oracle_codes), whether it is private, `setup(out, control, m, d, eps,
+# log_delta)` filling in its parameters, `sensitivity` and per-coordinate
+# `bound`, `equal_noise(control, clip, d, m)` and the paper's multiplier
+# `paper(base, k)` for base = sqrt(log(1 / delta)) / eps; `params` names
+# the parameters dp_mean() reports.
+new_oracle <- function(name, setup, equal_noise = function(control, ...) control,
+                       paper = NULL, private = TRUE, params = character()) {
+  list(code = oracle_codes[[name]], setup = setup, equal_noise = equal_noise,
+       paper = paper, private = private, params = params)
 }
 
 # Kamath's number of groups, ceiling(3 log(2 d / zeta)), capped at the

@@ -6,10 +6,10 @@
 # (released_grid()).  No unreleased data statistic such as max |X'y|
 # enters a private grid.
 
-lambda_grid <- function(bound, x, y, family, method, alpha, pf, intercept,
+lambda_grid <- function(bound, x, y, family, private, alpha, pf, intercept,
                         nlambda, lambda.min.ratio, tau = 0.5) {
   a <- max(alpha, 1e-3)  # as glmnet: ridge paths start from alpha = 0.001
-  if (method == "none") {
+  if (!private) {
     # non-private baseline: glmnet's data-driven lambda_max, the largest
     # gradient at the fit of the unpenalised terms alone
     r <- null_residual(x, y, family, intercept, pf == 0, tau)

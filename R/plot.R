@@ -23,25 +23,21 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   xvar <- match_choice(xvar, "xvar")
   beta <- x$beta
   df <- x$df
-  if (xvar == "lambda" && !is.null(x$radius)) {
-    keep <- is.finite(x$radius)
+  pa <- path_axis(x)
+  if (xvar == "lambda") {
+    # log(0) and log(Inf) cannot be drawn
+    keep <- pa$values > 0 & is.finite(pa$values)
     beta <- beta[, keep, drop = FALSE]
     df <- df[keep]
-    h <- log(x$radius[keep])
-    xlab <- "log(radius)"
-  } else if (xvar == "lambda") {
-    keep <- x$lambda > 0  # log(0) cannot be drawn
-    beta <- beta[, keep, drop = FALSE]
-    df <- df[keep]
-    h <- log(x$lambda[keep])
-    xlab <- "log(lambda)"
+    h <- log(pa$values[keep])
+    xlab <- paste0("log(", pa$name, ")")
   } else {
     h <- colSums(abs(beta))
     xlab <- "L1 norm"
   }
   args <- list(x = h, y = t(beta), type = "l", lty = 1, xlab = xlab,
                ylab = "Coefficients", col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
-  if (xvar == "lambda" && is.null(x$radius)) args$xlim <- rev(range(h))
+  if (xvar == "lambda" && !pa$increasing) args$xlim <- rev(range(h))
   dots <- list(...)
   main <- dots$main
   dots$main <- NULL

@@ -1,20 +1,5 @@
 # Noise calibration and the privacy record of a fit or a private mean.
 
-# The paper's printed noise scales, as multipliers of each oracle's add/remove
-# sensitivity: Algorithm 1 prints sd C sqrt(log(1/delta)) / (m eps) with
-# sensitivity C / m; Algorithms 3 and 4 print sds equal to twice their
-# add/remove sensitivity times sqrt(log(1/delta)) / eps.
-# Kamath's sensitivity is halved for an even number of groups k (see
-# kamath_median_factor()); its multiplier doubles so that the noise stays
-# the printed one.
-paper_multiplier <- function(method, eps, delta, k = 1L) {
-  base <- sqrt(log(1 / delta)) / eps
-  switch(method, none = 0, clip = base,
-         kamath = 2 * base / kamath_median_factor(k), holland = 2 * base,
-         arg_error("calibration", "\"paper\" exists only for the paper's ",
-                   "methods clip, kamath and holland."))
-}
-
 rng_note <- paste(
   "Noise and batches come from R's random number generator: results are",
   "reproducible with set.seed(), but the generator is not cryptographically",

@@ -222,3 +222,18 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
        public = c("number of blocks", "block ridge strength"),
        pure_epsilon = NULL)
 }
+
+#' @include registry.R constrained.R
+NULL
+
+register_method(
+  "sample_aggregate", rank = 7,
+  label = "sample-and-aggregate (Wang et al. 2020, Algorithm 1)",
+  reference = "Wang, Xiao, Devadas and Xu (2020), Algorithm 1",
+  path = "radius", families = c("gaussian", "binomial"),
+  adjacency = "replace-one",
+  sampling = "records split into disjoint random blocks, one fit each",
+  control = c(radius_path_control, "blocks", "block_ridge"),
+  truncation = "none", radius_inf = function(family) FALSE,
+  fit = function(prob, radius, budget, control, steps)
+    fit_sample_aggregate(prob, radius, budget, control, steps))

@@ -163,87 +163,44 @@ hist_quantile <- function(counts, tau, n, sd) {
 # x is the (already publicly or privately standardised) design, y the
 # response (0/1 for binomial); z1 is the single-release multiplier (0 when
 # not private); n is the public number of records, which every divisor and
-# noise scale below uses (the rows of x may be more or fewer).  Returns the transformed design, the starting point, the
-# oracle parameters, the curvature, the step size and the privacy parts.
-# The constraint-set methods (constrained.R, `constrained = TRUE`) state
-# their sensitivities for bounded data: a gaussian y is put on [-1, 1] by
-# its released bound as well (the centre is then on that scale), the
-# clipping level is that of a per-coordinate clamp, |r_i| max(1, |x_i|_inf),
-# and there is no curvature.
-# Mirror descent keeps the l2 clipping level and also takes the row bound,
-# whose square is its smoothness (`clip_norm = "l2"`, `row = TRUE`).
-tune_private <- function(x, y, family, method, optimizer, intercept, z1,
+# noise scale below uses (the rows of x may be more or fewer).
+# `truncation` is what the method truncates gradients with: "l2" (a
+# clipping level of |r_i| ||(1, x_i)||), "coordinate" (of
+# |r_i| max(1, |x_i|_inf)) or "none".  Returns the transformed design, the
+# starting point, the truncation levels, the curvature, the step size and
+# the privacy parts, each step's released values and the values declared
+# public.  The methods on radii (`constrained = TRUE`) state their
+# sensitivities for bounded data: a gaussian y is put on [-1, 1] by its
+# released bound as well (the centre is then on that scale), and there is
+# no curvature; `row` asks for the private row bound (whose square is
+# their smoothness).
+tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
-                         clip_norm = if (constrained) "coordinate" else "l2",
                          row = !constrained, quant = NULL, n) {
-  ctl <- control
   p <- ncol(x)
-  d <- p + intercept
-  shares <- ctl$shares
-  parts <- list()
-  released <- list()
-  public <- character()
-  add_part <- function(name, z, steps, sensitivity, mechanism, value) {
-    parts[[length(parts) + 1L]] <<- privacy_part(
-      name, z, 1, steps, sensitivity, shares[[name]], mechanism = mechanism,
-      released = value)
+  st <- list(parts = list(), released = list(), public = character(),
+             shares = control$shares, z1 = z1, n = n)
+  # each step returns its values and what it adds to the record
+  add <- function(st, step) {
+    st$parts <- c(st$parts, step$parts)
+    st$released <- c(st$released, step$released)
+    st$public <- c(st$public, step$public)
+    st
   }
-  fmt <- function(v) format(signif(v, 3))
-  range_txt <- function(v) if (length(v) == 1L) fmt(v)
-                           else paste0(fmt(min(v)), " to ", fmt(max(v)))
-
-  # 1. scale: bounds on |x_j| (and on |y| for the centre of a gaussian y)
-  # quantile: the bound sets the range of y's private histogram
-  # (quantile_settings()), needed unless the centre and the bandwidth are
-  # both declared
-  quantile <- family == "quantile"
-  need_hist <- quantile &&
-    (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
-  need_y_bound <- family == "gaussian" &&
-    (constrained || intercept && is.null(ctl$center)) || need_hist
-  # x's sums block by block (design.R), y's in one
-  cols <- if (!is.null(ctl$x_bound)) cbind(if (need_y_bound) y)
-          else structure(list(x = x, y = if (need_y_bound) y),
-                         class = "design_cols")
-  bound <- NULL
-  y_bound <- NULL
-  if (!is.null(cols)) {                # NULL: every bound declared
-    z <- part_multiplier(z1, shares[["scale"]], 2)
-    ncols <- if (is.null(ctl$x_bound)) p + need_y_bound else 1L
-    wt <- c(rep(1, ncols - need_y_bound),
-            if (need_y_bound) sqrt(max(ncols - 1, 1)))
-    # y's bound sets the centre and the validation loss of cv.dpsco(), not
-    # a clamp of the model: it keeps kappa = 2 whatever x's kappa
-    kp <- c(rep(ctl$kappa %||% default_kappa(n, z1), ncols - need_y_bound),
-            if (need_y_bound) 2)
-    lb <- log_bounds(cols, z, kp, n, wt)
-    if (is.null(ctl$x_bound)) bound <- lb$bound[seq_len(p)]
-    if (need_y_bound) y_bound <- lb$bound[ncols]
-    add_part("scale", z, 2, lb$sensitivity,
-             "Gaussian: log-moments of the non-zero |x_j| (and |y|)",
-             paste0("bounds on |x_j| ", if (!is.null(bound)) range_txt(bound)
-                    else "declared", if (need_y_bound)
-                      paste0("; bound on |y| ", fmt(y_bound))))
-    released$x_bound <- bound
-    released$y_bound <- y_bound
-  }
-  if (!is.null(ctl$x_bound)) {
-    bound <- rep_len(ctl$x_bound, p)
-    public <- c(public, "bounds on |x_j|")
-  }
-  xt <- scale_clamp(x, bound)
+  sc <- scale_bounds(x, y, family, quant, intercept, control, constrained, st)
+  st <- add(st, sc)
+  xt <- scale_clamp(x, sc$bound)
   y_scale <- 1
+  y_bound <- sc$y_bound
   if (constrained && family == "gaussian") {
     y_scale <- y_bound
     y <- pmin(pmax(y / y_scale, -1), 1)
     y_bound <- 1
   }
-  if (quantile) {
-    qs <- quantile_settings(y, y_bound, quant, intercept, ctl$center, n, p,
-                            z1, shares, constrained)
-    parts <- c(parts, qs$parts)
-    released <- c(released, qs$released)
-    public <- c(public, qs$public)
+  if (family == "quantile") {
+    qs <- quantile_settings(y, y_bound, quant, intercept, control$center, n,
+                            p, z1, st$shares, constrained)
+    st <- add(st, qs)
     quant <- qs$quant
     if (constrained) {
       # the check loss is positively homogeneous, c_h(s u) = s c_(h/s)(u):
@@ -255,109 +212,191 @@ tune_private <- function(x, y, family, method, optimizer, intercept, z1,
       y_bound <- 1
     }
   }
+  ce <- centre_release(y, family, y_bound, y_scale, quant, intercept,
+                       control, p, st)
+  st <- add(st, ce)
+  tl <- truncation_levels(xt, y, family, ce$beta0, quant, intercept,
+                          truncation, row, control, st)
+  st <- add(st, tl)
+  out <- list(x = xt, bound = sc$bound, beta0 = ce$beta0, clip = tl$clip,
+              row_bound = tl$row_bound, quant = quant)
+  if (constrained)
+    return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
+                       released = st$released, public = st$public)))
+  cu <- curvature_release(xt, tl$w_norm, tl$row_bound, family, ce$beta0,
+                          quant, intercept, control, st)
+  st <- add(st, cu)
+  # a step 1.5 times the logistic model's (its curvature only falls away
+  # from beta0) still contracts: |1 - 1.5| < 1
+  eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top
+                        else if (family == "binomial") 1.5 else 1
+  c(out, list(curvature = cu$curvature, step_size = eta, parts = st$parts,
+              released = st$released, public = st$public))
+}
 
-  # 2. centre: the starting intercept
-  beta0 <- rep(0, d)
-  if (intercept) {
-    if (quantile) {
-      centre <- quant$centre / y_scale
-    } else if (!is.null(ctl$center)) {
-      centre <- ctl$center / y_scale
-      public <- c(public, "centre of y")
-    } else {
-      z <- part_multiplier(z1, shares[["centre"]])
-      rng <- if (family == "gaussian") c(-y_bound, y_bound) else c(0, 1)
-      rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, n)
-      centre <- rel$estimate
-      add_part("centre", z, 1, trimmed_sensitivity(matrix(rng, 2L), n),
-               paste0("Gaussian: mean of y clamped to [", fmt(rng[1L]), ", ",
-                      fmt(rng[2L]), "]"), paste("centre of y", fmt(centre)))
-    }
-    released$centre <- centre
-    beta0[1L] <- if (family != "binomial") centre
-                 else stats::qlogis(min(max(centre, 1 / (n + 2)), 1 - 1 / (n + 2)))
+# One Gaussian part of the private settings, at the share of `name`.
+settings_part <- function(st, name, z, steps, sensitivity, mechanism, value) {
+  privacy_part(name, z, 1, steps, sensitivity, st$shares[[name]],
+               mechanism = mechanism, released = value)
+}
+
+fmt3 <- function(v) format(signif(v, 3))
+compact <- function(l) l[!vapply(l, is.null, TRUE)]
+range_text <- function(v) {
+  if (length(v) == 1L) fmt3(v) else paste0(fmt3(min(v)), " to ", fmt3(max(v)))
+}
+
+# Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian y
+# or the quantile family's histogram of y needs one, on |y|.  x's sums are
+# taken block by block (design.R), y's in one.
+scale_bounds <- function(x, y, family, quant, intercept, ctl, constrained, st) {
+  p <- ncol(x)
+  # quantile: the bound sets the range of y's private histogram
+  # (quantile_settings()), needed unless the centre and the bandwidth are
+  # both declared
+  need_hist <- family == "quantile" &&
+    (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
+  need_y_bound <- family == "gaussian" &&
+    (constrained || intercept && is.null(ctl$center)) || need_hist
+  cols <- if (!is.null(ctl$x_bound)) cbind(if (need_y_bound) y)
+          else structure(list(x = x, y = if (need_y_bound) y),
+                         class = "design_cols")
+  out <- list(bound = NULL, y_bound = NULL)
+  if (!is.null(cols)) {                # NULL: every bound declared
+    z <- part_multiplier(st$z1, st$shares[["scale"]], 2)
+    ncols <- if (is.null(ctl$x_bound)) p + need_y_bound else 1L
+    wt <- c(rep(1, ncols - need_y_bound),
+            if (need_y_bound) sqrt(max(ncols - 1, 1)))
+    # y's bound sets the centre and the validation loss of cv.dpsco(), not
+    # a clamp of the model: it keeps kappa = 2 whatever x's kappa
+    kp <- c(rep(ctl$kappa %||% default_kappa(st$n, st$z1), ncols - need_y_bound),
+            if (need_y_bound) 2)
+    lb <- log_bounds(cols, z, kp, st$n, wt)
+    if (is.null(ctl$x_bound)) out$bound <- lb$bound[seq_len(p)]
+    if (need_y_bound) out$y_bound <- lb$bound[ncols]
+    out$parts <- list(settings_part(
+      st, "scale", z, 2, lb$sensitivity,
+      "Gaussian: log-moments of the non-zero |x_j| (and |y|)",
+      paste0("bounds on |x_j| ", if (!is.null(out$bound)) range_text(out$bound)
+             else "declared", if (need_y_bound)
+               paste0("; bound on |y| ", fmt3(out$y_bound)))))
+    out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound))
   }
+  if (!is.null(ctl$x_bound)) {
+    out$bound <- rep_len(ctl$x_bound, p)
+    out$public <- "bounds on |x_j|"
+  }
+  out
+}
 
-  # 3. quantiles: the clipping level C (from |r_i| ||w_i|| at beta0) and the
-  #    bound B_H on the rows that enter the curvature (from ||w_i||)
+# Step 2, the centre: the starting point, whose intercept is the private
+# mean of y clamped to its bound (gaussian), the private event rate on the
+# link scale (binomial) or the quantile family's released centre.
+centre_release <- function(y, family, y_bound, y_scale, quant, intercept,
+                           ctl, p, st) {
+  beta0 <- rep(0, p + intercept)
+  if (!intercept) return(list(beta0 = beta0))
+  out <- list()
+  if (family == "quantile") {
+    centre <- quant$centre / y_scale
+  } else if (!is.null(ctl$center)) {
+    centre <- ctl$center / y_scale
+    out$public <- "centre of y"
+  } else {
+    z <- part_multiplier(st$z1, st$shares[["centre"]])
+    rng <- if (family == "gaussian") c(-y_bound, y_bound) else c(0, 1)
+    rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, st$n)
+    centre <- rel$estimate
+    out$parts <- list(settings_part(
+      st, "centre", z, 1, trimmed_sensitivity(matrix(rng, 2L), st$n),
+      paste0("Gaussian: mean of y clamped to [", fmt3(rng[1L]), ", ",
+             fmt3(rng[2L]), "]"), paste("centre of y", fmt3(centre))))
+  }
+  out$released <- list(centre = centre)
+  n <- st$n
+  beta0[1L] <- if (family != "binomial") centre
+               else stats::qlogis(min(max(centre, 1 / (n + 2)), 1 - 1 / (n + 2)))
+  c(out, list(beta0 = beta0))
+}
+
+# Step 3, the truncation levels: the clipping level C (a quantile of
+# |r_i| ||w_i|| or |r_i| max(1, |x_i|_inf) at beta0) and the bound B_H on
+# the rows w_i = (1, x_i) that enter the curvature (a quantile of ||w_i||),
+# from one release of their log2 histograms.
+truncation_levels <- function(xt, y, family, beta0, quant, intercept,
+                              truncation, row, ctl, st) {
+  d <- ncol(xt) + intercept
   w_norm <- sqrt(design_row_ss(xt) + intercept)
-  c_norm <- if (clip_norm == "coordinate") pmax(intercept, apply(abs(xt), 1L, max))
+  coordinate <- truncation == "coordinate"
+  c_norm <- if (coordinate) pmax(intercept, apply(abs(xt), 1L, max))
             else w_norm
   r0 <- glm_residual_r(family, beta0[1L], y, quant)
-  need_clip <- is.null(ctl$clip) && method != "none"
+  need_clip <- is.null(ctl$clip) && truncation != "none"
   need_row <- row && is.null(ctl$row_bound)
   # a list, not a matrix: no copy of the n-vectors (settings of big data)
   vals <- c(if (need_clip) list(abs(r0) * c_norm),
             if (need_row) list(w_norm))
-  clip <- ctl$clip
-  row_bound <- ctl$row_bound
+  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = w_norm)
   if (length(vals)) {                  # empty: both levels declared
-    z <- part_multiplier(z1, shares[["quantiles"]])
+    z <- part_multiplier(st$z1, st$shares[["quantiles"]])
     rc <- release_counts(vals, z)
-    sd_count <- rc$sd
-    noisy <- rc$counts
     k <- 1L
     if (need_clip) {
-      clip <- hist_quantile(noisy[, k], 1 - ctl$quantiles[["clip"]], n, sd_count)
+      clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
+                            rc$sd)
       # a logistic residual is at most 1 and a row norm at most sqrt(d)
       if (family == "binomial")
-        clip <- min(clip, if (clip_norm == "coordinate") 1 else sqrt(d))
+        clip <- min(clip, if (coordinate) 1 else sqrt(d))
       # and a quantile one at most max(tau, 1 - tau)
-      if (quantile)
+      if (family == "quantile")
         clip <- min(clip, max(quant$tau, 1 - quant$tau) *
-                          if (clip_norm == "coordinate") 1 else sqrt(d))
+                          if (coordinate) 1 else sqrt(d))
+      out$clip <- clip
       k <- k + 1L
     }
     if (need_row)
-      row_bound <- min(hist_quantile(noisy[, k], 1 - ctl$quantiles[["row"]], n,
-                                     sd_count), sqrt(d))
-    add_part("quantiles", z, 1, sqrt(length(vals)),
-             paste0("Gaussian: histograms of log2 ",
-                    if (clip_norm == "coordinate") "|r_i| max(1, |x_i|_inf)"
-                    else "|r_i| ||(1, x_i)||",
-                    if (need_row) " and log2 ||(1, x_i)||"),
-             paste(c(if (need_clip) paste("clip level", fmt(clip)),
-                     if (need_row) paste("row bound", fmt(row_bound))),
-                   collapse = "; "))
+      out$row_bound <- min(hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["row"]],
+                                         st$n, rc$sd), sqrt(d))
+    out$parts <- list(settings_part(
+      st, "quantiles", z, 1, sqrt(length(vals)),
+      paste0("Gaussian: histograms of log2 ",
+             if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
+             if (need_row) " and log2 ||(1, x_i)||"),
+      paste(c(if (need_clip) paste("clip level", fmt3(out$clip)),
+              if (need_row) paste("row bound", fmt3(out$row_bound))),
+            collapse = "; ")))
   }
-  if (!need_clip && method != "none") public <- c(public, "clip level")
-  if (row && !need_row) public <- c(public, "row bound of the curvature")
-  released$clip <- clip
-  released$row_bound <- row_bound
-  if (constrained)
-    return(list(x = xt, y = y, y_scale = y_scale, bound = bound,
-                beta0 = beta0, clip = clip, row_bound = row_bound,
-                parts = parts, released = released, public = public,
-                quant = quant))
+  out$public <- c(if (!need_clip && truncation != "none") "clip level",
+                  if (row && !need_row) "row bound of the curvature")
+  out$released <- compact(list(clip = out$clip, row_bound = out$row_bound))
+  out
+}
 
-  # 4. curvature: the second-moment matrix of the rows clipped to B_H
-  z <- part_multiplier(z1, shares[["curvature"]])
+# Step 4, the curvature: the second-moment matrix of the rows clipped to
+# B_H, released with Gaussian noise and made positive definite, times the
+# loss's curvature per unit of second moment.
+curvature_release <- function(xt, w_norm, row_bound, family, beta0, quant,
+                              intercept, ctl, st) {
+  d <- ncol(xt) + intercept
+  z <- part_multiplier(st$z1, st$shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, n, w_norm, intercept)
-  h <- rh$h
-  sd_h <- rh$sd
-  add_part("curvature", z, 1, row_bound^2 / n,
-           "Gaussian: second-moment matrix of the rows clipped to the row bound",
-           sprintf("%d x %d matrix", d, d))
+                          z, row_bound, st$n, w_norm, intercept)
   # the logistic loss's curvature at beta0, where every fitted probability
   # is the (released) event rate: at most 1/4, and falling as the fit
-  # separates the classes, so a model with it never overshoots
+  # separates the classes, so a model with it never overshoots;
   # the smoothed check loss's: its curvature averaged over moves of the
   # size of y's spread, from y's histogram (quantile.R)
   weight <- if (family == "gaussian") 1
-            else if (quantile) quant$weight
+            else if (family == "quantile") quant$weight
             else if (intercept) { pr <- stats::plogis(beta0[1L]); pr * (1 - pr) }
             else 1 / 4
-  curv <- curvature_matrix(h, sd_h, ctl$ridge, weight)
-  released$ridge <- curv$ridge
-
-  # a step 1.5 times the logistic model's (its curvature only falls away
-  # from beta0) still contracts: |1 - 1.5| < 1
-  eta <- step_size %||% if (optimizer == "spgd") 1 / curv$top
-                        else if (family == "binomial") 1.5 else 1
-  list(x = xt, bound = bound, beta0 = beta0, clip = clip,
-       row_bound = row_bound, curvature = curv$A, step_size = eta,
-       parts = parts, released = released, public = public, quant = quant)
+  curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
+  list(curvature = curv$A, top = curv$top,
+       parts = list(settings_part(
+         st, "curvature", z, 1, row_bound^2 / st$n,
+         "Gaussian: second-moment matrix of the rows clipped to the row bound",
+         sprintf("%d x %d matrix", d, d))),
+       released = list(ridge = curv$ridge))
 }
 
 # The Gaussian release of the histograms: one column of the matrix `vals`
@@ -425,27 +464,4 @@ glm_residual_r <- function(family, eta, y, quant = NULL) {
   else if (family == "quantile")
     quantile_residual(eta, y, quant$tau, quant$bandwidth, quant$smoother)
   else eta - y
-}
-
-# The equal-noise rule: Holland's scale s and Kamath's width rho are set so
-# that their add/remove sensitivity equals clipping's at the private level
-# C, so the three oracles add the same noise and differ only in how they
-# truncate.
-equal_noise_oracle <- function(method, control, clip, d, m) {
-  ctl <- control
-  switch(method,
-    holland = {
-      if (is.null(ctl$s)) ctl$s <- 3 * clip / (2 * sqrt(2) * sqrt(d))
-      # less multiplicative smoothing than the paper's sqrt(log(1/zeta)):
-      # at the equal-noise scale the smoothing's shrinkage costs more than
-      # it saves (held-out gain 0.46 against 0.42 on the raw blog data)
-      if (is.null(ctl$nu)) ctl$nu <- 10
-    },
-    kamath = if (is.null(ctl$rho)) {
-      k <- kamath_groups(ctl$zeta, d, m)
-      ctl$rho <- 2 * clip / (k * sqrt(d) * kamath_median_factor(k))
-    },
-    NULL)
-  ctl$clip <- clip
-  ctl
 }

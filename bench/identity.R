@@ -40,6 +40,34 @@ snapshot <- function() {
       }, error = function(e) list(error = class(e)[1], message = conditionMessage(e)))
       out[[key]] <- r
     }
+  # non-default settings and cv.dpsco()
+  extra <- list(
+    spgd = list(method = "clip", optimizer = "spgd", iterations = 20),
+    batches = list(method = "holland", tuning = "public", batch_size = 100,
+                   iterations = 5),
+    std = list(method = "kamath", standardize = "private"),
+    lp = list(method = "mirror", lp = 1.5),
+    prox = list(method = "prox_clipped_sgd", batch_size = 50, iterations = 4),
+    declared = list(method = "clip", control = dpsco_control(clip = 2, x_bound = 3)),
+    paper = list(method = "kamath", calibration = "paper"))
+  for (k in names(extra)) {
+    set.seed(12)
+    out[[paste("extra", k)]] <- tryCatch({
+      fit <- suppressWarnings(do.call(dpsco, c(list(x, ys$gaussian, epsilon = 2,
+                                                    nlambda = 3), extra[[k]])))
+      list(beta = as.matrix(fit$beta), a0 = fit$a0, eps = privacy(fit)$epsilon,
+           seed = .Random.seed)
+    }, error = function(e) list(error = class(e)[1], message = conditionMessage(e)))
+  }
+  for (m in c("clip", "fw", "acsa")) {
+    set.seed(13)
+    out[[paste("cv", m)]] <- tryCatch({
+      cv <- suppressWarnings(cv.dpsco(x, ys$gaussian, method = m, epsilon = 2,
+                                      nlambda = 4))
+      list(cvm = cv$cvm, index = cv$index, coef = as.matrix(coef(cv)),
+           seed = .Random.seed)
+    }, error = function(e) list(error = class(e)[1], message = conditionMessage(e)))
+  }
   out
 }
 `%||%` <- function(a, b) if (is.null(a)) b else a

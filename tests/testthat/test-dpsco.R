@@ -548,7 +548,7 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
     }
     if (g$method == "holland") {
       expect_equal(st$nu, sqrt(log(1 / ctl$zeta)), tolerance = 1e-15)
-      expect_equal(st$s, sqrt(g$m * e * ctl$tau) /
+      expect_equal(st$s, sqrt(g$m * e * ctl$moment_bound) /
                      (log(1 / ctl$zeta) * log(1 / dl)^(1 / 4)), tolerance = 1e-14)
     }
   }

@@ -2,7 +2,7 @@
 # src/one_pass.c, src/spgd.c's disjoint mode): plain-R replays of each loop
 # from the same seed, the non-private limit, the accounting and bad inputs.
 
-# A problem on the scale dpsco_constrained() hands to fit_one_pass().
+# A problem on the scale radius_path() hands to fit_one_pass().
 op_prob <- function(x, y, family = "gaussian", clip = 1, smoothness = 1,
                     offset = 0) {
   list(x = x, y = y, family = family, fam = dpsco:::family_settings(family),

@@ -168,23 +168,23 @@ test_that("the grid is geometric with ratio lambda.min.ratio and length nlambda"
 test_that("lambda_grid() computes the grid from its inputs", {
   d <- path_data()
   lg <- dpsco:::lambda_grid
-  g <- lg(bound = 2, x = d$x, y = d$y, family = "gaussian", method = "clip", alpha = 0.5,
+  g <- lg(bound = 2, x = d$x, y = d$y, family = "gaussian", private = TRUE, alpha = 0.5,
           pf = c(1, 1, 1), intercept = TRUE, nlambda = 5, lambda.min.ratio = 0.01)
   expect_equal(g, 4 * 0.01^((0:4) / 4), tolerance = 1e-12)
   # private grids ignore x and y entirely
-  g2 <- lg(bound = 2, x = d$x * 7, y = -d$y, family = "gaussian", method = "holland", alpha = 0.5,
+  g2 <- lg(bound = 2, x = d$x * 7, y = -d$y, family = "gaussian", private = TRUE, alpha = 0.5,
            pf = c(1, 1, 1), intercept = TRUE, nlambda = 5, lambda.min.ratio = 0.01)
   expect_identical(g2, g)
   # alpha = 0 uses alpha = 0.001, as glmnet
-  g3 <- lg(bound = 2, x = d$x, y = d$y, family = "gaussian", method = "kamath", alpha = 0,
+  g3 <- lg(bound = 2, x = d$x, y = d$y, family = "gaussian", private = TRUE, alpha = 0,
            pf = c(0.5, 1.5, 1), intercept = TRUE, nlambda = 3, lambda.min.ratio = 0.1)
   expect_equal(g3, 2 / (0.001 * 0.5) * c(1, sqrt(0.1), 0.1), tolerance = 1e-12)
   # none: data-driven
-  gn <- lg(bound = Inf, x = d$x, y = d$y, family = "gaussian", method = "none", alpha = 1,
+  gn <- lg(bound = Inf, x = d$x, y = d$y, family = "gaussian", private = FALSE, alpha = 1,
            pf = c(1, 1, 1), intercept = TRUE, nlambda = 3, lambda.min.ratio = 0.1)
   expect_equal(gn[1], hand_lmax(d$x, d$y), tolerance = 1e-12)
   # constant response with intercept: no signal, lambda_max falls back to 1
-  gc <- lg(bound = Inf, x = d$x, y = rep(2, d$n), family = "gaussian", method = "none", alpha = 1,
+  gc <- lg(bound = Inf, x = d$x, y = rep(2, d$n), family = "gaussian", private = FALSE, alpha = 1,
            pf = c(1, 1, 1), intercept = TRUE, nlambda = 2, lambda.min.ratio = 0.1)
   expect_equal(gc, c(1, 0.1))
 })

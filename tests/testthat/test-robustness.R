@@ -551,7 +551,8 @@ test_that("p > n: method none matches glmnet, private noise grows as sqrt(d)", {
     c(clip = "clip", holland = "holland", kamath = "kamath"), function(m) {
       set.seed(9)
       dpsco(tuning = "public", x[, seq_len(pp)], y, method = m, epsilon = 1, nlambda = 2,
-            control = dpsco_control(rho = 2, s = 1))
+            control = switch(m, kamath = dpsco_control(rho = 2),
+                             holland = dpsco_control(s = 1), dpsco_control()))
     }))
   for (m in c("clip", "holland", "kamath")) {
     small <- privacy(fits[[1]][[m]])

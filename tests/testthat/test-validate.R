@@ -259,7 +259,8 @@ test_that("bad dpsco_control() values raise dpsco_arg_error naming the argument"
     list(label = "rho 0", arg = "rho", call = quote(dpsco_control(rho = 0))),
     list(label = "s -1", arg = "s", call = quote(dpsco_control(s = -1))),
     list(label = "nu 0", arg = "nu", call = quote(dpsco_control(nu = 0))),
-    list(label = "tau 0", arg = "tau", call = quote(dpsco_control(tau = 0))),
+    list(label = "moment_bound 0", arg = "moment_bound",
+         call = quote(dpsco_control(moment_bound = 0))),
     list(label = "zeta 0", arg = "zeta", call = quote(dpsco_control(zeta = 0))),
     list(label = "zeta 1", arg = "zeta", call = quote(dpsco_control(zeta = 1))),
     list(label = "kmom 1", arg = "kmom", call = quote(dpsco_control(kmom = 1)))

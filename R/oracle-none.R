@@ -1,0 +1,24 @@
+#' @include registry.R lambda-path.R oracles.R
+NULL
+
+# The non-private baseline: the same proximal gradient loop without
+# truncation or noise.
+register_method(
+  "none", rank = 4,
+  label = "SPGD, not private",
+  reference = "proximal stochastic gradient descent (not private)",
+  path = "lambda", families = c("gaussian", "binomial", "quantile"),
+  adjacency = "add/remove",
+  sampling = "Poisson batches at rate batch_size / n",
+  secure = FALSE, cv = TRUE,
+  control = lambda_path_control,
+  optimizers = c("newton", "spgd"), truncation = "none",
+  oracle = new_oracle(
+    "none",
+    setup = function(out, control, m, d, eps, log_delta) {
+      out$sensitivity <- 0
+      out$bound <- Inf
+      out
+    },
+    paper = function(base, k) 0, private = FALSE),
+  fit = engine_path_fit)
