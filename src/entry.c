@@ -697,14 +697,9 @@ SEXP dpsco_catoni_mean(SEXP a, SEXP b)
 SEXP dpsco_holland_h(SEXP a, SEXP nu, SEXP tabulated)
 {
     R_xlen_t n = XLENGTH(a);
-    double sqrt_nu = sqrt(Rf_asReal(nu));
-    holland_table tb;
-    int use_table = Rf_asLogical(tabulated) == TRUE &&
-                    holland_table_build(&tb, Rf_asReal(nu));
     SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-    for (R_xlen_t i = 0; i < n; i++)
-        REAL(out)[i] = use_table ? holland_table_eval(&tb, REAL(a)[i])
-                                 : holland_h(REAL(a)[i], sqrt_nu);
+    holland_h_values(REAL(a), n, Rf_asReal(nu),
+                     Rf_asLogical(tabulated) == TRUE, REAL(out));
     UNPROTECT(1);
     return out;
 }
