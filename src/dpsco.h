@@ -23,6 +23,7 @@
  *   spgd.c            the optimizer loop over steps and lambdas
  *   newton.c          its preconditioned sibling (noisy proximal Newton)
  *   quad_lasso.c      penalised minimiser of a released quadratic model
+ *   spgd.h            what only those three (and entry.c) share
  *   frank_wolfe.c     private Frank-Wolfe over the l1 ball (exponential
  *                     mechanism per step), full-data or one pass in chunks
  *   mirror.c          noisy mirror descent in l_p, full-data or shuffled
@@ -190,7 +191,10 @@ void holland_h_values(const double *a, R_xlen_t n, double nu, int tabulated,
 void prox_step(double *beta, const double *grad, int p, int has_int,
                double gamma, double lambda, double alpha, const double *pf);
 
-/* ---- spgd.c --------------------------------------------------------- */
+/* ---- pass.c --------------------------------------------------------- */
+/* The problem every optimiser streams through pass.c: the records, the
+ * loss and what one noisy release needs.  Each loop's own settings travel
+ * separately (spgd.h's schedule, fw_setup, mirror_plan, one_pass_plan). */
 typedef struct {
     records rec;
     const double *y;
@@ -203,49 +207,28 @@ typedef struct {
     double noise_grid;  /* > 0: secure noise, the release rounded to this
                          * power-of-two grid plus discrete Gaussian noise
                          * from the OS generator; 0: R's norm_rand() */
-    int steps;
-    double step0;
-    int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
-    int last_iterate;   /* output beta_T instead of the iterate average */
-    int tail_average;   /* average only the iterates after step T / 2 */
-    double alpha;
-    const double *pf;
-    const int *trace_at; /* sorted steps (1-based) to record */
-    int ntrace;
     int max_threads;    /* threads the chunks may run on */
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
-    int disjoint;       /* one pass per lambda: each record joins block
-                         * floor(u / q) (u uniform, its own draw) when
-                         * below steps, and step t takes block t - 1 */
-} spgd_problem;
+} fit_problem;
 
-void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
-               int nlambda, double *beta0, double *out, double *trace);
-void path_record(const spgd_problem *pr, const double *beta, double *avg,
-                 int t, int tail_from, int l, int *next_trace, double *trace);
-void block_gradient(const spgd_problem *pr, oracle_state *o,
+void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
+                const int *idx, const int *label, int count);
+void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
+                 const double *beta, const int *idx, const int *label,
+                 int count, double *work);
+int noisy_gradient(const fit_problem *pr, oracle_state *o,
+                   const poisson_sampler *s, const double *beta, int *idx,
+                   int *label, double *est);
+void block_gradient(const fit_problem *pr, oracle_state *o,
                     const double *beta, const int *idx, int count, double sd,
                     double *est);
-
-/* ---- quad_lasso.c / newton.c ------------------------------------------ */
-typedef struct {
-    int dim, has_int;
-    const double *A;    /* dim x dim released curvature, positive definite */
-    double eta;         /* step: the model's curvature is A / eta */
-    double memory;      /* weight of the carried gradient estimate */
-    double alpha;
-    const double *pf;
-} quad_model;
-
-void quad_lasso(const quad_model *qm, const double *g, const double *c,
-                double lambda, double *b, double *s);
-void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
-                 const double *lambda, int nlambda, double *beta0,
-                 const double *g_first, double *out, double *trace);
+void add_noise(double *est, int d, double sd, double grid);
+int dpsco_thread_limit(void);
 
 /* ---- frank_wolfe.c -------------------------------------------------- */
 typedef struct {
+    int steps;          /* T: selections per radius (chunked: chunks) */
     double eps0;        /* exponential mechanism's epsilon per selection;
                          * <= 0 selects exactly (not private) */
     double sensitivity; /* add/remove bound on any coordinate of the
@@ -253,21 +236,9 @@ typedef struct {
     int chunked;        /* 1: step t sees only the records of chunk t */
 } fw_setup;
 
-void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
+void fw_path(const fit_problem *pr, oracle_state *o, const fw_setup *fs,
              const double *radius, int nradius, const double *beta0,
              double *out);
-
-/* ---- pass.c --------------------------------------------------------- */
-void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
-                const int *idx, const int *label, int count);
-void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
-                 const double *beta, const int *idx, const int *label,
-                 int count, double *work);
-int noisy_gradient(const spgd_problem *pr, oracle_state *o,
-                   const poisson_sampler *s, const double *beta, int *idx,
-                   int *label, double *est);
-void add_noise(double *est, int d, double sd, double grid);
-int dpsco_thread_limit(void);
 
 /* ---- mirror.c / gg_noise.c ------------------------------------------ */
 /* Noisy mirror descent in l_p, 1 < p <= 2 (mirror.c: the loops over steps
@@ -299,7 +270,7 @@ typedef struct {
 
 void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
                        int threads);
-void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
+void mirror_path(fit_problem *pr, oracle_state *o, const mirror_plan *mp,
                  double *beta, double *out);
 
 /* ---- one_pass.c ------------------------------------------------------ */
@@ -327,7 +298,7 @@ typedef struct {
     double ridge;          /* sgd: mu, the ridge term mu ||w||^2 / 2 */
 } one_pass_plan;
 
-void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
+void one_pass_path(fit_problem *pr, oracle_state *o, const one_pass_plan *pl,
                    double *beta, double *out);
 void project_two_balls(double *w, int d, double radius, const double *c,
                        double local);

@@ -8,7 +8,7 @@
  * may read only the names its table declares. */
 #include <string.h>
 #include <Rmath.h>
-#include "dpsco.h"
+#include "spgd.h"
 
 /* How an entry point uses a field of its settings list.  OPTIONAL fields
  * have a default (or matter only with another field: said at the table);
@@ -335,7 +335,7 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
 
 /* The problem shared by the entry points that stream records: the
  * records of x and the settings of the pass. */
-static void problem_from(spgd_problem *pr, SEXP x, SEXP y,
+static void problem_from(fit_problem *pr, SEXP x, SEXP y,
                          const settings_list *s)
 {
     int n, p;
@@ -364,26 +364,27 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
                SEXP trace_at)
 {
     settings_list s = settings_open(settings, "dpsco_fit", fit_fields);
-    spgd_problem pr;
+    fit_problem pr;
     problem_from(&pr, x, y, &s);
     int dim = pr.p + pr.has_int, nlambda = Rf_length(lambda);
-    pr.steps = integer(&s, "steps");
-    pr.step0 = num(&s, "step_size");
-    pr.sqrt_schedule = integer(&s, "sqrt_schedule");
-    pr.last_iterate = integer(&s, "last_iterate");
-    pr.tail_average = integer(&s, "tail_average");
-    pr.alpha = num(&s, "alpha");
-    pr.pf = REAL(field(&s, "penalty_factor"));
-    pr.trace_at = INTEGER(trace_at);
-    pr.ntrace = Rf_length(trace_at);
-    pr.disjoint = integer_or(&s, "disjoint", 0);
+    spgd_schedule sc;
+    sc.steps = integer(&s, "steps");
+    sc.step0 = num(&s, "step_size");
+    sc.sqrt_schedule = integer(&s, "sqrt_schedule");
+    sc.last_iterate = integer(&s, "last_iterate");
+    sc.tail_average = integer(&s, "tail_average");
+    sc.alpha = num(&s, "alpha");
+    sc.pf = REAL(field(&s, "penalty_factor"));
+    sc.trace_at = INTEGER(trace_at);
+    sc.ntrace = Rf_length(trace_at);
+    sc.disjoint = integer_or(&s, "disjoint", 0);
 
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
 
     /* the Newton path's settings, read before any draw */
     SEXP curv = opt(&s, "curvature");
-    quad_model qm = {dim, pr.has_int, NULL, pr.step0, 0.0, pr.alpha, pr.pf};
+    quad_model qm = {dim, pr.has_int, NULL, sc.step0, 0.0, sc.alpha, sc.pf};
     const double *g1 = NULL;
     if (!Rf_isNull(curv)) {
         qm.A = REAL(curv);
@@ -394,16 +395,16 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
     SEXP tr = R_NilValue;
-    if (pr.ntrace > 0)
-        tr = Rf_alloc3DArray(REALSXP, dim, pr.ntrace, nlambda);
+    if (sc.ntrace > 0)
+        tr = Rf_alloc3DArray(REALSXP, dim, sc.ntrace, nlambda);
     PROTECT(tr);
     GetRNGstate();
     if (Rf_isNull(curv)) {
-        spgd_path(&pr, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
-                  pr.ntrace > 0 ? REAL(tr) : NULL);
+        spgd_path(&pr, &sc, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
+                  sc.ntrace > 0 ? REAL(tr) : NULL);
     } else {
-        newton_path(&pr, &o, &qm, REAL(lambda), nlambda, REAL(beta0), g1,
-                    REAL(out), pr.ntrace > 0 ? REAL(tr) : NULL);
+        newton_path(&pr, &sc, &o, &qm, REAL(lambda), nlambda, REAL(beta0), g1,
+                    REAL(out), sc.ntrace > 0 ? REAL(tr) : NULL);
     }
     PutRNGstate();
 
@@ -422,14 +423,13 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
 SEXP dpsco_fw(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 {
     settings_list s = settings_open(settings, "dpsco_fw", fw_fields);
-    spgd_problem pr;
+    fit_problem pr;
     problem_from(&pr, x, y, &s);
-    pr.steps = integer(&s, "steps");
     int dim = pr.p + pr.has_int, nradius = Rf_length(radius);
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
-    fw_setup fs = {num(&s, "eps0"), num(&s, "score_sensitivity"),
-                   integer(&s, "chunked")};
+    fw_setup fs = {integer(&s, "steps"), num(&s, "eps0"),
+                   num(&s, "score_sensitivity"), integer(&s, "chunked")};
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nradius));
     GetRNGstate();
     fw_path(&pr, &o, &fs, REAL(radius), nradius, REAL(beta0), REAL(out));
@@ -499,7 +499,7 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 
     settings_list s = settings_open(settings, "dpsco_mirror",
                                     mirror_fit_fields);
-    spgd_problem pr;
+    fit_problem pr;
     problem_from(&pr, x, y, &s);  /* rate 1, noise_sd 0 (added below) */
     int n = pr.n, p = pr.p, has_int = pr.has_int;
     int dim = p + has_int, nr = Rf_length(radius);
@@ -559,7 +559,7 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     }
     settings_list s = settings_open(settings, "dpsco_one_pass",
                                     one_pass_fields);
-    spgd_problem pr;
+    fit_problem pr;
     problem_from(&pr, x, y, &s);  /* noise_sd unused: per phase below */
     int dim = pr.p + pr.has_int, nr = Rf_length(radius);
     one_pass_plan pl;
@@ -604,7 +604,7 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
 {
     settings_list s = settings_open(settings, "dpsco_release",
                                     release_fields);
-    spgd_problem pr;
+    fit_problem pr;
     problem_from(&pr, x, y, &s);
     int dim = pr.p + pr.has_int;
     oracle_state o;
