@@ -11,7 +11,7 @@
  * holland_h() clamps the result to the bound the sensitivity proof uses. */
 #include <math.h>
 #include <Rmath.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 #define SQRT2 1.41421356237309504880
 #define PSI_MAX (2.0 * SQRT2 / 3.0)

@@ -18,10 +18,12 @@
  *   oracle_holland.c  Algorithm 4: Catoni-Giulini soft truncation
  *   catoni.c          E psi(a + bZ), the Holland contribution
  *   holland_table.c   that contribution tabulated for one fit's nu
+ *   oracle_internal.h what only the files above, from oracle.c on, share
  *   prox.c            elastic-net proximal step
  *   spgd.c            the optimizer loop over steps and lambdas
  *   newton.c          its preconditioned sibling (noisy proximal Newton)
  *   quad_lasso.c      penalised minimiser of a released quadratic model
+ *   spgd.h            what only those three (and entry.c) share
  *   frank_wolfe.c     private Frank-Wolfe over the l1 ball (exponential
  *                     mechanism per step), full-data or one pass in chunks
  *   mirror.c          noisy mirror descent in l_p, full-data or shuffled
@@ -45,30 +47,6 @@
  * at least one element, so that a fit on no records (a part of the data
  * may be empty) still gets a valid pointer for memcpy and memset. */
 #define RECORD_ALLOC(n, type) ((type *) R_alloc((n) > 0 ? (size_t) (n) : 1, sizeof(type)))
-
-/* Inner loops over the features of one record are marked for SIMD when the
- * compiler has OpenMP: "omp simd" lifts the cost model that keeps -O2 from
- * vectorising loops of unknown length.  Each element is still computed by
- * the same operations, so the results do not change. */
-#ifdef _OPENMP
-#define DPSCO_SIMD _Pragma("omp simd")
-#else
-#define DPSCO_SIMD
-#endif
-
-/* With GCC on x86-64 Linux the oracle loops are also compiled for AVX2 and
- * the copy to run is picked once, when the library loads.  FMA is not
- * enabled, so both copies perform the same IEEE operations per element and
- * a fit has the same bits on every x86-64 processor. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define DPSCO_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef DPSCO_CLONES
-#define DPSCO_CLONES
-#endif
 
 enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2 };
 enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
@@ -156,61 +134,9 @@ double glm_residual(const loss_family *f, double eta, double y);
  * ||(1, x)|| and its largest |x_j|, so that nothing of size p is
  * materialised per record and a whole record can be found to need no
  * clamping before its loop starts. */
-/* ---- holland_table.c ------------------------------------------------ */
-typedef struct {
-    double sqrt_nu, cubic, a_poly;
-    int n_mid, n_tail;
-    double step, inv_step, tstep, inv_tstep;
-    double *mid, *tail;
-} holland_table;
-
-int holland_table_build(holland_table *tb, double nu);
-
-#define HOLLAND_A_MID 8.0
-#define HOLLAND_PSI_MAX (2.0 * 1.41421356237309504880 / 3.0)
-
-/* Cubic through (-1, v0), (0, v1), (1, v2), (2, v3), evaluated at f. */
-static inline double lagrange4(const double *v, double f)
-{
-    double fm1 = f - 1.0, fm2 = f - 2.0, fp1 = f + 1.0, ffm1 = f * fm1;
-    return (v[3] * fp1 * ffm1 - v[0] * ffm1 * fm2) * (1.0 / 6.0)
-           + (v[1] * fm1 - v[2] * f) * fp1 * fm2 * 0.5;
-}
-
-/* |a| above the exact cubic region: interpolation, then the clamp. */
-static inline double holland_table_eval_far(const holland_table *tb,
-                                             double a)
-{
-    double x = fabs(a), u, f;
-    const double *v;
-    if (x <= HOLLAND_A_MID) {
-        u = x * tb->inv_step;
-        int i = (int) u;
-        v = tb->mid + i;            /* grid points i-1 .. i+2 */
-        f = u - i;
-    } else {
-        u = HOLLAND_A_MID / x * tb->inv_tstep;
-        int i = (int) u;
-        /* next to t = 0 the stencil is points 0..3 (f - 1 in [-1, 0)) */
-        v = i == 0 ? tb->tail : tb->tail + i - 1;
-        f = i == 0 ? u - 1.0 : u - i;
-    }
-    double h = lagrange4(v, f);
-    if (h > HOLLAND_PSI_MAX)
-        h = HOLLAND_PSI_MAX;
-    return a < 0 ? -h : h;
-}
-
-/* The table look-up (holland_table.c explains the regions).  The common
- * case, a small |a| where h is an exact cubic, is inline because it runs
- * once per gradient coordinate of every sampled record. */
-static inline double holland_table_eval(const holland_table *tb, double a)
-{
-    double x = a < 0 ? -a : a;
-    if (x > tb->a_poly)
-        return holland_table_eval_far(tb, a);
-    return a * (1.0 - x * x * tb->cubic);
-}
+/* Holland's contribution tabulated for one fit's nu (holland_table.c);
+ * its layout is private to the oracles (oracle_internal.h). */
+typedef struct holland_table holland_table;
 
 typedef struct {
     int kind;
@@ -223,7 +149,7 @@ typedef struct {
     int k;             /* kamath: number of groups */
     double s, nu;      /* holland: scale and variance parameter */
     int tabulated;     /* holland: use the table instead of exact values */
-    holland_table table;
+    holland_table *table;  /* holland: the table when tabulated, or NULL */
     int nchunks;       /* accumulator sets, one per chunk of a batch */
     size_t stride;     /* doubles between two chunks' sets */
     double *acc;       /* nchunks sets of dim (k * dim for kamath) sums */
@@ -253,36 +179,22 @@ void oracle_add_block(const oracle_state *o, double *acc, double *coef,
                       const double *vals, size_t ld, int m,
                       const double *norm, const int *ix, const int *label);
 
-void clip_add(const oracle_state *o, double *acc, double r, const double *x,
-              double norm);
-void kamath_add(const oracle_state *o, double *acc, double r, const double *x,
-                double xmax);
-void kamath_finish(oracle_state *o, double *est);
-void holland_add(const oracle_state *o, double *acc, double r,
-                 const double *x, double xmax);
-void clip_add_sparse(const oracle_state *o, double *acc, double r,
-                     const double *v, const int *j, int nz, double norm);
-void kamath_add_sparse(const oracle_state *o, double *acc, double r,
-                       const double *v, const int *j, int nz, double xmax);
-void holland_add_sparse(const oracle_state *o, double *acc, double r,
-                        const double *v, const int *j, int nz);
-double clip_weight(const oracle_state *o, double r, double norm);
-void kamath_add_block(const oracle_state *o, double *acc, const double *r,
-                      const double *vals, size_t ld, int m,
-                      const int *label);
-void holland_add_block(const oracle_state *o, double *acc, const double *r,
-                       const double *vals, size_t ld, int m);
-
-/* ---- catoni.c ------------------------------------------------------- */
-double catoni_mean(double a, double b);
-double holland_h(double a, double sqrt_nu);
+/* ---- catoni.c / holland_table.c ------------------------------------- */
+double catoni_mean(double a, double b);  /* E psi(a + bZ) */
 void catoni_init(void);
+/* h(a[i]) for the n values of a, exactly or (tabulated) from the table a
+ * fit with this nu would use */
+void holland_h_values(const double *a, R_xlen_t n, double nu, int tabulated,
+                      double *out);
 
 /* ---- prox.c --------------------------------------------------------- */
 void prox_step(double *beta, const double *grad, int p, int has_int,
                double gamma, double lambda, double alpha, const double *pf);
 
-/* ---- spgd.c --------------------------------------------------------- */
+/* ---- pass.c --------------------------------------------------------- */
+/* The problem every optimiser streams through pass.c: the records, the
+ * loss and what one noisy release needs.  Each loop's own settings travel
+ * separately (spgd.h's schedule, fw_setup, mirror_plan, one_pass_plan). */
 typedef struct {
     records rec;
     const double *y;
@@ -295,49 +207,28 @@ typedef struct {
     double noise_grid;  /* > 0: secure noise, the release rounded to this
                          * power-of-two grid plus discrete Gaussian noise
                          * from the OS generator; 0: R's norm_rand() */
-    int steps;
-    double step0;
-    int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
-    int last_iterate;   /* output beta_T instead of the iterate average */
-    int tail_average;   /* average only the iterates after step T / 2 */
-    double alpha;
-    const double *pf;
-    const int *trace_at; /* sorted steps (1-based) to record */
-    int ntrace;
     int max_threads;    /* threads the chunks may run on */
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
-    int disjoint;       /* one pass per lambda: each record joins block
-                         * floor(u / q) (u uniform, its own draw) when
-                         * below steps, and step t takes block t - 1 */
-} spgd_problem;
+} fit_problem;
 
-void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
-               int nlambda, double *beta0, double *out, double *trace);
-void path_record(const spgd_problem *pr, const double *beta, double *avg,
-                 int t, int tail_from, int l, int *next_trace, double *trace);
-void block_gradient(const spgd_problem *pr, oracle_state *o,
+void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
+                const int *idx, const int *label, int count);
+void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
+                 const double *beta, const int *idx, const int *label,
+                 int count, double *work);
+int noisy_gradient(const fit_problem *pr, oracle_state *o,
+                   const poisson_sampler *s, const double *beta, int *idx,
+                   int *label, double *est);
+void block_gradient(const fit_problem *pr, oracle_state *o,
                     const double *beta, const int *idx, int count, double sd,
                     double *est);
-
-/* ---- quad_lasso.c / newton.c ------------------------------------------ */
-typedef struct {
-    int dim, has_int;
-    const double *A;    /* dim x dim released curvature, positive definite */
-    double eta;         /* step: the model's curvature is A / eta */
-    double memory;      /* weight of the carried gradient estimate */
-    double alpha;
-    const double *pf;
-} quad_model;
-
-void quad_lasso(const quad_model *qm, const double *g, const double *c,
-                double lambda, double *b, double *s);
-void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
-                 const double *lambda, int nlambda, double *beta0,
-                 const double *g_first, double *out, double *trace);
+void add_noise(double *est, int d, double sd, double grid);
+int dpsco_thread_limit(void);
 
 /* ---- frank_wolfe.c -------------------------------------------------- */
 typedef struct {
+    int steps;          /* T: selections per radius (chunked: chunks) */
     double eps0;        /* exponential mechanism's epsilon per selection;
                          * <= 0 selects exactly (not private) */
     double sensitivity; /* add/remove bound on any coordinate of the
@@ -345,21 +236,9 @@ typedef struct {
     int chunked;        /* 1: step t sees only the records of chunk t */
 } fw_setup;
 
-void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
+void fw_path(const fit_problem *pr, oracle_state *o, const fw_setup *fs,
              const double *radius, int nradius, const double *beta0,
              double *out);
-
-/* ---- pass.c --------------------------------------------------------- */
-void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
-                const int *idx, const int *label, int count);
-void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
-                 const double *beta, const int *idx, const int *label,
-                 int count, double *work);
-int noisy_gradient(const spgd_problem *pr, oracle_state *o,
-                   const poisson_sampler *s, const double *beta, int *idx,
-                   int *label, double *est);
-void add_noise(double *est, int d, double sd, double grid);
-int dpsco_thread_limit(void);
 
 /* ---- mirror.c / gg_noise.c ------------------------------------------ */
 /* Noisy mirror descent in l_p, 1 < p <= 2 (mirror.c: the loops over steps
@@ -391,7 +270,7 @@ typedef struct {
 
 void mirror_dual_norms(records *rec, int n, int p, int has_int, double q,
                        int threads);
-void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
+void mirror_path(fit_problem *pr, oracle_state *o, const mirror_plan *mp,
                  double *beta, double *out);
 
 /* ---- one_pass.c ------------------------------------------------------ */
@@ -419,7 +298,7 @@ typedef struct {
     double ridge;          /* sgd: mu, the ridge term mu ||w||^2 / 2 */
 } one_pass_plan;
 
-void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
+void one_pass_path(fit_problem *pr, oracle_state *o, const one_pass_plan *pl,
                    double *beta, double *out);
 void project_two_balls(double *w, int d, double radius, const double *c,
                        double local);

@@ -1,52 +1,296 @@
 /* .Call entry points: unpack R arguments (already validated in R), call the
- * engine, pack the results.  No numerics live here. */
+ * engine, pack the results.  No numerics live here.
+ *
+ * Each entry point that takes a settings list states its whole contract in
+ * one table (the *_fields arrays below): every name it accepts, and whether
+ * it must be there.  A name outside the table is an error, so a misspelt
+ * optional field cannot silently fall back to its default, and the entry
+ * may read only the names its table declares. */
 #include <string.h>
 #include <Rmath.h>
-#include "dpsco.h"
+#include "spgd.h"
 
-static SEXP field_or_null(SEXP list, const char *name)
+/* How an entry point uses a field of its settings list.  OPTIONAL fields
+ * have a default (or matter only with another field: said at the table);
+ * IGNORED ones are accepted and never read, with the reason at the table. */
+enum { REQUIRED, OPTIONAL, IGNORED };
+
+typedef struct {
+    const char *name;
+    int use;
+} field_spec;
+
+/* A settings list checked against its entry point's table. */
+typedef struct {
+    SEXP list;
+    const char *entry;
+    const field_spec *spec;   /* ends with {NULL, 0} */
+} settings_list;
+
+static const field_spec *spec_find(const field_spec *spec, const char *name)
+{
+    for (; spec->name; spec++)
+        if (strcmp(spec->name, name) == 0)
+            return spec;
+    return NULL;
+}
+
+/* The element of a named list, or NULL when absent. */
+static SEXP list_elt(SEXP list, const char *name)
 {
     SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    if (TYPEOF(names) != STRSXP)
+        return R_NilValue;
     for (R_xlen_t i = 0; i < XLENGTH(list); i++)
         if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0)
             return VECTOR_ELT(list, i);
     return R_NilValue;
 }
 
-static SEXP field(SEXP list, const char *name)
+/* Checks `list` against `spec` before anything is read: every name known
+ * and given once, every REQUIRED field present and not NULL. */
+static settings_list settings_open(SEXP list, const char *entry,
+                                   const field_spec *spec)
 {
-    SEXP v = field_or_null(list, name);
+    if (TYPEOF(list) != VECSXP)
+        Rf_error("%s: settings must be a list", entry);
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    R_xlen_t n = XLENGTH(list);
+    if (n > 0 && TYPEOF(names) != STRSXP)
+        Rf_error("%s: settings must be a named list", entry);
+    for (R_xlen_t i = 0; i < n; i++) {
+        const char *name = CHAR(STRING_ELT(names, i));
+        if (!spec_find(spec, name))
+            Rf_error("%s: unknown settings field '%s'", entry, name);
+        for (R_xlen_t j = 0; j < i; j++)
+            if (strcmp(CHAR(STRING_ELT(names, j)), name) == 0)
+                Rf_error("%s: settings field '%s' given twice", entry, name);
+    }
+    for (const field_spec *f = spec; f->name; f++)
+        if (f->use == REQUIRED && Rf_isNull(list_elt(list, f->name)))
+            Rf_error("%s: settings field '%s' is missing", entry, f->name);
+    settings_list s = {list, entry, spec};
+    return s;
+}
+
+/* A declared field's value, NULL when absent.  Reading a name the table
+ * does not declare (or declares IGNORED) is a bug of this file. */
+static SEXP opt(const settings_list *s, const char *name)
+{
+    const field_spec *f = spec_find(s->spec, name);
+    if (!f || f->use == IGNORED)
+        Rf_error("internal error: %s reads settings field '%s' outside its "
+                 "table", s->entry, name);
+    return list_elt(s->list, name);
+}
+
+/* A field that must be there (REQUIRED, or OPTIONAL but needed here). */
+static SEXP field(const settings_list *s, const char *name)
+{
+    SEXP v = opt(s, name);
     if (Rf_isNull(v))
-        Rf_error("internal error: setting '%s' is missing", name);
+        Rf_error("%s: settings field '%s' is missing", s->entry, name);
     return v;
 }
 
-static double num(SEXP list, const char *name)
+static double num(const settings_list *s, const char *name)
 {
-    return Rf_asReal(field(list, name));
+    return Rf_asReal(field(s, name));
 }
 
-static int integer(SEXP list, const char *name)
+static int integer(const settings_list *s, const char *name)
 {
-    return Rf_asInteger(field(list, name));
+    return Rf_asInteger(field(s, name));
+}
+
+static double num_or(const settings_list *s, const char *name, double dflt)
+{
+    SEXP v = opt(s, name);
+    return Rf_isNull(v) ? dflt : Rf_asReal(v);
+}
+
+static int integer_or(const settings_list *s, const char *name, int dflt)
+{
+    SEXP v = opt(s, name);
+    return Rf_isNull(v) ? dflt : Rf_asInteger(v);
+}
+
+/* ---- the contracts ---------------------------------------------------- *
+ * Field groups recur between tables; each table still lists them all so
+ * that one table is one entry point's whole contract.  problem_from()
+ * reads the problem's group, setup_from() the oracle's. */
+
+/* IGNORED sensitivity and bound: R passes oracle_setup()'s result whole,
+ * and these two serve R's accounting and lambda grid, not the engine. */
+
+static const field_spec fit_fields[] = {
+    /* the problem */
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL},          /* quantile level, default 0.5 */
+    {"bandwidth", OPTIONAL},    /* quantile bandwidth, default 1 */
+    {"kernel", OPTIONAL},       /* quantile smoothing, default gaussian */
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED},
+    {"noise_grid", OPTIONAL},   /* secure release's grid, default 0: none */
+    {"offset", OPTIONAL},       /* added to every predictor, default 0 */
+    /* the oracle */
+    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
+    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
+    {"exact", OPTIONAL},        /* holland: exact values, default 0: table */
+    {"sensitivity", IGNORED}, {"bound", IGNORED},
+    /* the loop */
+    {"steps", REQUIRED}, {"step_size", REQUIRED},
+    {"sqrt_schedule", REQUIRED}, {"last_iterate", REQUIRED},
+    {"tail_average", REQUIRED}, {"alpha", REQUIRED},
+    {"penalty_factor", REQUIRED},
+    {"disjoint", OPTIONAL},     /* one pass per lambda, default 0 */
+    /* the Newton loop instead of SPGD when curvature is given */
+    {"curvature", OPTIONAL},
+    {"memory", OPTIONAL},       /* required with curvature */
+    {"first_gradient", OPTIONAL},
+    {NULL, 0}
+};
+
+static const field_spec release_fields[] = {
+    /* the problem */
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
+    {"offset", OPTIONAL},
+    /* the oracle */
+    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
+    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
+    {"exact", OPTIONAL},
+    {"sensitivity", IGNORED}, {"bound", IGNORED},
+    /* R/dpsco.R's first release is given the fit's own settings list,
+     * whose loop fields one release does not use */
+    {"steps", IGNORED}, {"step_size", IGNORED}, {"sqrt_schedule", IGNORED},
+    {"last_iterate", IGNORED}, {"tail_average", IGNORED},
+    {"alpha", IGNORED}, {"penalty_factor", IGNORED}, {"disjoint", IGNORED},
+    {NULL, 0}
+};
+
+static const field_spec fw_fields[] = {
+    /* the problem (rate 1 and noise_sd 0: the selection is the release) */
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
+    {"offset", OPTIONAL},
+    /* the oracle */
+    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
+    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
+    {"exact", OPTIONAL},
+    {"sensitivity", IGNORED}, {"bound", IGNORED},
+    /* the loop */
+    {"steps", REQUIRED}, {"eps0", REQUIRED},
+    {"score_sensitivity", REQUIRED}, {"chunked", REQUIRED},
+    {NULL, 0}
+};
+
+/* dpsco_mirror, one table per settings$task */
+static const field_spec mirror_fit_fields[] = {
+    {"task", REQUIRED},
+    /* the problem (rate 1 and noise_sd 0: the noise is added per step) */
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
+    {"offset", OPTIONAL},
+    /* the clip oracle's public divisor and the plan (mirror_plan) */
+    {"m", REQUIRED}, {"q", REQUIRED}, {"s", REQUIRED},
+    {"shuffled", REQUIRED}, {"steps", REQUIRED}, {"clip", REQUIRED},
+    {"sigma", REQUIRED}, {"b", REQUIRED}, {"a", REQUIRED},
+    {NULL, 0}
+};
+
+static const field_spec mirror_map_fields[] = {
+    {"task", REQUIRED}, {"s", REQUIRED}, {"inverse", REQUIRED},
+    {NULL, 0}
+};
+
+static const field_spec mirror_noise_fields[] = {
+    {"task", REQUIRED}, {"dim", REQUIRED}, {"draws", REQUIRED},
+    {"r", REQUIRED}, {"sigma", REQUIRED},
+    {NULL, 0}
+};
+
+static const field_spec one_pass_fields[] = {
+    /* the problem (rate: the first block's probability; noise_sd: per
+     * phase, its first element read as the problem's) */
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
+    {"offset", OPTIONAL},
+    /* the plan (one_pass_plan) and the clip oracle */
+    {"method", REQUIRED}, {"steps", REQUIRED}, {"batch", REQUIRED},
+    {"step", REQUIRED},
+    {"weight", OPTIONAL},       /* required but for acsa */
+    {"ridge", REQUIRED}, {"clip", REQUIRED},
+    /* R/one-pass.R passes the first block's size as m too; the oracle's
+     * divisor is each block's size from `batch` */
+    {"m", IGNORED},
+    {NULL, 0}
+};
+
+static const field_spec oracle_mean_fields[] = {
+    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
+    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
+    {"exact", OPTIONAL},
+    {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
+    {NULL, 0}
+};
+
+/* dpsco_bun_steinke, one table per settings$task */
+static const field_spec bs_path_fields[] = {
+    {"task", REQUIRED},
+    /* the releases */
+    {"trim", REQUIRED}, {"decay", REQUIRED}, {"s", REQUIRED},
+    {"noise", REQUIRED}, {"lo", REQUIRED}, {"hi", REQUIRED},
+    /* the problem and the descent */
+    {"intercept", REQUIRED}, {"family", REQUIRED},
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"offset", REQUIRED}, {"steps", REQUIRED}, {"step", REQUIRED},
+    {"threads", REQUIRED}, {"trace", REQUIRED},
+    {NULL, 0}
+};
+
+static const field_spec bs_mean_fields[] = {
+    {"task", REQUIRED},
+    {"trim", REQUIRED}, {"decay", REQUIRED}, {"s", REQUIRED},
+    {"noise", REQUIRED}, {"lo", REQUIRED}, {"hi", REQUIRED},
+    {NULL, 0}
+};
+
+/* settings$task of a list with one table per task, before the list is
+ * checked against the task's table. */
+static int task_of(SEXP list, const char *entry)
+{
+    SEXP t = TYPEOF(list) == VECSXP ? list_elt(list, "task") : R_NilValue;
+    if (Rf_isNull(t))
+        Rf_error("%s: settings field 'task' is missing", entry);
+    return Rf_asInteger(t);
 }
 
 /* The secure release's grid (R's secure_gaussian()); absent or 0: R's
  * generator. */
-static double noise_grid_from(SEXP settings)
+static double noise_grid_from(const settings_list *s)
 {
-    SEXP g = field_or_null(settings, "noise_grid");
-    return Rf_isNull(g) ? 0.0 : Rf_asReal(g);
+    return num_or(s, "noise_grid", 0.0);
 }
 
-static void setup_from(oracle_state *o, SEXP s, int p, int has_int,
-                       int nchunks)
+static void setup_from(oracle_state *o, const settings_list *s, int p,
+                       int has_int, int nchunks)
 {
-    SEXP exact = field_or_null(s, "exact");
     oracle_setup(o, integer(s, "oracle"), p, has_int, num(s, "m"),
                  num(s, "clip"), num(s, "rho"), integer(s, "k"), num(s, "s"),
-                 num(s, "nu"), Rf_isNull(exact) ? 0 : Rf_asInteger(exact),
-                 nchunks);
+                 num(s, "nu"), integer_or(s, "exact", 0), nchunks);
+}
+
+/* The quantile fields (absent for the other families). */
+static void family_from(loss_family *f, const settings_list *s)
+{
+    f->kind = integer(s, "family");
+    f->tau = num_or(s, "tau", 0.5);
+    f->h = num_or(s, "bandwidth", 1.0);
+    f->kernel = integer_or(s, "kernel", KERNEL_GAUSSIAN);
 }
 
 /* The engine's records of x, which R passes as a double matrix, a
@@ -60,8 +304,8 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
         *p = Rf_ncols(x);
         /* options(dpsco.sparse_density =): the largest share of non-zeros
          * stored sparse (0: always row-major, as the tests' reference) */
-        SEXP opt = Rf_GetOption1(Rf_install("dpsco.sparse_density"));
-        double density = Rf_isNull(opt) ? 0.2 : Rf_asReal(opt);
+        SEXP option = Rf_GetOption1(Rf_install("dpsco.sparse_density"));
+        double density = Rf_isNull(option) ? 0.2 : Rf_asReal(option);
         records_dense(rec, REAL(x), *n, *p, has_int,
                       R_FINITE(density) ? density : 0.2);
     } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
@@ -73,8 +317,11 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
                        INTEGER(R_do_slot(x, Rf_install("i"))),
                        REAL(R_do_slot(x, Rf_install("x"))));
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
-        SEXP bound = field_or_null(x, "bound");
-        const double *cm = mapped_values(field(x, "ptr"), n, p);
+        SEXP bound = list_elt(x, "bound");
+        SEXP ptr = list_elt(x, "ptr");
+        if (Rf_isNull(ptr))
+            Rf_error("internal error: a mapped x without its mapping");
+        const double *cm = mapped_values(ptr, n, p);
         if (!Rf_isNull(bound) && Rf_length(bound) != *p)
             Rf_error("internal error: %d bounds for %d columns",
                      Rf_length(bound), *p);
@@ -86,13 +333,14 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
     }
 }
 
-/* The problem shared by dpsco_fit and dpsco_release: the records of x and
- * the settings of the loop. */
-static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
+/* The problem shared by the entry points that stream records: the
+ * records of x and the settings of the pass. */
+static void problem_from(fit_problem *pr, SEXP x, SEXP y,
+                         const settings_list *s)
 {
     int n, p;
-    int has_int = integer(settings, "intercept");
-    records_from(&pr->rec, x, has_int, integer(settings, "threads"), &n, &p);
+    int has_int = integer(s, "intercept");
+    records_from(&pr->rec, x, has_int, integer(s, "threads"), &n, &p);
     if (Rf_length(y) != n)
         Rf_error("internal error: y has %d values for %d records",
                  Rf_length(y), n);
@@ -100,63 +348,63 @@ static void problem_from(spgd_problem *pr, SEXP x, SEXP y, SEXP settings)
     pr->n = n;
     pr->p = p;
     pr->has_int = has_int;
-    pr->family.kind = integer(settings, "family");
-    SEXP tau = field_or_null(settings, "tau");
-    SEXP bw = field_or_null(settings, "bandwidth");
-    SEXP kern = field_or_null(settings, "kernel");
-    pr->family.tau = Rf_isNull(tau) ? 0.5 : Rf_asReal(tau);
-    pr->family.h = Rf_isNull(bw) ? 1.0 : Rf_asReal(bw);
-    pr->family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
+    family_from(&pr->family, s);
     /* the sampling rate: a public number (the expected batch size over the
      * public n), never a count of these records */
-    pr->q = num(settings, "rate");
-    pr->noise_sd = num(settings, "noise_sd");
-    pr->noise_grid = noise_grid_from(settings);
-    int threads = integer(settings, "threads");
+    pr->q = num(s, "rate");
+    pr->noise_sd = num(s, "noise_sd");
+    pr->noise_grid = noise_grid_from(s);
+    int threads = integer(s, "threads");
     int limit = dpsco_thread_limit();
     pr->max_threads = threads < limit ? threads : limit;
-    SEXP offset = field_or_null(settings, "offset");
-    pr->offset = Rf_isNull(offset) ? 0.0 : Rf_asReal(offset);
+    pr->offset = num_or(s, "offset", 0.0);
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
                SEXP trace_at)
 {
-    spgd_problem pr;
-    problem_from(&pr, x, y, settings);
+    settings_list s = settings_open(settings, "dpsco_fit", fit_fields);
+    fit_problem pr;
+    problem_from(&pr, x, y, &s);
     int dim = pr.p + pr.has_int, nlambda = Rf_length(lambda);
-    pr.steps = integer(settings, "steps");
-    pr.step0 = num(settings, "step_size");
-    pr.sqrt_schedule = integer(settings, "sqrt_schedule");
-    pr.last_iterate = integer(settings, "last_iterate");
-    pr.tail_average = integer(settings, "tail_average");
-    pr.alpha = num(settings, "alpha");
-    pr.pf = REAL(field(settings, "penalty_factor"));
-    pr.trace_at = INTEGER(trace_at);
-    pr.ntrace = Rf_length(trace_at);
-    SEXP disjoint = field_or_null(settings, "disjoint");
-    pr.disjoint = Rf_isNull(disjoint) ? 0 : Rf_asInteger(disjoint);
+    spgd_schedule sc;
+    sc.steps = integer(&s, "steps");
+    sc.step0 = num(&s, "step_size");
+    sc.sqrt_schedule = integer(&s, "sqrt_schedule");
+    sc.last_iterate = integer(&s, "last_iterate");
+    sc.tail_average = integer(&s, "tail_average");
+    sc.alpha = num(&s, "alpha");
+    sc.pf = REAL(field(&s, "penalty_factor"));
+    sc.trace_at = INTEGER(trace_at);
+    sc.ntrace = Rf_length(trace_at);
+    sc.disjoint = integer_or(&s, "disjoint", 0);
 
     oracle_state o;
-    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
+    setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
+
+    /* the Newton path's settings, read before any draw */
+    SEXP curv = opt(&s, "curvature");
+    quad_model qm = {dim, pr.has_int, NULL, sc.step0, 0.0, sc.alpha, sc.pf};
+    const double *g1 = NULL;
+    if (!Rf_isNull(curv)) {
+        qm.A = REAL(curv);
+        qm.memory = num(&s, "memory");
+        SEXP g = opt(&s, "first_gradient");
+        g1 = Rf_isNull(g) ? NULL : REAL(g);
+    }
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
     SEXP tr = R_NilValue;
-    if (pr.ntrace > 0)
-        tr = Rf_alloc3DArray(REALSXP, dim, pr.ntrace, nlambda);
+    if (sc.ntrace > 0)
+        tr = Rf_alloc3DArray(REALSXP, dim, sc.ntrace, nlambda);
     PROTECT(tr);
-    SEXP curv = field_or_null(settings, "curvature");
     GetRNGstate();
     if (Rf_isNull(curv)) {
-        spgd_path(&pr, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
-                  pr.ntrace > 0 ? REAL(tr) : NULL);
+        spgd_path(&pr, &sc, &o, REAL(lambda), nlambda, REAL(beta0), REAL(out),
+                  sc.ntrace > 0 ? REAL(tr) : NULL);
     } else {
-        quad_model qm = {dim, pr.has_int, REAL(curv), pr.step0,
-                         num(settings, "memory"), pr.alpha, pr.pf};
-        SEXP g1 = field_or_null(settings, "first_gradient");
-        newton_path(&pr, &o, &qm, REAL(lambda), nlambda, REAL(beta0),
-                    Rf_isNull(g1) ? NULL : REAL(g1), REAL(out),
-                    pr.ntrace > 0 ? REAL(tr) : NULL);
+        newton_path(&pr, &sc, &o, &qm, REAL(lambda), nlambda, REAL(beta0), g1,
+                    REAL(out), sc.ntrace > 0 ? REAL(tr) : NULL);
     }
     PutRNGstate();
 
@@ -174,14 +422,14 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
 /* A private Frank-Wolfe path over the increasing radii. */
 SEXP dpsco_fw(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 {
-    spgd_problem pr;
-    problem_from(&pr, x, y, settings);
-    pr.steps = integer(settings, "steps");
+    settings_list s = settings_open(settings, "dpsco_fw", fw_fields);
+    fit_problem pr;
+    problem_from(&pr, x, y, &s);
     int dim = pr.p + pr.has_int, nradius = Rf_length(radius);
     oracle_state o;
-    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
-    fw_setup fs = {num(settings, "eps0"), num(settings, "score_sensitivity"),
-                   integer(settings, "chunked")};
+    setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
+    fw_setup fs = {integer(&s, "steps"), num(&s, "eps0"),
+                   num(&s, "score_sensitivity"), integer(&s, "chunked")};
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nradius));
     GetRNGstate();
     fw_path(&pr, &o, &fs, REAL(radius), nradius, REAL(beta0), REAL(out));
@@ -191,7 +439,8 @@ SEXP dpsco_fw(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 }
 
 /* A per-radius setting: a double (or integer) vector of length nr. */
-static const double *per_radius(SEXP s, const char *name, int nr)
+static const double *per_radius(const settings_list *s, const char *name,
+                                int nr)
 {
     SEXP v = field(s, name);
     if (TYPEOF(v) != REALSXP || XLENGTH(v) != nr)
@@ -199,23 +448,24 @@ static const double *per_radius(SEXP s, const char *name, int nr)
     return REAL(v);
 }
 
-static SEXP map_task(SEXP settings, SEXP v)
+static SEXP map_task(const settings_list *s, SEXP v)
 {
     int d = Rf_length(v);
+    double sp = num(s, "s");
+    int inverse = integer(s, "inverse");
     SEXP out = PROTECT(Rf_allocVector(REALSXP, d));
-    double s = num(settings, "s");
-    if (integer(settings, "inverse"))
-        mirror_grad_inverse(REAL(v), d, s, REAL(out));
+    if (inverse)
+        mirror_grad_inverse(REAL(v), d, sp, REAL(out));
     else
-        mirror_grad(REAL(v), d, s, REAL(out));
+        mirror_grad(REAL(v), d, sp, REAL(out));
     UNPROTECT(1);
     return out;
 }
 
-static SEXP noise_task(SEXP settings)
+static SEXP noise_task(const settings_list *s)
 {
-    int d = integer(settings, "dim"), k = integer(settings, "draws");
-    double r = num(settings, "r"), sigma = num(settings, "sigma");
+    int d = integer(s, "dim"), k = integer(s, "draws");
+    double r = num(s, "r"), sigma = num(s, "sigma");
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d, k));
     GetRNGstate();
     for (int i = 0; i < k; i++)
@@ -233,39 +483,49 @@ enum { TASK_FIT = 0, TASK_MAP = 1, TASK_NOISE = 2 };
  * dim x draws matrix of generalized Gaussian draws). */
 SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 {
-    int task = integer(settings, "task");
-    if (task == TASK_MAP)
-        return map_task(settings, beta0);
-    if (task == TASK_NOISE)
-        return noise_task(settings);
+    int task = task_of(settings, "dpsco_mirror");
+    if (task == TASK_MAP) {
+        settings_list s = settings_open(settings, "dpsco_mirror",
+                                        mirror_map_fields);
+        return map_task(&s, beta0);
+    }
+    if (task == TASK_NOISE) {
+        settings_list s = settings_open(settings, "dpsco_mirror",
+                                        mirror_noise_fields);
+        return noise_task(&s);
+    }
+    if (task != TASK_FIT)
+        Rf_error("dpsco_mirror: unknown task %d", task);
 
-    spgd_problem pr;
-    problem_from(&pr, x, y, settings);  /* rate 1, noise_sd 0 (added below) */
+    settings_list s = settings_open(settings, "dpsco_mirror",
+                                    mirror_fit_fields);
+    fit_problem pr;
+    problem_from(&pr, x, y, &s);  /* rate 1, noise_sd 0 (added below) */
     int n = pr.n, p = pr.p, has_int = pr.has_int;
     int dim = p + has_int, nr = Rf_length(radius);
-    int threads = integer(settings, "threads");
-    double q = num(settings, "q");
+    int threads = integer(&s, "threads");
+    double q = num(&s, "q");
     if (q != 2.0)
         mirror_dual_norms(&pr.rec, n, p, has_int, q, pr.max_threads);
 
     mirror_plan mp;
-    mp.shuffled = integer(settings, "shuffled");
+    mp.shuffled = integer(&s, "shuffled");
     mp.nr = nr;
-    mp.s = num(settings, "s");
+    mp.s = num(&s, "s");
     mp.r = mp.s / (mp.s - 1.0);
     mp.radius = REAL(radius);
-    SEXP steps = field(settings, "steps");
+    SEXP steps = field(&s, "steps");
     if (TYPEOF(steps) != INTSXP || XLENGTH(steps) != nr)
         Rf_error("internal error: setting 'steps' must be %d integers", nr);
     mp.steps = INTEGER(steps);
-    mp.clip = per_radius(settings, "clip", nr);
-    mp.sigma = per_radius(settings, "sigma", nr);
-    mp.b = per_radius(settings, "b", nr);
-    mp.a = per_radius(settings, "a", nr);
+    mp.clip = per_radius(&s, "clip", nr);
+    mp.sigma = per_radius(&s, "sigma", nr);
+    mp.b = per_radius(&s, "b", nr);
+    mp.a = per_radius(&s, "a", nr);
 
     oracle_state o;
     /* the public divisor m (the public n), not the number of records */
-    oracle_setup(&o, ORACLE_CLIP, p, has_int, num(settings, "m"), mp.clip[0],
+    oracle_setup(&o, ORACLE_CLIP, p, has_int, num(&s, "m"), mp.clip[0],
                  0.0, 1, 1.0, 1.0, 1, threads);
     o.truncate = mp.shuffled;
 
@@ -282,12 +542,14 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 /* A one-pass path (one_pass.c) over the increasing radii: per-phase
  * doubles batch (the public expected block sizes) and noise_sd, integer
  * steps, per-radius step and weight (see one_pass_plan), the ridge mu and
- * the clip level.  With x NULL: the projection of beta0 on the ball of
- * radius[0] and the ball of radius[1] around y (project_two_balls), for
- * the tests. */
+ * the clip level.  With x NULL (and no settings): the projection of beta0
+ * on the ball of radius[0] and the ball of radius[1] around y
+ * (project_two_balls), for the tests. */
 SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
 {
     if (Rf_isNull(x)) {
+        if (!Rf_isNull(settings))
+            Rf_error("dpsco_one_pass: the projection takes no settings");
         int d = Rf_length(beta0);
         SEXP w = PROTECT(Rf_duplicate(beta0));
         project_two_balls(REAL(w), d, REAL(radius)[0], REAL(y),
@@ -295,34 +557,36 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
         UNPROTECT(1);
         return w;
     }
-    spgd_problem pr;
-    problem_from(&pr, x, y, settings);  /* noise_sd unused: per phase below */
+    settings_list s = settings_open(settings, "dpsco_one_pass",
+                                    one_pass_fields);
+    fit_problem pr;
+    problem_from(&pr, x, y, &s);  /* noise_sd unused: per phase below */
     int dim = pr.p + pr.has_int, nr = Rf_length(radius);
     one_pass_plan pl;
-    pl.method = integer(settings, "method");
+    pl.method = integer(&s, "method");
     pl.nr = nr;
     pl.radius = REAL(radius);
-    SEXP steps = field(settings, "steps");
+    SEXP steps = field(&s, "steps");
     pl.nphase = Rf_length(steps);
     if (TYPEOF(steps) != INTSXP || pl.nphase < 1)
         Rf_error("internal error: 'steps' must be integers per phase");
     pl.steps = INTEGER(steps);
-    pl.size = per_radius(settings, "batch", pl.nphase);
+    pl.size = per_radius(&s, "batch", pl.nphase);
     for (int i = 0; i < pl.nphase; i++)
         if (!(pl.size[i] > 0.0) || pl.steps[i] < 1)
             Rf_error("internal error: phase %d has expected size %g and %d "
                      "steps", i + 1, pl.size[i], pl.steps[i]);
-    pl.noise_sd = per_radius(settings, "noise_sd", pl.nphase);
+    pl.noise_sd = per_radius(&s, "noise_sd", pl.nphase);
     int per = pl.method == ONE_PASS_ACSA ? 1
               : pl.method == ONE_PASS_SGD ? pl.steps[0] : pl.nphase;
-    pl.step = per_radius(settings, "step", per * nr);
+    pl.step = per_radius(&s, "step", per * nr);
     pl.weight = pl.method == ONE_PASS_ACSA ? NULL
-                : per_radius(settings, "weight", per * nr);
-    pl.ridge = num(settings, "ridge");
+                : per_radius(&s, "weight", per * nr);
+    pl.ridge = num(&s, "ridge");
     oracle_state o;
     oracle_setup(&o, ORACLE_CLIP, pr.p, pr.has_int, pl.size[0],
-                 num(settings, "clip"), 0.0, 1, 1.0, 1.0, 1,
-                 integer(settings, "threads"));
+                 num(&s, "clip"), 0.0, 1, 1.0, 1.0, 1,
+                 integer(&s, "threads"));
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
     memcpy(beta, REAL(beta0), (size_t) dim * sizeof(double));
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nr));
@@ -338,11 +602,13 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
  * before the path so that its largest coordinate can set the grid. */
 SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
 {
-    spgd_problem pr;
-    problem_from(&pr, x, y, settings);
+    settings_list s = settings_open(settings, "dpsco_release",
+                                    release_fields);
+    fit_problem pr;
+    problem_from(&pr, x, y, &s);
     int dim = pr.p + pr.has_int;
     oracle_state o;
-    setup_from(&o, settings, pr.p, pr.has_int, integer(settings, "threads"));
+    setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
     int kamath = o.kind == ORACLE_KAMATH;
     int *idx = RECORD_ALLOC(pr.n, int);
     int *label = kamath ? RECORD_ALLOC(pr.n, int) : NULL;
@@ -365,13 +631,15 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
  * (0-based); NULL draws them from R's generator. */
 SEXP dpsco_oracle_mean(SEXP g, SEXP settings, SEXP labels)
 {
+    settings_list s = settings_open(settings, "dpsco_oracle_mean",
+                                    oracle_mean_fields);
     int n = Rf_nrows(g), dim = Rf_ncols(g);
     int block = dim < RELEASE_BLOCK_VALUES ? RELEASE_BLOCK_VALUES / dim : 1;
     records rec;
     records_alloc(&rec, block, dim);
     oracle_state o;
-    setup_from(&o, settings, dim, 0, 1);
-    double sd = num(settings, "noise_sd"), grid = noise_grid_from(settings);
+    setup_from(&o, &s, dim, 0, 1);
+    double sd = num(&s, "noise_sd"), grid = noise_grid_from(&s);
     int draw = Rf_isNull(labels) && o.kind == ORACLE_KAMATH;
     int noisy = o.kind != ORACLE_NONE && sd > 0;
 
@@ -429,14 +697,9 @@ SEXP dpsco_catoni_mean(SEXP a, SEXP b)
 SEXP dpsco_holland_h(SEXP a, SEXP nu, SEXP tabulated)
 {
     R_xlen_t n = XLENGTH(a);
-    double sqrt_nu = sqrt(Rf_asReal(nu));
-    holland_table tb;
-    int use_table = Rf_asLogical(tabulated) == TRUE &&
-                    holland_table_build(&tb, Rf_asReal(nu));
     SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-    for (R_xlen_t i = 0; i < n; i++)
-        REAL(out)[i] = use_table ? holland_table_eval(&tb, REAL(a)[i])
-                                 : holland_h(REAL(a)[i], sqrt_nu);
+    holland_h_values(REAL(a), n, Rf_asReal(nu),
+                     Rf_asLogical(tabulated) == TRUE, REAL(out));
     UNPROTECT(1);
     return out;
 }
@@ -449,13 +712,19 @@ SEXP dpsco_holland_h(SEXP a, SEXP nu, SEXP tabulated)
 SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
                        SEXP beta0)
 {
+    int task = task_of(settings, "dpsco_bun_steinke");
+    if (task != 0 && task != 1)
+        Rf_error("dpsco_bun_steinke: unknown task %d", task);
+    settings_list st = settings_open(settings, "dpsco_bun_steinke",
+                                     task == 1 ? bs_mean_fields
+                                               : bs_path_fields);
     int n = Rf_nrows(x), p = Rf_ncols(x);
-    int m = integer(settings, "trim");
-    double decay = num(settings, "decay"), s = num(settings, "s");
-    int noise = integer(settings, "noise");
-    const double *lo = REAL(field(settings, "lo"));
-    const double *hi = REAL(field(settings, "hi"));
-    if (integer(settings, "task") == 1) {
+    int m = integer(&st, "trim");
+    double decay = num(&st, "decay"), s = num(&st, "s");
+    int noise = integer(&st, "noise");
+    const double *lo = REAL(field(&st, "lo"));
+    const double *hi = REAL(field(&st, "hi"));
+    if (task == 1) {
         double *v = RECORD_ALLOC(n, double);
         SEXP out = PROTECT(Rf_allocMatrix(REALSXP, 3, p));
         double *o = REAL(out);
@@ -476,29 +745,23 @@ SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
     bp.y = REAL(y);
     bp.n = n;
     bp.p = p;
-    bp.has_int = integer(settings, "intercept");
-    bp.family.kind = integer(settings, "family");
-    SEXP tau = field_or_null(settings, "tau");
-    SEXP bw = field_or_null(settings, "bandwidth");
-    SEXP kern = field_or_null(settings, "kernel");
-    bp.family.tau = Rf_isNull(tau) ? 0.5 : Rf_asReal(tau);
-    bp.family.h = Rf_isNull(bw) ? 1.0 : Rf_asReal(bw);
-    bp.family.kernel = Rf_isNull(kern) ? KERNEL_GAUSSIAN : Rf_asInteger(kern);
-    bp.offset = num(settings, "offset");
-    bp.steps = integer(settings, "steps");
-    bp.step = REAL(field(settings, "step"));
+    bp.has_int = integer(&st, "intercept");
+    family_from(&bp.family, &st);
+    bp.offset = num(&st, "offset");
+    bp.steps = integer(&st, "steps");
+    bp.step = REAL(field(&st, "step"));
     bp.m = m;
     bp.decay = decay;
     bp.s = s;
     bp.noise = noise;
-    int threads = integer(settings, "threads"), limit = dpsco_thread_limit();
+    int threads = integer(&st, "threads"), limit = dpsco_thread_limit();
     bp.threads = threads < limit ? threads : limit;
     if (bp.threads < 1)
         bp.threads = 1;
     int dim = p + bp.has_int, nr = Rf_length(radius);
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
     memcpy(beta, REAL(beta0), (size_t) dim * sizeof(double));
-    int want_trace = integer(settings, "trace");
+    int want_trace = integer(&st, "trace");
     SEXP res = PROTECT(Rf_allocVector(VECSXP, 2));
     SEXP nms = PROTECT(Rf_allocVector(STRSXP, 2));
     SET_STRING_ELT(nms, 0, Rf_mkChar("beta"));

@@ -58,7 +58,7 @@ static int fw_select(const double *g, int dim, double eps0, double sens,
     return best;
 }
 
-void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
+void fw_path(const fit_problem *pr, oracle_state *o, const fw_setup *fs,
              const double *radius, int nradius, const double *beta0,
              double *out)
 {
@@ -69,7 +69,7 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
     /* group labels for the Kamath oracle (one group), or chunk labels */
     int *label = RECORD_ALLOC(n, int);
     int *start = fs->chunked
-        ? (int *) R_alloc((size_t) pr->steps + 2, sizeof(int)) : NULL;
+        ? (int *) R_alloc((size_t) fs->steps + 2, sizeof(int)) : NULL;
     if (!fs->chunked) {
         for (int i = 0; i < n; i++)
             idx[i] = i;
@@ -81,9 +81,9 @@ void fw_path(const spgd_problem *pr, oracle_state *o, const fw_setup *fs,
         double r = radius[l];
         /* chunk t - 1 is idx[start[t - 1] .. start[t] - 1] */
         if (fs->chunked)
-            sample_groups(n, pr->steps, LABELS_UNIFORM, 0.0, label, start,
+            sample_groups(n, fs->steps, LABELS_UNIFORM, 0.0, label, start,
                           idx);
-        for (int t = 1; t <= pr->steps; t++) {
+        for (int t = 1; t <= fs->steps; t++) {
             const int *batch = fs->chunked ? idx + start[t - 1] : idx;
             int count = fs->chunked ? start[t] - start[t - 1] : n;
             oracle_reset(o);

@@ -16,7 +16,7 @@
  * built and the exact evaluation is used. */
 #include <math.h>
 #include <Rmath.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 #define SQRT2 1.41421356237309504880
 #define MID_POINTS_MIN 8192
@@ -55,4 +55,15 @@ int holland_table_build(holland_table *tb, double nu)
     for (int k = 1; k <= TAIL_POINTS + 2; k++)
         tb->tail[k] = holland_h(HOLLAND_A_MID / (k * tb->tstep), sqrt_nu);
     return 1;
+}
+
+void holland_h_values(const double *a, R_xlen_t n, double nu, int tabulated,
+                      double *out)
+{
+    double sqrt_nu = sqrt(nu);
+    holland_table tb;
+    int use_table = tabulated && holland_table_build(&tb, nu);
+    for (R_xlen_t i = 0; i < n; i++)
+        out[i] = use_table ? holland_table_eval(&tb, a[i])
+                           : holland_h(a[i], sqrt_nu);
 }

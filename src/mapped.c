@@ -194,7 +194,7 @@ static void mapped_column(const records *rec, int j, const int *ix, int m,
  * sums of x'beta receive the products of the row-major loop (pass.c) in
  * its order, and oracle_add_block() adds the records' contributions in
  * record order, so the sums are those of the dense pass bit for bit. */
-void mapped_pass(const spgd_problem *pr, const oracle_state *o, double *acc,
+void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
                  const double *beta, const int *idx, const int *label,
                  int count, double *work)
 {

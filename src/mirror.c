@@ -185,7 +185,7 @@ static void radius_output(double *beta, const double *avg, double *out, int l,
 }
 
 /* Algorithm 3 at every radius. */
-static void full_path(spgd_problem *pr, oracle_state *o,
+static void full_path(fit_problem *pr, oracle_state *o,
                       const mirror_plan *mp, double *beta, double *out)
 {
     int dim = pr->p + pr->has_int;
@@ -224,7 +224,7 @@ static void full_path(spgd_problem *pr, oracle_state *o,
 }
 
 /* Algorithm 4 at every radius, each a fresh permutation and pass. */
-static void shuffled_path(spgd_problem *pr, oracle_state *o,
+static void shuffled_path(fit_problem *pr, oracle_state *o,
                           const mirror_plan *mp, double *beta, double *out)
 {
     int dim = pr->p + pr->has_int, n = pr->n;
@@ -273,7 +273,7 @@ static void shuffled_path(spgd_problem *pr, oracle_state *o,
 }
 
 /* The path of either algorithm from beta (overwritten), outputs in out. */
-void mirror_path(spgd_problem *pr, oracle_state *o, const mirror_plan *mp,
+void mirror_path(fit_problem *pr, oracle_state *o, const mirror_plan *mp,
                  double *beta, double *out)
 {
     if (mp->shuffled)

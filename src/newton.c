@@ -24,7 +24,7 @@
 #include <string.h>
 #include <Rmath.h>
 #include <R_ext/Utils.h>
-#include "dpsco.h"
+#include "spgd.h"
 
 /* g += A (to - from) / eta: a gradient carried from `from` to `to` by the
  * quadratic model. */
@@ -43,9 +43,10 @@ static void model_shift(const quad_model *qm, double *g, const double *to,
     }
 }
 
-void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
-                 const double *lambda, int nlambda, double *beta0,
-                 const double *g_first, double *out, double *trace)
+void newton_path(const fit_problem *pr, const spgd_schedule *sc,
+                 oracle_state *o, const quad_model *qm, const double *lambda,
+                 int nlambda, double *beta0, const double *g_first,
+                 double *out, double *trace)
 {
     int dim = pr->p + pr->has_int;
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
@@ -64,13 +65,13 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
     poisson_sampler sampler;
     sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     /* iterates after step `tail_from` enter the tail average */
-    int tail_from = pr->steps / 2;
+    int tail_from = sc->steps / 2;
 
     memcpy(beta, beta0, (size_t) dim * sizeof(double));
     for (int l = 0; l < nlambda; l++) {
         memset(avg, 0, (size_t) dim * sizeof(double));
         int next_trace = 0;
-        for (int t = 1; t <= pr->steps; t++) {
+        for (int t = 1; t <= sc->steps; t++) {
             if (g_first && l == 0 && t == 1) {
                 memcpy(est, g_first, (size_t) dim * sizeof(double));
             } else {
@@ -87,10 +88,11 @@ void newton_path(const spgd_problem *pr, oracle_state *o, const quad_model *qm,
                 have_ghat = 1;
             }
             memcpy(beta, next, (size_t) dim * sizeof(double));
-            path_record(pr, beta, avg, t, tail_from, l, &next_trace, trace);
+            path_record(sc, dim, beta, avg, t, tail_from, l, &next_trace,
+                        trace);
             R_CheckUserInterrupt();
         }
-        if (!pr->last_iterate) {
+        if (!sc->last_iterate) {
             /* the carried estimate follows the output to the average */
             if (have_ghat)
                 model_shift(qm, ghat, avg, beta, work);

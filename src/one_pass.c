@@ -169,7 +169,7 @@ static void check_interrupt(double *since_check)
 
 /* A block's public expected size is the divisor of its clipped sum; its
  * probability (public too) only informs pass.c's threading rule. */
-static void use_block(spgd_problem *pr, oracle_state *o, double size,
+static void use_block(fit_problem *pr, oracle_state *o, double size,
                       double prob)
 {
     o->m = size;
@@ -177,7 +177,7 @@ static void use_block(spgd_problem *pr, oracle_state *o, double size,
 }
 
 /* Algorithm 2 at radius l, from beta (overwritten by the output w_ag). */
-static void acsa_radius(spgd_problem *pr, oracle_state *o,
+static void acsa_radius(fit_problem *pr, oracle_state *o,
                         const one_pass_plan *pl, int l, const int *idx,
                         const int *start, double *beta, double *since_check)
 {
@@ -208,7 +208,7 @@ static void acsa_radius(spgd_problem *pr, oracle_state *o,
 
 /* Algorithm 6 at radius l, from beta (overwritten by the weighted average
  * of the iterates, or the last iterate if every weight is 0). */
-static void sgd_radius(spgd_problem *pr, oracle_state *o,
+static void sgd_radius(fit_problem *pr, oracle_state *o,
                        const one_pass_plan *pl, int l, const int *idx,
                        const int *start, double *beta, double *since_check)
 {
@@ -243,7 +243,7 @@ static void sgd_radius(spgd_problem *pr, oracle_state *o,
 
 /* Algorithm 4 at radius l, from beta (overwritten by the last phase's
  * output). */
-static void localized_radius(spgd_problem *pr, oracle_state *o,
+static void localized_radius(fit_problem *pr, oracle_state *o,
                              const one_pass_plan *pl, int l, const int *idx,
                              const int *start, double *beta,
                              double *since_check)
@@ -283,7 +283,7 @@ static void localized_radius(spgd_problem *pr, oracle_state *o,
 
 /* The path over the radii from beta (overwritten), outputs in out
  * (dim x nr). */
-void one_pass_path(spgd_problem *pr, oracle_state *o, const one_pass_plan *pl,
+void one_pass_path(fit_problem *pr, oracle_state *o, const one_pass_plan *pl,
                    double *beta, double *out)
 {
     int dim = pr->p + pr->has_int, n = pr->n;

@@ -8,7 +8,7 @@
  * on which thread ran which chunk or when. */
 #include <math.h>
 #include <string.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 /* Accumulator sets start on separate 64-byte cache lines: chunks run by
  * different threads then never write to the same line. */
@@ -33,8 +33,15 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     o->stride = (set + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;
     o->acc = (double *) R_alloc(o->stride * o->nchunks, sizeof(double));
     o->work = (double *) R_alloc((size_t) o->k, sizeof(double));
-    o->tabulated = kind == ORACLE_HOLLAND && !exact &&
-                   holland_table_build(&o->table, nu);
+    o->tabulated = 0;
+    o->table = NULL;
+    if (kind == ORACLE_HOLLAND && !exact) {
+        holland_table *tb = (holland_table *) R_alloc(1, sizeof(holland_table));
+        if (holland_table_build(tb, nu)) {
+            o->table = tb;
+            o->tabulated = 1;
+        }
+    }
     oracle_reset(o);
 }
 

@@ -2,7 +2,7 @@
  * One record moves the sum by at most C, so the mean over the expected
  * batch size m has add/remove sensitivity C / m. */
 #include <math.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 /* The record's weight: r, or sign(r) C / norm when |r| norm > C, compared
  * without forming |r| norm, which may overflow.  0 adds nothing: for r = 0,

@@ -4,7 +4,7 @@
  * each coordinate's mean by at most 2 sqrt(2) s / (3 m): L2 sensitivity
  * 2 sqrt(2) s sqrt(dim) / (3 m). */
 #include <math.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 /* Values the second pass scans before evaluating the ones it found. */
 #define FAR_BLOCK 64
@@ -57,8 +57,8 @@ void holland_add(const oracle_state *o, double *restrict acc, double r,
         return;
     if (o->tabulated) {
         if (o->has_int)
-            *acc++ += s * holland_table_eval(&o->table, r_s);
-        tabulated_add(&o->table, acc, r_s, s, x, xmax, p);
+            *acc++ += s * holland_table_eval(o->table, r_s);
+        tabulated_add(o->table, acc, r_s, s, x, xmax, p);
         return;
     }
     double sqrt_nu = sqrt(o->nu);
@@ -80,7 +80,7 @@ void holland_add_sparse(const oracle_state *o, double *restrict acc, double r,
     if (r == 0.0)
         return;
     if (o->tabulated) {
-        const holland_table *tb = &o->table;
+        const holland_table *tb = o->table;
         double c = tb->cubic, a2 = tb->a_poly * tb->a_poly;
         if (o->has_int)
             *acc++ += s * holland_table_eval(tb, r_s);
@@ -106,8 +106,9 @@ void holland_add_block(const oracle_state *o, double *acc, const double *r,
 {
     double s = o->s, sqrt_nu = sqrt(o->nu);
     int p = o->dim - o->has_int;
-    const holland_table *tb = &o->table;
-    double c = tb->cubic, a2 = tb->a_poly * tb->a_poly;
+    /* no table (exact values, or nu too large for one): c and a2 unused */
+    const holland_table *tb = o->table;
+    double c = tb ? tb->cubic : 0.0, a2 = tb ? tb->a_poly * tb->a_poly : 0.0;
     if (o->has_int)
         for (int k = 0; k < m; k++)
             if (r[k] != 0.0)

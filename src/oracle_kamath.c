@@ -7,7 +7,7 @@
  * moves add up to at most that), giving L2 sensitivity
  * rho k sqrt(dim) / (2 m), halved for even k (R/oracles.R). */
 #include <math.h>
-#include "dpsco.h"
+#include "oracle_internal.h"
 
 static double clamp(double v, double h)
 {

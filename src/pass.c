@@ -54,7 +54,7 @@ static double sparse_predictor(const double *restrict beta,
     return (has_int ? beta[0] : 0.0) + ((s[0] + s[1]) + (s[2] + s[3]));
 }
 
-static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
+static void chunk_pass(const fit_problem *pr, const oracle_state *o,
                        double *acc, const double *beta, const int *idx,
                        const int *label, int from, int to, int chunk)
 {
@@ -91,7 +91,7 @@ static void chunk_pass(const spgd_problem *pr, const oracle_state *o,
     }
 }
 
-void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
+void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count)
 {
     int nchunks = o->nchunks;
@@ -117,7 +117,7 @@ void batch_pass(const spgd_problem *pr, oracle_state *o, const double *beta,
 /* One step's release, shared by the optimisers: a Poisson batch, the pass
  * over it, the oracle's estimate and its Gaussian noise, drawn in that
  * order.  Returns the realised batch size. */
-int noisy_gradient(const spgd_problem *pr, oracle_state *o,
+int noisy_gradient(const fit_problem *pr, oracle_state *o,
                    const poisson_sampler *s, const double *beta, int *idx,
                    int *label, double *est)
 {
@@ -130,6 +130,20 @@ int noisy_gradient(const spgd_problem *pr, oracle_state *o,
     if (o->kind != ORACLE_NONE && pr->noise_sd > 0)
         add_noise(est, o->dim, pr->noise_sd, pr->noise_grid);
     return count;
+}
+
+/* The noisy mean over a list of records: the pass, the oracle's estimate
+ * (divided by o->m, the block's public expected size, whatever count is)
+ * and N(0, sd^2) on every coordinate.  The one-pass loops' step. */
+void block_gradient(const fit_problem *pr, oracle_state *o,
+                    const double *beta, const int *idx, int count, double sd,
+                    double *est)
+{
+    oracle_reset(o);
+    batch_pass(pr, o, beta, idx, NULL, count);
+    oracle_finish(o, est);
+    if (o->kind != ORACLE_NONE && sd > 0)
+        add_noise(est, o->dim, sd, pr->noise_grid);
 }
 
 /* The noise of every release the engine makes: N(0, sd^2) per coordinate

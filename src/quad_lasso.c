@@ -10,7 +10,7 @@
  * part, s = g + A (b - c) / eta, up to date one column of A at a time. */
 #include <math.h>
 #include <string.h>
-#include "dpsco.h"
+#include "spgd.h"
 
 /* Sweeps stop when no coordinate moves by more than this in the metric of
  * A / eta, or after QUAD_MAX_SWEEPS sweeps. */

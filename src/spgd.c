@@ -41,43 +41,30 @@
 #include <string.h>
 #include <Rmath.h>
 #include <R_ext/Utils.h>
-#include "dpsco.h"
+#include "spgd.h"
 
 /* Records streamed between two interrupt checks. */
 #define INTERRUPT_EVERY 1000000.0
 
 /* After step t at lambda l: the running (tail) average of the iterates and,
  * at the trace steps, a copy of the output iterate. */
-void path_record(const spgd_problem *pr, const double *beta, double *avg,
-                 int t, int tail_from, int l, int *next_trace, double *trace)
+void path_record(const spgd_schedule *sc, int dim, const double *beta,
+                 double *avg, int t, int tail_from, int l, int *next_trace,
+                 double *trace)
 {
-    int dim = pr->p + pr->has_int;
     if (t > tail_from)
         for (int j = 0; j < dim; j++)
             avg[j] += (beta[j] - avg[j]) / (t - tail_from);
-    if (trace && *next_trace < pr->ntrace && pr->trace_at[*next_trace] == t) {
-        double *slot = trace + ((size_t) l * pr->ntrace + *next_trace) * dim;
-        memcpy(slot, pr->last_iterate ? beta : avg, (size_t) dim * sizeof(double));
+    if (trace && *next_trace < sc->ntrace && sc->trace_at[*next_trace] == t) {
+        double *slot = trace + ((size_t) l * sc->ntrace + *next_trace) * dim;
+        memcpy(slot, sc->last_iterate ? beta : avg, (size_t) dim * sizeof(double));
         (*next_trace)++;
     }
 }
 
-/* The noisy mean over a list of records: the pass, the oracle's estimate
- * (divided by o->m, the block's public expected size, whatever count is)
- * and N(0, sd^2) on every coordinate.  The one-pass loops' step. */
-void block_gradient(const spgd_problem *pr, oracle_state *o,
-                    const double *beta, const int *idx, int count, double sd,
-                    double *est)
-{
-    oracle_reset(o);
-    batch_pass(pr, o, beta, idx, NULL, count);
-    oracle_finish(o, est);
-    if (o->kind != ORACLE_NONE && sd > 0)
-        add_noise(est, o->dim, sd, pr->noise_grid);
-}
-
-void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
-               int nlambda, double *beta0, double *out, double *trace)
+void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
+               oracle_state *o, const double *lambda, int nlambda,
+               double *beta0, double *out, double *trace)
 {
     int dim = pr->p + pr->has_int;
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
@@ -90,15 +77,15 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     sampler_init(&sampler, pr->n, pr->q, pr->noise_grid > 0);
     double since_check = 0.0;
     /* iterates after step `tail_from` enter the average */
-    int tail_from = pr->tail_average ? pr->steps / 2 : 0;
+    int tail_from = sc->tail_average ? sc->steps / 2 : 0;
 
     /* disjoint mode: block t - 1 is idx[start[t - 1] .. start[t] - 1] */
     int *start = NULL;
-    if (pr->disjoint) {
-        if (pr->steps * pr->q > 1.0 + 1e-12)
+    if (sc->disjoint) {
+        if (sc->steps * pr->q > 1.0 + 1e-12)
             Rf_error("internal error: %d blocks of probability %g each",
-                     pr->steps, pr->q);
-        start = (int *) R_alloc((size_t) pr->steps + 2, sizeof(int));
+                     sc->steps, pr->q);
+        start = (int *) R_alloc((size_t) sc->steps + 2, sizeof(int));
         label = RECORD_ALLOC(pr->n, int);
     }
 
@@ -106,11 +93,11 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
     for (int l = 0; l < nlambda; l++) {
         memset(avg, 0, (size_t) dim * sizeof(double));
         int next_trace = 0;
-        if (pr->disjoint)
-            sample_groups(pr->n, pr->steps, LABELS_RATE, pr->q, label, start,
+        if (sc->disjoint)
+            sample_groups(pr->n, sc->steps, LABELS_RATE, pr->q, label, start,
                           idx);
-        for (int t = 1; t <= pr->steps; t++) {
-            if (pr->disjoint) {
+        for (int t = 1; t <= sc->steps; t++) {
+            if (sc->disjoint) {
                 int count = start[t] - start[t - 1];
                 block_gradient(pr, o, beta, idx + start[t - 1], count,
                                pr->noise_sd, est);
@@ -119,17 +106,18 @@ void spgd_path(const spgd_problem *pr, oracle_state *o, const double *lambda,
                 since_check += noisy_gradient(pr, o, &sampler, beta, idx,
                                               label, est);
             }
-            double gamma = pr->sqrt_schedule ? pr->step0 / sqrt((double) t)
-                                             : pr->step0;
+            double gamma = sc->sqrt_schedule ? sc->step0 / sqrt((double) t)
+                                             : sc->step0;
             prox_step(beta, est, pr->p, pr->has_int, gamma, lambda[l],
-                      pr->alpha, pr->pf);
-            path_record(pr, beta, avg, t, tail_from, l, &next_trace, trace);
+                      sc->alpha, sc->pf);
+            path_record(sc, dim, beta, avg, t, tail_from, l, &next_trace,
+                        trace);
             if (since_check >= INTERRUPT_EVERY) {
                 R_CheckUserInterrupt();
                 since_check = 0.0;
             }
         }
-        if (!pr->last_iterate)
+        if (!sc->last_iterate)
             memcpy(beta, avg, (size_t) dim * sizeof(double));
         /* the output at this lambda is the warm start of the next one */
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));

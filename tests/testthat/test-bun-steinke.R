@@ -306,3 +306,17 @@ test_that("Algorithm 4 is method \"holland\" with batch_size = n", {
   # at Wang et al.'s sigma, the exact accountant (add/remove) is below epsilon
   expect_lt(dp_epsilon(sigma_paper / (sens_rep / 2), 1, steps, delta), eps)
 })
+
+test_that("the Bun-Steinke engine refuses unknown and missing settings fields", {
+  v <- matrix(c(0.1, -0.3, 0.2, 0.5, 0, -0.1), 3)
+  s <- list(task = 1L, trim = 0L, decay = 1, s = 1, noise = 0L,
+            lo = c(-1, -1), hi = c(1, 1))
+  rel <- function(s) .Call(dpsco:::C_dpsco_bun_steinke, v, NULL, s, NULL, NULL)
+  expect_equal(rel(s), dpsco:::bs_mean_release(v, -1, 1, 0L, 1, noise = FALSE))
+  # the path's fields are not the release's
+  expect_error(rel(c(s, steps = 2L)),
+               "dpsco_bun_steinke: unknown settings field 'steps'", fixed = TRUE)
+  s$decay <- NULL
+  expect_error(rel(s), "dpsco_bun_steinke: settings field 'decay' is missing",
+               fixed = TRUE)
+})

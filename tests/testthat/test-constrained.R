@@ -358,3 +358,17 @@ test_that("HTDP-FW after a private standardisation composes instead of claiming 
   expect_lte(pr$epsilon_accounted, 2 * (1 + 1e-9))
   expect_equal(pr$epsilon_accounted, 2, tolerance = 1e-5)
 })
+
+test_that("the Frank-Wolfe engine refuses unknown and missing settings fields", {
+  x <- matrix(c(0.5, -1, 0.25, 1, 0, -0.5), 3)
+  y <- c(1, -1, 0.5)
+  s <- c(exact_oracle(3), family_settings("gaussian"), list(
+    intercept = 0L, noise_sd = 0, rate = 1, threads = 1L, offset = 0,
+    steps = 3L, eps0 = 0, score_sensitivity = 1, chunked = 0L))
+  fw <- function(s) .Call(dpsco:::C_dpsco_fw, x, y, s, 1, c(0, 0))
+  expect_equal(dim(fw(s)), c(2L, 1L))
+  expect_error(fw(c(s, chunks = 1L)),
+               "dpsco_fw: unknown settings field 'chunks'", fixed = TRUE)
+  s$eps0 <- NULL
+  expect_error(fw(s), "dpsco_fw: settings field 'eps0' is missing", fixed = TRUE)
+})

@@ -730,3 +730,30 @@ test_that("secure = TRUE refuses what it cannot cover, naming the argument", {
   expect_error(dpsco(x, y, secure = TRUE, method = "prox_clipped_sgd"),
                class = "dpsco_arg_error", regexp = "secure")
 })
+
+test_that("the engine's fit and release refuse unknown and missing settings fields", {
+  x <- matrix(c(0.5, -1, 0.25, 1, 0, -0.5), 3)
+  y <- c(1, -1, 0.5)
+  s <- list(oracle = 1L, m = 3, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
+            family = 0L, intercept = 1L, noise_sd = 0, rate = 1, steps = 2L,
+            step_size = 0.1, sqrt_schedule = 0L, last_iterate = 0L,
+            tail_average = 0L, alpha = 1, penalty_factor = c(1, 1),
+            threads = 1L)
+  fit <- function(s) .Call(dpsco:::C_dpsco_fit, x, y, s, 0.1, rep(0, 3), integer())
+  release <- function(s) .Call(dpsco:::C_dpsco_release, x, y, s, rep(0, 3))
+  expect_equal(dim(fit(s)$beta), c(3L, 1L))
+  expect_length(release(s), 3L)
+  # a misspelt optional field is not silently defaulted
+  expect_error(fit(c(s, noise_grd = 0)),
+               "dpsco_fit: unknown settings field 'noise_grd'", fixed = TRUE)
+  expect_error(release(c(s, ofset = 1)),
+               "dpsco_release: unknown settings field 'ofset'", fixed = TRUE)
+  s$step_size <- NULL
+  expect_error(fit(s), "dpsco_fit: settings field 'step_size' is missing",
+               fixed = TRUE)
+  s$rate <- NULL
+  expect_error(release(s), "dpsco_release: settings field 'rate' is missing",
+               fixed = TRUE)
+  expect_error(fit(c(s, step_size = 0.1, rate = 1, alpha = 1)),
+               "dpsco_fit: settings field 'alpha' given twice", fixed = TRUE)
+})

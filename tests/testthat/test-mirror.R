@@ -410,3 +410,26 @@ test_that("set.seed() reproduces a fit", {
     expect_true(all(is.finite(f1$beta)))
   }
 })
+
+test_that("the mirror engine refuses unknown and missing settings fields", {
+  map <- function(s) .Call(mirror_ns$C_dpsco_mirror, NULL, NULL, s, NULL, c(1, -2))
+  s <- list(task = mirror_ns$mirror_tasks[["map"]], s = 1.5, inverse = 0L)
+  expect_equal(map(s), mirror_ns$mirror_map(c(1, -2), 1.5))
+  # each task has its own fields: the noise task's sigma is not the map's
+  expect_error(map(c(s, sigma = 1)),
+               "dpsco_mirror: unknown settings field 'sigma'", fixed = TRUE)
+  s$inverse <- NULL
+  expect_error(map(c(s, invrese = 1L)),
+               "dpsco_mirror: unknown settings field 'invrese'", fixed = TRUE)
+  expect_error(map(s), "dpsco_mirror: settings field 'inverse' is missing",
+               fixed = TRUE)
+  prob <- mirror_prob(40, 2)
+  pl <- mirror_ns$mirror_plan(prob, 1, 1.5, mirror_budget(),
+                              list(clip = 2, mirror_alpha = 3), iterations = 2)
+  e <- pl$engine
+  expect_error(mirror_ns$mirror_run(prob, 1, c(e, noise_grd = 0)),
+               "dpsco_mirror: unknown settings field 'noise_grd'", fixed = TRUE)
+  e$a <- NULL
+  expect_error(mirror_ns$mirror_run(prob, 1, e),
+               "dpsco_mirror: settings field 'a' is missing", fixed = TRUE)
+})

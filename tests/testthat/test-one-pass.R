@@ -486,3 +486,18 @@ test_that("bad prox_clipped_sgd arguments are argument errors", {
   e(control = dpsco_control(output = "average"))
   e(epsilon = Inf)
 })
+
+test_that("the one-pass engine refuses unknown and missing settings fields", {
+  dat <- op_data(100, 2, 5)
+  s <- c(dpsco:::family_settings("gaussian"), list(
+    method = 0L, intercept = 1L, offset = 0, threads = 1L, m = 50,
+    rate = 0.5, clip = 1, ridge = 0, batch = 50, steps = 2L, step = 1,
+    noise_sd = 0))
+  run <- function(s) .Call(dpsco:::C_dpsco_one_pass, dat$x, dat$y, s, 1, rep(0, 3))
+  expect_equal(dim(run(s)), c(3L, 1L))
+  expect_error(run(c(s, wieght = 1)),
+               "dpsco_one_pass: unknown settings field 'wieght'", fixed = TRUE)
+  s$ridge <- NULL
+  expect_error(run(s), "dpsco_one_pass: settings field 'ridge' is missing",
+               fixed = TRUE)
+})

@@ -506,3 +506,16 @@ test_that("wide records: every value beyond the cubic region gets the exact h to
     }
   }
 })
+
+test_that("the oracle release refuses unknown and missing settings fields", {
+  g <- matrix(c(1, -2, 0.5, 3, 0, 1), 3)
+  s <- list(oracle = 1L, m = 3, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
+            noise_sd = 0, noise_grid = 0)
+  mean_of <- function(s) .Call(dpsco:::C_dpsco_oracle_mean, g, s, NULL)
+  expect_equal(mean_of(s), dpsco:::oracle_mean(g, "clip", m = 3, clip = 1))
+  expect_error(mean_of(c(s, clp = 2)),
+               "dpsco_oracle_mean: unknown settings field 'clp'", fixed = TRUE)
+  s$clip <- NULL
+  expect_error(mean_of(s), "dpsco_oracle_mean: settings field 'clip' is missing",
+               fixed = TRUE)
+})

@@ -1,0 +1,50 @@
+/* Declarations private to the penalised-path optimisers: spgd.c (noisy
+ * proximal SGD), newton.c (its preconditioned sibling) and quad_lasso.c,
+ * plus entry.c, which fills the schedule.  The other optimisers share only
+ * dpsco.h's fit_problem with them. */
+#ifndef DPSCO_SPGD_H
+#define DPSCO_SPGD_H
+
+#include "dpsco.h"
+
+/* A penalised path's steps, step sizes, penalty and output rule. */
+typedef struct {
+    int steps;
+    double step0;
+    int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
+    int last_iterate;   /* output beta_T instead of the iterate average */
+    int tail_average;   /* average only the iterates after step T / 2 */
+    double alpha;
+    const double *pf;
+    const int *trace_at; /* sorted steps (1-based) to record */
+    int ntrace;
+    int disjoint;       /* one pass per lambda: each record joins block
+                         * floor(u / q) (u uniform, its own draw) when
+                         * below steps, and step t takes block t - 1 */
+} spgd_schedule;
+
+void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
+               oracle_state *o, const double *lambda, int nlambda,
+               double *beta0, double *out, double *trace);
+void path_record(const spgd_schedule *sc, int dim, const double *beta,
+                 double *avg, int t, int tail_from, int l, int *next_trace,
+                 double *trace);
+
+/* ---- quad_lasso.c / newton.c ------------------------------------------ */
+typedef struct {
+    int dim, has_int;
+    const double *A;    /* dim x dim released curvature, positive definite */
+    double eta;         /* step: the model's curvature is A / eta */
+    double memory;      /* weight of the carried gradient estimate */
+    double alpha;
+    const double *pf;
+} quad_model;
+
+void quad_lasso(const quad_model *qm, const double *g, const double *c,
+                double lambda, double *b, double *s);
+void newton_path(const fit_problem *pr, const spgd_schedule *sc,
+                 oracle_state *o, const quad_model *qm, const double *lambda,
+                 int nlambda, double *beta0, const double *g_first,
+                 double *out, double *trace);
+
+#endif
