@@ -159,105 +159,14 @@ stich_schedule <- function(T, L, a) {
   }
 }
 
-# Everything a one-pass fit at one radius uses, before it runs: the
-# engine's settings, the values for the record.  `z` is the pass's noise
-# multiplier; beta the loss's smoothness, C the clip level, d the
-# dimension; `steps` the user's iterations (T, or the number of phases of
-# "localized"), or NULL.
-one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
-  D <- 2 * radius      # the diameter of the ball
-  rho <- 1 / (2 * z^2) # the pass's zCDP
-  switch(method,
-    acsa = {
-      # T balances Lowy and Razaviyayn's bound beta D^2 / T^2 against the
-      # noise term D sqrt(d) C sqrt(T) / (n sqrt(rho)) (the variance of the
-      # block mean grows as T^2 / n^2 and the bound takes it over T steps):
-      # T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5), within [1, n]
-      T <- steps %||% min(n, max(1L, as.integer(ceiling(
-        (beta * D * n * sqrt(rho) / (C * sqrt(d)))^(2 / 5)))))
-      # the public expected block size: each record in each block w.p. 1 / T
-      N <- n / T
-      sd <- z * C / N
-      # Ghadimi and Lan's gamma_t = 4 eta / (t (t + 1)) with
-      # eta = max(2 beta, sqrt(S^2 T (T + 1) (T + 2) / (3 V))), the minimiser
-      # of their bound 4 eta V / (T (T + 1)) + 4 S^2 (T + 2) / (3 eta):
-      # S^2 = d sd^2 + C^2 / N bounds the estimate's variance (noise plus
-      # the sampling of N clipped gradients) and V = D^2 / 2 the Bregman
-      # distance to the solution
-      S2 <- d * sd^2 + C^2 / N
-      eta <- max(2 * beta, sqrt(S2 * T * (T + 1) * (T + 2) / (3 * D^2 / 2)))
-      list(engine = list(batch = as.double(N), steps = as.integer(T),
-                         noise_sd = sd, step = eta),
-           settings = list(steps = T, batch_size = N, noise_sd = sd,
-                           eta = eta))
-    },
-    clipped_sgd = {
-      L <- 2 * (beta + mu)
-      # T balances Stich's 32 (L / 2) D^2 exp(-mu T / (2 L)) against
-      # 36 S^2 / (mu T) with S^2 = d (z C T / n)^2 + C^2 T / n: the
-      # minimiser of their sum, (2 L / mu) log(8 rho n^2 mu^2 D^2 /
-      # (9 d C^2)), within [1, sqrt(n)]: the bound's linear rate is
-      # pessimistic, and past sqrt(n) steps the blocks' noise dominated
-      # on simulated heavy-tailed data (n = 20000: held-out RMSE 2.40 at
-      # T = 100 against 2.44-2.67 at the rule's T of about 1000)
-      T <- steps %||% min(ceiling(sqrt(n)), max(1L, as.integer(ceiling(
-        (2 * L / mu) * log(max(exp(1), 8 * rho * n^2 * mu^2 * D^2 /
-                                 (9 * d * C^2)))))))
-      N <- n / T
-      sd <- z * C / N
-      sch <- stich_schedule(T, L, mu)
-      list(engine = list(batch = as.double(N), steps = as.integer(T),
-                         noise_sd = sd, step = sch$step, weight = sch$weight),
-           settings = list(steps = T, batch_size = N, noise_sd = sd, mu = mu,
-                           step_sizes = sch$step))
-    },
-    localized = {
-      k <- steps %||% default_phases(n)
-      # the public expected phase sizes: a record joins phase i w.p. 2^-i
-      ni <- n / 2^seq_len(k)
-      # Feldman, Koren and Talwar's phased ERM: eta_i = eta 4^-i on
-      # n_i = n 2^-i records with the regulariser ||w - w_{i-1}||^2 /
-      # (eta_i n_i), i.e. lambda_i = 2 / (eta_i n_i), and their base step
-      # eta = (D / L) min(4 / sqrt(n), eps / (7 sqrt(d log(1/delta)))) with
-      # the clip level as L and eps / sqrt(log(1/delta)) read as
-      # sqrt(2 rho) = 1 / z for zCDP
-      eta <- (D / C) * min(4 / sqrt(n), 1 / (7 * z * sqrt(d)))
-      lam <- 2 / (eta * 4^-seq_len(k) * ni)
-      # the local ball: the minimiser of the clipped regularised loss is
-      # within C / lambda_i of w_{i-1} (the clipped mean has norm <= C)
-      local <- C / lam
-      # T_i: Lowy and Razaviyayn's balance of the optimisation error
-      # G^2 / (lambda T) against the noise's d sd_i^2 / lambda,
-      # T_i = n_i^2 rho / d (the public n_i), at most 100 steps per phase
-      # (run time: each step passes over n_i records; without noise the
-      # error fell as 1 / T_1: 0.22, 0.09, 0.04 at 20, 50, 100 steps on a
-      # simulated least-squares problem)
-      Ti <- as.integer(pmin(100, pmax(1, ceiling(ni^2 * rho / d))))
-      sd <- z * sqrt(Ti) * C / ni
-      list(engine = list(batch = as.double(ni), steps = as.integer(Ti),
-                         noise_sd = sd, step = lam, weight = local),
-           settings = list(steps = k, batch_size = ni, phase_steps = Ti,
-                           noise_sd = sd, lambda_phase = lam,
-                           local_radius = local, eta = eta))
-    })
-}
-
-# The user's iterations against the public n: "localized"'s last phase
-# must have an expected size n 2^-k of at least one record, and the other
-# methods' blocks n / T likewise.
-check_one_pass_steps <- function(method, steps, n) {
+# The user's iterations against the public n: each step's (or phase's)
+# block must hold at least one record in expectation; `variant$max_steps`
+# says how many fit into n, and its `too_many` text why.
+check_one_pass_steps <- function(variant, steps, n) {
   if (is.null(steps)) return(NULL)
   steps <- check_count(steps, "iterations", 1)
-  if (method == "localized") {
-    if (n / 2^steps < 1)
-      arg_error("iterations", "= ", steps, " phases of \"localized\" do not ",
-                "fit into n = ", n, ": phase i takes n / 2^i records in ",
-                "expectation, so at most ", default_phases(n), " phases.")
-  } else if (steps > n) {
-    arg_error("iterations", "= ", steps, " exceeds n = ", n, ": each step of \"",
-              method, "\" takes its own block of n / iterations >= 1 records ",
-              "in expectation.")
-  }
+  if (steps > variant$max_steps(n))
+    arg_error("iterations", "= ", steps, variant$too_many(n))
   steps
 }
 
@@ -281,26 +190,29 @@ one_pass_ridge <- function(control, beta) {
 #   budget  list(epsilon, delta, fixed (the private settings' parts))
 #   steps   the user's iterations, or NULL
 # Returns list(beta = d x length(radius), parts, settings, public, ...).
+# `method` names a registered one-pass method, whose object's `one_pass`
+# element (see one_pass_variant()) holds what differs between them.
 fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
   method <- match_choice(method, "method", names(one_pass_codes))
+  variant <- method_spec(method)$one_pass
   radius <- check_radius(radius)
   n <- prob$n
   d <- prob$d
   nr <- length(radius)
-  steps <- check_one_pass_steps(method, steps, n)
+  steps <- check_one_pass_steps(variant, steps, n)
   C <- prob$clip %||% control$clip %||% 1
   # the smoothness: the squared private row bound, or with public tuning d,
   # the largest curvature of a design with every entry in [-1, 1] (the
   # public convention of dpsco()'s default step), times the loss's
   # curvature per unit squared row norm
   beta <- (prob$smoothness %||% d) * loss_curvature(prob)
-  mu <- if (method == "clipped_sgd") one_pass_ridge(control, beta) else 0
+  mu <- variant$ridge(control, beta)
   # one Gaussian release per record per radius (each record's own block
   # label: see the file's header), composed with the private settings
   z <- calibrate_components(lapply(budget$fixed, part_component), 1, nr,
                             budget$epsilon, budget$delta)
   plans <- lapply(radius, function(r)
-    one_pass_radius_plan(method, n, d, r, z, C, beta, mu, steps))
+    variant$plan(n, d, r, z, C, beta, mu, steps))
   x <- prob$x
   if (!is.double(x)) storage.mode(x) <- "double"
   beta_out <- matrix(0, d, nr)
@@ -310,15 +222,12 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
     beta_out[, l] <- w
   }
   nmin <- min(unlist(lapply(plans, function(p) p$engine$batch)))
-  phase_txt <- if (method == "localized")
-    " (each record in the steps of its phase only, noise multiplier z sqrt(T_i) per step)"
-    else ""
   part <- privacy_part(
     "optimizer", z, 1, nr, C / nmin, 1, kind = "gaussian",
     mechanism = paste0("Gaussian: clipped block sums over the public ",
                        "expected block size, blocks from per-record random ",
                        "labels, one pass per radius (one release per record ",
-                       "per radius, 1/(2 z^2)-zCDP)", phase_txt),
+                       "per radius, 1/(2 z^2)-zCDP)", variant$mechanism),
     released = paste(nr, "passes of noisy clipped block means"))
   st <- lapply(plans, `[[`, "settings")
   one <- function(name) {
@@ -330,23 +239,49 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
                    T = one("steps"), batch_size = one("batch_size"),
                    noise_sd = one("noise_sd"), noise_multiplier = z,
                    clip = C, smoothness = beta, ridge = mu)
-  extra <- switch(method,
-    acsa = list(eta = one("eta")),
-    clipped_sgd = list(step_sizes = one("step_sizes")),
-    localized = list(phase_steps = one("phase_steps"),
-                     lambda_phase = one("lambda_phase"),
-                     local_radius = one("local_radius"), eta = one("eta")))
+  extra <- lapply(stats::setNames(nm = variant$reported), one)
   list(beta = beta_out, parts = list(part), settings = c(settings, extra),
-       public = c("clip level", "step sizes and iterations",
-                  if (method == "clipped_sgd") "ridge mu"),
+       public = c("clip level", "step sizes and iterations", variant$public),
        pure_epsilon = NULL, sampling = one_pass_sampling)
+}
+
+# What differs between the one-pass methods, for their registration:
+#   code       the engine's algorithm (one_pass_codes)
+#   plan(n, d, radius, z, C, beta, mu, steps)
+#              everything a fit at one radius uses before it runs: the
+#              engine's settings (`engine`: batch, the blocks' public
+#              expected sizes; steps; noise_sd; step; weight) and the values
+#              for the fit's settings; z is the pass's noise multiplier,
+#              beta the loss's smoothness, C the clip level, d the
+#              dimension, steps the user's iterations or NULL
+#   max_steps(n), too_many(n)  the most steps (phases) at the public n, and
+#              the message's rest when the user asks for more
+#   ridge(control, beta)  the ridge mu added to the loss (0: none)
+#   reported   the plan's settings the fit reports beyond the common ones
+#   mechanism, public  text added to the record
+one_pass_variant <- function(code, plan, reported, ridge = function(control, beta) 0,
+                             max_steps = function(n) n,
+                             too_many = NULL, mechanism = "",
+                             public = character()) {
+  list(code = code, plan = plan, reported = reported, ridge = ridge,
+       max_steps = max_steps,
+       too_many = too_many %||% function(n)
+         paste0(" exceeds n = ", n, ": each step takes its own block of ",
+                "n / iterations >= 1 records in expectation."),
+       mechanism = mechanism, public = public)
+}
+
+# A one-pass method's plan at one radius (see one_pass_variant()).
+one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
+  method_spec(method)$one_pass$plan(n, d, radius, z, C, beta, mu, steps)
 }
 
 # The engine at one radius from w: the d-vector output.
 one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) {
   # [[ ]]: prob$fam would partially match prob$family
   settings <- c(prob[["fam"]] %||% family_settings(prob$family), list(
-    method = one_pass_codes[[method]], intercept = as.integer(prob$intercept),
+    method = method_spec(method)$one_pass$code,
+    intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset %||% 0),
     threads = as.integer(prob$threads %||% getOption("dpsco.threads", 2L)),
     m = as.double(engine$batch[1L]),

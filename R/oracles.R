@@ -336,8 +336,6 @@ kamath_groups <- function(zeta, d, m) {
 # of the two middle order statistics, whose moves add up to at most c.
 kamath_median_factor <- function(k) if (k %% 2L == 0L) 0.5 else 1
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
 # One noise-free (noise_sd = 0) or noisy release of an oracle on the rows of
 # g, all of which are in the batch; m is the expected batch size.  `labels`
 # (0-based) fixes the Kamath groups; NULL draws them from R's generator.

@@ -11,6 +11,9 @@
 
 method_registry <- new.env(parent = emptyenv())
 
+# (here, as the method files use it when they register)
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
 # Control fields every method reads: the budget shares and declared values
 # of the private settings, private standardisation and the quantile
 # family's smoothing.
