@@ -136,7 +136,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   # part's realised size is used or returned
   val <- stats::runif(n_rows) < holdout
   y_fit <- if (fam$classes) factor(yy$classnames[yy$y + 1L],
-                                            levels = yy$classnames) else yy$y
+                                   levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
                public_n = n_fit, tau = tau, secure = secure, ...)

@@ -114,8 +114,8 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   # |<(1, x), v>| ||(1, x)||_q <= ||(1, x)||_q^2 ||v||_p (Hoelder)
   # (with private tuning, the squared private row bound instead: the
   # curvature of the bulk of the records, which only sets step sizes)
-  # (the loss's largest second derivative: 1, 1/4 (logistic), K(0) / h
-  # (smoothed check loss))
+  # (times the loss's largest second derivative: 1, 1/4 (logistic),
+  # K(0) / h (smoothed check loss))
   smooth <- (prob$smoothness %||% bound_q^2) * fam$curvature
   # the largest residual at the start w = 0
   resid <- fam$residual_bound(prob$y_bound + abs(offset))

@@ -102,8 +102,7 @@ obj_grad_risk <- function(prob, w) {
   if (prob$intercept) c(sum(res) / prob$n, g) else g
 }
 
-# Empirical risk (mean loss); the logistic loss in a form that does not
-# overflow.
+# Empirical risk (mean loss).
 obj_risk <- function(prob, w) {
   mean(prob_family(prob)$loss(obj_eta(prob, w), prob$y))
 }

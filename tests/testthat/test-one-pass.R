@@ -490,8 +490,8 @@ test_that("bad prox_clipped_sgd arguments are argument errors", {
 test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pass methods", {
   # the curvature once came from a table of the four kernels indexed by
   # the engine's kernel code, which read past its end (NA) for the Moreau
-  # envelope (code 4): "acsa" returned NA or zero coefficients and
-  # "clipped_sgd" stopped with an unclassed error
+  # envelope (code 4): "acsa" returned NA or zero coefficients (or
+  # stopped) and "clipped_sgd" stopped with an unclassed error
   set.seed(6)
   n <- 20000
   x <- matrix(stats::runif(n * 2, -1, 1), n, 2)
