@@ -92,7 +92,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
-  tau <- check_tau(tau, family)
+  # the family as the fit will have it; tau checked (check_tau())
+  fam <- as_family(family, tau)
+  tau <- fam$tau
   spec <- check_method(method, family, "clip", cv = TRUE)
   method <- spec$name
   check_dots_names(list(...), names(formals(dpsco)),
@@ -104,7 +106,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
               "needs x in memory (a matrix or a dgCMatrix).")
   n_rows <- nrow(x)
   n <- check_public_n(public_n, n_rows)
-  yy <- check_y(y, n_rows, family)
+  yy <- check_y(y, n_rows, fam)
   check_number(holdout, "holdout", 0, 0.5)
   # the public expected sizes of the two parts: the training fit's public
   # n and the divisor of the validation curve, whatever the coins give
@@ -114,13 +116,10 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     arg_error("holdout", "gives an expected validation part of ",
               format(signif(n_hold, 3)), " records (public n = ",
               format_count(n), "); it needs at least 2.")
-  measure <- type.measure %||% switch(family, binomial = "deviance",
-                                      quantile = "check", "mse")
+  measure <- type.measure %||% fam$measures[1L]
   measure <- match_choice(measure, "type.measure",
                           c("mse", "mae", "deviance", "class", "check"))
-  if (!measure %in% switch(family, gaussian = c("mse", "mae"),
-                           binomial = c("deviance", "class"),
-                           quantile = "check"))
+  if (!measure %in% fam$measures)
     arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
               family, "\".")
   check_number(curve, "curve", 0, 1, lower_open = FALSE)
@@ -135,8 +134,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
   val <- stats::runif(n_rows) < holdout
-  y_fit <- if (family == "binomial") factor(yy$classnames[yy$y + 1L],
-                                            levels = yy$classnames) else yy$y
+  y_fit <- if (fam$classes) factor(yy$classnames[yy$y + 1L],
+                                   levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
                public_n = n_fit, tau = tau, secure = secure, ...)
@@ -148,14 +147,17 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   # the bounded-data methods have their shrinkage level K
   y_bound <- fit$privacy$released$y_bound %||%
     if (is.finite(fit$settings$y_bound %||% Inf)) fit$settings$y_bound
+  # a clip on the residual bounds the error y - prediction too, unless the
+  # residual is bounded whatever the error (the check loss's)
   r_bound <- if (!is.null(y_bound)) 4 * y_bound
-             else if (family != "quantile") fit$settings$clip
-  if (is.null(loss_bound) && is.null(r_bound) && family != "binomial")
+             else if (fam$clip_bounds_error) fit$settings$clip
+  if (is.null(loss_bound) && is.null(r_bound) &&
+      measure %in% error_measures)
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
                                   class = 1, deviance = 2 * log(1000),
-                                  check = max(tau, 1 - tau) * r_bound)
+                                  check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
     pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
@@ -222,6 +224,9 @@ measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
                    deviance = "Binomial deviance",
                    class = "Misclassification error",
                    check = "Mean check loss")
+
+# The measures whose bound scales with a bound on the error y - prediction.
+error_measures <- c("mse", "mae", "check")
 
 # Per-record losses (n_val x K) of fitted means or probabilities `pred`.
 record_loss <- function(measure, y, pred, tau = 0.5) {

@@ -38,3 +38,225 @@ check_tau <- function(tau, family) {
   if (tau >= 1) arg_error("tau", "must lie in (0, 1); got ", format(tau), ".")
   as.double(tau)
 }
+
+# ---------------------------------------------------------------------------
+# The family object: what the rest of the package asks of a loss instead of
+# branching on its name.  Internal; built by the constructors below, by
+# as_family() from the user's arguments, by family_object() from a name and
+# quantile options as stored in a fit or a problem list, and by
+# prob_family() from a problem list.  Fields:
+#   name           "gaussian", "binomial" or "quantile"
+#   label          the family as print() names it (with tau for quantile)
+#   model          the model as summary() names it
+#   code, settings the engine's family code and settings fields
+#                  (family_settings())
+#   tau, smoother, kernel, smoothing, bandwidth, options
+#                  quantile only (NULL otherwise): the level, the smoother
+#                  (a kernel name or "moreau"), the kernel and smoothing as
+#                  given, the bandwidth (NULL: not chosen yet) and the list
+#                  quantile_options() returns
+#   residual(eta, y)  the loss derivative in eta (the engine's, family.c)
+#   loss(eta, y)      the per-record loss the fit minimises
+#   eval_loss(eta, y) the per-record loss of a held-out risk (the check
+#                  loss unsmoothed for quantile, the loss itself otherwise)
+#   curvature      bound on the loss's second derivative in eta, so that
+#                  the per-record Hessian is at most curvature ||(1, x)||^2
+#   step_curvature the curvature a fixed gradient step assumes (1 for the
+#                  check loss, whose K(0) / h grows without bound as h
+#                  shrinks and would stall the descent of "bun_steinke")
+#   bounded        TRUE when the residual is bounded whatever y and eta
+#   slope_bound    that bound (Inf for least squares)
+#   residual_bound(error_bound)
+#                  the largest |residual| when |y - eta| <= error_bound:
+#                  error_bound itself for least squares, slope_bound
+#                  otherwise (error_bound is then not evaluated)
+#   clip_bounds_error  TRUE when a clip on the residual also bounds the
+#                  prediction error |y - response| (the check loss's
+#                  derivative says nothing of it)
+#   quadratic      TRUE when the loss is quadratic (a quadratic model is
+#                  exact, not a majoriser)
+#   null_risk_bound(offset)  a bound on the mean loss at w = 0 that holds
+#                  for every y, or NULL when there is none
+#   inverse_link(eta) the response predict() gives
+#   classes        TRUE when the response is a class label (0/1)
+#   start(centre, n)  the starting intercept from a released centre of y
+#                  on the response scale, n the public size
+#   measures       the validation measures of cv.dpsco(), the default first
+#   radius_top     the largest default radius of the constraint methods
+#   null_residual(x, y, intercept, unpenalised)
+#                  minus the gradient's residual at the fit of the
+#                  unpenalised terms alone (non-private lambda_max)
+
+new_family <- function(name, ...) {
+  structure(c(list(name = name, code = family_codes[[name]]), list(...)),
+            class = c(paste0("dpsco_family_", name), "dpsco_family"))
+}
+
+# Residual of the data from the GLM fit of the unpenalised terms; `empty`
+# is the residual with no term at all.
+glm_null_residual <- function(glm_family, empty) {
+  function(x, y, intercept, unpenalised) {
+    z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
+    if (ncol(z) == 0L) return(empty(y))
+    if (!any(unpenalised)) return(y - mean(y))  # intercept only: exact
+    fit <- suppressWarnings(stats::glm.fit(z, y, family = glm_family(),
+                                           control = list(epsilon = 1e-12,
+                                                          maxit = 100)))
+    y - fit$fitted.values
+  }
+}
+
+family_gaussian <- function() {
+  new_family("gaussian", label = "gaussian", model = "linear",
+             settings = family_settings("gaussian"),
+             residual = function(eta, y) eta - y,
+             loss = function(eta, y) (y - eta)^2 / 2,
+             eval_loss = function(eta, y) (y - eta)^2 / 2,
+             curvature = 1, step_curvature = 1,
+             bounded = FALSE, slope_bound = Inf,
+             residual_bound = function(error_bound) error_bound,
+             clip_bounds_error = TRUE, quadratic = TRUE,
+             null_risk_bound = function(offset) NULL,
+             inverse_link = identity, classes = FALSE,
+             start = function(centre, n) centre,
+             measures = c("mse", "mae"), radius_top = 100,
+             null_residual = glm_null_residual(stats::gaussian,
+                                               function(y) y))
+}
+
+# The logistic loss log(1 + e^eta) - y eta in a form that does not
+# overflow.
+logistic_loss <- function(eta, y) pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta
+
+family_binomial <- function() {
+  new_family("binomial", label = "binomial", model = "logistic",
+             settings = family_settings("binomial"),
+             residual = function(eta, y) stats::plogis(eta) - y,
+             loss = logistic_loss, eval_loss = logistic_loss,
+             # Bohning's bound
+             curvature = 1 / 4, step_curvature = 0.25,
+             bounded = TRUE, slope_bound = 1,
+             residual_bound = function(error_bound) 1,
+             clip_bounds_error = TRUE, quadratic = FALSE,
+             # the loss is >= 0 and at most |offset| + log 2 at w = 0
+             null_risk_bound = function(offset) abs(offset) + log(2),
+             inverse_link = stats::plogis, classes = TRUE,
+             # the log-odds of the centre kept off 0 and 1 by 1 / (n + 2)
+             start = function(centre, n)
+               stats::qlogis(min(max(centre, 1 / (n + 2)), 1 - 1 / (n + 2))),
+             measures = c("deviance", "class"),
+             # log-odds need larger coefficients
+             radius_top = 1000,
+             null_residual = glm_null_residual(stats::binomial,
+                                               function(y) y - 0.5))
+}
+
+# tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:
+# the kernel as given (the smoother unless that is "moreau"); bandwidth:
+# the public bandwidth, NULL while it is still to be chosen (then the
+# fields that need it, curvature and model, are NA).
+family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
+                            bandwidth = NULL) {
+  tau <- as.double(tau)
+  moreau <- identical(smoother, "moreau")
+  kernel <- kernel %||% if (moreau) "gaussian" else smoother
+  h <- bandwidth
+  options <- list(tau = tau, smoother = smoother, kernel = kernel,
+                  smoothing = if (moreau) "moreau" else "convolution",
+                  bandwidth = bandwidth)
+  slope <- max(tau, 1 - tau)
+  new_family("quantile",
+             label = sprintf("quantile (tau = %s)", format(signif(tau, 4))),
+             model = if (is.null(h)) NA_character_
+                     else sprintf("linear %s-quantile (%s)",
+                                  format(signif(tau, 4)),
+                                  quantile_loss_text(options)),
+             settings = family_settings("quantile", tau, h, smoother),
+             tau = tau, smoother = smoother, kernel = kernel,
+             smoothing = options$smoothing, bandwidth = h, options = options,
+             residual = function(eta, y)
+               quantile_residual(eta, y, tau, h, smoother),
+             loss = function(eta, y)
+               smoothed_check_loss(y - eta, tau, h, smoother),
+             eval_loss = function(eta, y) check_loss(y - eta, tau),
+             # K(0) / h; the Moreau envelope's 1 / h (kernel_k0 1)
+             curvature = if (is.null(h)) NA_real_ else kernel_k0[[smoother]] / h,
+             step_curvature = 1,
+             bounded = TRUE, slope_bound = slope,
+             residual_bound = function(error_bound) slope,
+             clip_bounds_error = FALSE, quadratic = FALSE,
+             null_risk_bound = function(offset) NULL,
+             inverse_link = identity, classes = FALSE,
+             start = function(centre, n) centre,
+             measures = "check", radius_top = 100,
+             # minus the check loss's subgradient at the intercept-only fit
+             # (the tau-quantile of y), the unpenalised columns left aside
+             null_residual = function(x, y, intercept, unpenalised)
+               (y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0) -
+                 (1 - tau))
+}
+
+# The family of dpsco() and cv.dpsco() from the user's arguments, with
+# their checks: tau for "quantile" only (check_tau()), and the quantile
+# options from `control` (bandwidth, kernel, smoothing), the bandwidth
+# refused for the other families.  `family` is a matched name (or already
+# an object, returned as it is).
+as_family <- function(family, tau = NULL, control = NULL) {
+  if (inherits(family, "dpsco_family")) return(family)
+  tau <- check_tau(tau, family)
+  if (family != "quantile") {
+    if (!is.null(control$bandwidth))
+      arg_error("control", "$bandwidth applies to family = \"quantile\" only.")
+    return(family_object(family))
+  }
+  smoother <- if (identical(control$smoothing, "moreau")) "moreau"
+              else control$kernel %||% "gaussian"
+  family_quantile(tau, smoother, control$kernel %||% "gaussian",
+                  control$bandwidth)
+}
+
+# The family from its name and, for "quantile", options as stored in a fit
+# (settings$quantile) or a problem list (quant): list(tau, smoother,
+# kernel, bandwidth), missing ones at their defaults.  No checks: the
+# arguments were checked when the fit or the problem was made.
+family_object <- function(family, quant = NULL) {
+  if (inherits(family, "dpsco_family")) return(family)
+  switch(family,
+    gaussian = family_gaussian(),
+    binomial = family_binomial(),
+    quantile = family_quantile(quant$tau %||% 0.5,
+                               quant$smoother %||% "gaussian", quant$kernel,
+                               quant$bandwidth))
+}
+
+# The family of a fitted model.
+fit_family <- function(fit) family_object(fit$family, fit$settings$quantile)
+
+# The family of a problem list as the fitting functions receive it:
+# `family` an object, or a name with, for "quantile", the options in
+# `quant` (list(tau, bandwidth, smoother)) or else the engine's settings in
+# `fam` (family_settings()).
+prob_family <- function(prob) {
+  f <- prob$family
+  if (inherits(f, "dpsco_family")) return(f)
+  if (!is.character(f) || length(f) != 1L || !(f %in% names(family_codes)))
+    arg_error("family", "must be \"gaussian\", \"binomial\" or \"quantile\".")
+  # [[ ]]: prob$fam would partially match prob$family
+  q <- prob$quant
+  if (is.null(q) && !is.null(es <- prob[["fam"]]) &&
+      identical(es$family, family_codes[[f]]))
+    q <- list(tau = es$tau, bandwidth = es$bandwidth,
+              smoother = names(kernel_codes)[match(es$kernel, kernel_codes)])
+  if (f == "quantile") {
+    if (!is.list(q) || !isTRUE(q$smoother %in% names(kernel_k0)))
+      arg_error("prob", "$quant must give tau, bandwidth and smoother.")
+    check_number(q$tau, "tau", 0, 1)
+    check_number(q$bandwidth, "bandwidth", 0)
+  }
+  family_object(f, q)
+}
+
+# The engine's family fields of a problem list: its `fam` when given (as
+# dpsco_constrained() builds it), else the family object's.
+prob_settings <- function(prob) prob[["fam"]] %||% prob_family(prob)$settings
+

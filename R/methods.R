@@ -5,17 +5,8 @@ method_label <- function(method) method_spec(method)$label
 
 # The family as print() names it, with the quantile level; the model as
 # summary() names it.
-family_label <- function(object) {
-  q <- object$settings$quantile
-  if (is.null(q)) object$family
-  else sprintf("quantile (tau = %s)", format(signif(q$tau, 4)))
-}
-model_label <- function(object) {
-  switch(object$family, gaussian = "linear", binomial = "logistic",
-         quantile = sprintf("linear %s-quantile (%s)",
-                            format(signif(object$settings$quantile$tau, 4)),
-                            quantile_loss_text(object$settings$quantile)))
-}
+family_label <- function(object) fit_family(object)$label
+model_label <- function(object) fit_family(object)$model
 
 # The path a fit runs over, by its class: penalties (decreasing) or, for
 # the methods on radii, constraint radii (increasing).  `name` is the
@@ -165,7 +156,8 @@ predict.dpsco <- function(object, newx, s = NULL,
   if (type == "coefficients") return(b)
   if (type == "nonzero")
     return(lapply(seq_len(ncol(b)), function(j) which(b[-1L, j] != 0)))
-  if (type == "class" && object$family != "binomial")
+  fam <- fit_family(object)
+  if (type == "class" && !fam$classes)
     arg_error("type", "\"class\" needs a binomial fit.")
   if (missing(newx)) arg_error("newx", "is needed for type \"", type, "\".")
   newx <- check_design(newx, "newx", min_rows = 1L)
@@ -176,9 +168,9 @@ predict.dpsco <- function(object, newx, s = NULL,
   eta <- design_apply(newx, function(v, rows)
     clamp_columns(v, object$x_range) %*% slope, "rbind") +
     matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
-  # gaussian and quantile: the fitted mean or tau-quantile
-  if (type == "link" || object$family != "binomial") return(eta)
-  prob <- stats::plogis(eta)
+  if (type == "link") return(eta)
+  # the response: the fitted mean or tau-quantile, or the probability
+  prob <- fam$inverse_link(eta)
   if (type == "response") return(prob)
   cls <- ifelse(prob > 0.5, object$classnames[2L], object$classnames[1L])
   matrix(cls, nrow(prob), ncol(prob), dimnames = dimnames(prob))

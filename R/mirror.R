@@ -104,7 +104,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
     iterations <- check_count(iterations, "iterations", 1,
                               if (shuffled) n else .Machine$integer.max)
   ctl <- function(name) control[[name]]
-  binomial <- identical(prob$family, "binomial")
+  fam <- prob_family(prob)
   offset <- prob$offset %||% 0
 
   geo <- mirror_geometry(lp, d)
@@ -114,17 +114,11 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   # |<(1, x), v>| ||(1, x)||_q <= ||(1, x)||_q^2 ||v||_p (Hoelder)
   # (with private tuning, the squared private row bound instead: the
   # curvature of the bulk of the records, which only sets step sizes)
-  quantile <- identical(prob$family, "quantile")
-  # the loss's largest second derivative: 1, 1/4 (logistic), K(0) / h
-  # (smoothed check loss)
-  curv <- if (binomial) 1 / 4
-          else if (quantile) kernel_k0[[prob$quant$smoother]] / prob$quant$bandwidth
-          else 1
-  smooth <- (prob$smoothness %||% bound_q^2) * curv
+  # (times the loss's largest second derivative: 1, 1/4 (logistic),
+  # K(0) / h (smoothed check loss))
+  smooth <- (prob$smoothness %||% bound_q^2) * fam$curvature
   # the largest residual at the start w = 0
-  resid <- if (binomial) 1
-           else if (quantile) max(prob$quant$tau, 1 - prob$quant$tau)
-           else prob$y_bound + abs(offset)
+  resid <- fam$residual_bound(prob$y_bound + abs(offset))
 
   # each radius is a separate run on the same data: basic composition
   eps_r <- budget$remaining$epsilon / nr
@@ -132,7 +126,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   share <- budget$remaining$epsilon / budget$epsilon
   threads <- prob$threads %||% getOption("dpsco.threads", 2L)
   public <- c("x_bound (bound on |x_ij|)",
-              if (!binomial && !quantile) "y_bound (bound on |y_i|)",
+              if (!fam$bounded) "y_bound (bound on |y_i|)",
               "offset", "iterations and step sizes")
 
   if (!shuffled) {
@@ -257,8 +251,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
                      epsilon_capped = capped)
     public <- c(public, "truncation level lambda")
   }
-  # [[ ]]: prob$fam would partially match prob$family
-  engine <- c(engine, prob[["fam"]] %||% family_settings(prob$family), list(
+  engine <- c(engine, prob_settings(prob), list(
     task = mirror_tasks[["fit"]], shuffled = as.integer(shuffled),
     intercept = as.integer(intercept),
     offset = as.double(offset), threads = as.integer(threads), q = geo$q,

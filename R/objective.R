@@ -74,9 +74,7 @@ obj_fw_gap <- function(g, w, r) sum(g * w) + r * max(abs(g))
 # and Su, Zhao and Wang's r = min(d, 2 rank) = min(d, 2).
 obj_bounds <- function(prob) {
   X2 <- sqrt(prob$intercept + prob$p * prob$x_bound^2)
-  h <- switch(prob$family, binomial = 0.25,
-              quantile = kernel_k0[[prob$quant$smoother]] / prob$quant$bandwidth,
-              1)
+  h <- prob_family(prob)$curvature
   list(X2 = X2, zmax = max(if (prob$intercept) 1, prob$x_bound),
        curvature = h, beta = h * X2^2, rank = min(prob$d, 2))
 }
@@ -86,9 +84,8 @@ obj_bounds <- function(prob) {
 # logistic one at most 1, a quantile one at most max(tau, 1 - tau) (for any
 # w: radius Inf is allowed there).  L = that bound times X2.
 obj_resid_bound <- function(prob, r) {
-  if (prob$family == "binomial") 1
-  else if (prob$family == "quantile") max(prob$quant$tau, 1 - prob$quant$tau)
-  else prob$y_bound + abs(prob$offset) + r * max(1, prob$x_bound)
+  prob_family(prob)$residual_bound(
+    prob$y_bound + abs(prob$offset) + r * max(1, prob$x_bound))
 }
 
 # Linear predictor and risk gradient on the full data (BLAS products, no
@@ -100,22 +97,14 @@ obj_eta <- function(prob, w) {
 }
 
 obj_grad_risk <- function(prob, w) {
-  res <- glm_residual_r(prob$family, obj_eta(prob, w), prob$y, prob$quant)
+  res <- prob_family(prob)$residual(obj_eta(prob, w), prob$y)
   g <- drop(crossprod(prob$x, res)) / prob$n
   if (prob$intercept) c(sum(res) / prob$n, g) else g
 }
 
-# Empirical risk (mean loss); the logistic loss in a form that does not
-# overflow.
+# Empirical risk (mean loss).
 obj_risk <- function(prob, w) {
-  eta <- obj_eta(prob, w)
-  y <- prob$y
-  q <- prob$quant
-  if (prob$family == "binomial")
-    mean(pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta)
-  else if (prob$family == "quantile")
-    mean(smoothed_check_loss(y - eta, q$tau, q$bandwidth, q$smoother))
-  else 0.5 * mean((y - eta)^2)
+  mean(prob_family(prob)$loss(obj_eta(prob, w), prob$y))
 }
 
 obj_J <- function(prob, w, G, lambda) {
@@ -241,6 +230,7 @@ obj_fista <- function(g0, w0, curv, lambda, r_proj, r_gap, step, tol, maxit) {
 # fit_objective().
 obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
                       curv = obj_curvature(prob), maxit = 1e5) {
+  prob$family <- prob_family(prob)       # once, not at every step
   d <- prob$d
   bd <- obj_bounds(prob)
   R <- obj_resid_bound(prob, r)
@@ -248,7 +238,7 @@ obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
   step <- 1 / (bd$beta + 2 * lambda)
   lin <- G / prob$n
   gmax_lin <- max(abs(lin))
-  quad <- prob$family == "gaussian"
+  quad <- prob_family(prob)$quadratic
   w <- obj_proj_l1(if (is.null(start)) numeric(d) else start, r_in)
   inner <- 0
   outer <- 0L
@@ -331,6 +321,7 @@ obj_step_error <- function(prob, r, rw, R, zmax, gmax_lin, lambda, step) {
 # w0 = 0 with the bound of obj_theta_bound() on ||theta*||, which also
 # bounds ||w_k||_1 for the rounding.  Returns theta2 only.
 obj_fallback <- function(prob, G, lambda, r, alpha, mu, w0, gap0) {
+  prob$family <- prob_family(prob)       # once, not at every step
   d <- prob$d
   n <- prob$n
   bd <- obj_bounds(prob)
@@ -388,10 +379,9 @@ obj_fallback <- function(prob, G, lambda, r, alpha, mu, w0, gap0) {
 # (g + sqrt(g^2 + 8 lambda risk(0))) / (4 lambda).
 obj_theta_bound <- function(prob, R, bd, lambda, g) {
   b <- (R * bd$X2 + g) / (2 * lambda)
-  if (prob$family == "binomial") {
-    risk0 <- abs(prob$offset) + log(2)
+  risk0 <- prob_family(prob)$null_risk_bound(prob$offset)
+  if (!is.null(risk0))
     b <- min(b, (g + sqrt(g * g + 8 * lambda * risk0)) / (4 * lambda))
-  }
   b * (1 + 1e-12)
 }
 
@@ -528,15 +518,8 @@ obj_check_prob <- function(prob) {
       !identical(as.double(prob$p), as.double(p)) ||
       !identical(as.double(prob$d), as.double(p + isTRUE(prob$intercept))))
     arg_error("prob", "has n, p or d inconsistent with x and intercept.")
-  if (!prob$family %in% c("gaussian", "binomial", "quantile"))
-    arg_error("family", "must be \"gaussian\", \"binomial\" or \"quantile\".")
-  if (prob$family == "quantile") {
-    q <- prob$quant
-    if (!is.list(q) || !isTRUE(q$smoother %in% names(kernel_k0)))
-      arg_error("prob", "$quant must give tau, bandwidth and smoother.")
-    check_number(q$tau, "tau", 0, 1)
-    check_number(q$bandwidth, "bandwidth", 0)
-  }
+  # the family's name and, for "quantile", its options
+  fam <- prob_family(prob)
   check_number(prob$x_bound, "x_bound", 0)
   check_number(prob$offset, "offset")
   if (!is.numeric(prob$y) || length(prob$y) != n || !all(is.finite(prob$y)))
@@ -546,12 +529,12 @@ obj_check_prob <- function(prob) {
   if (any(abs(x) > prob$x_bound))
     arg_error("x", "has entries beyond x_bound = ", format(prob$x_bound),
               "; clamp x to the public bound first.")
-  if (prob$family == "gaussian") {
+  if (!fam$bounded) {
     check_number(prob$y_bound, "y_bound", 0)
     if (any(abs(prob$y) > prob$y_bound))
       arg_error("y", "has entries beyond y_bound = ", format(prob$y_bound),
                 "; clamp y to the public bound first.")
-  } else if (prob$family == "binomial" && !all(prob$y %in% c(0, 1))) {
+  } else if (fam$classes && !all(prob$y %in% c(0, 1))) {
     arg_error("y", "must be 0/1 for the binomial family.")
   }
   invisible(prob)
@@ -566,14 +549,16 @@ obj_check_prob <- function(prob) {
 # public).
 fit_objective <- function(prob, radius, budget, control) {
   obj_check_prob(prob)
+  # the family object once, not at every step of the solver
+  fam <- prob_family(prob)
+  prob$family <- fam
   # radius Inf (unconstrained) needs a residual bounded for every w
   if (!is.numeric(radius) || !length(radius) || anyNA(radius) ||
       any(radius <= 0) ||
-      any(!is.finite(radius)) && prob$family == "gaussian")
+      any(!is.finite(radius)) && !fam$bounded)
     arg_error("radius", "must be positive finite numbers",
-              if (prob$family != "gaussian") " (or Inf)",
-              if (prob$family == "gaussian")
-                " (Inf needs a bounded residual: family binomial or quantile)",
+              if (fam$bounded) " (or Inf)"
+              else " (Inf needs a bounded residual: family binomial or quantile)",
               ".")
   if (length(radius) > 1L && any(diff(radius) <= 0))
     arg_error("radius", "must be strictly increasing.")
@@ -665,7 +650,7 @@ fit_objective <- function(prob, radius, budget, control) {
                   released = released)
   public <- c(sprintf("x_bound = %s (|x_ij| <= x_bound)",
                       format(signif(prob$x_bound, 4))),
-              if (prob$family == "gaussian")
+              if (!fam$bounded)
                 sprintf("y_bound = %s (|y_i| <= y_bound)",
                         format(signif(prob$y_bound, 4))),
               sprintf("offset = %s (public or released separately)",

@@ -120,20 +120,6 @@ one_pass_sampling <- paste(
   "(from the public n): each record in at most one step (\"localized\": in",
   "its phase's steps) per pass")
 
-# The loss's curvature per unit squared norm of (1, x): 1 for least
-# squares, 1/4 for the logistic loss, K(0) / h for the smoothed check loss
-# with kernel density K (at its peak 0) and bandwidth h.
-loss_curvature <- function(prob) {
-  switch(prob$family,
-    binomial = 1 / 4,
-    quantile = {
-      fam <- prob[["fam"]] %||% family_settings("quantile")
-      peak <- c(0.3989422804014327, 1 / 4, 1 / 2, 3 / 4)[fam$kernel + 1L]
-      peak / fam$bandwidth
-    },
-    1)
-}
-
 # The number of phases of "localized" by default: Feldman, Koren and
 # Talwar's k = log2(n), the most for which every phase keeps a record.
 default_phases <- function(n) max(1L, as.integer(floor(log2(n))))
@@ -205,7 +191,7 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
   # the largest curvature of a design with every entry in [-1, 1] (the
   # public convention of dpsco()'s default step), times the loss's
   # curvature per unit squared row norm
-  beta <- (prob$smoothness %||% d) * loss_curvature(prob)
+  beta <- (prob$smoothness %||% d) * prob_family(prob)$curvature
   mu <- variant$ridge(control, beta)
   # one Gaussian release per record per radius (each record's own block
   # label: see the file's header), composed with the private settings
@@ -278,8 +264,7 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
 
 # The engine at one radius from w: the d-vector output.
 one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) {
-  # [[ ]]: prob$fam would partially match prob$family
-  settings <- c(prob[["fam"]] %||% family_settings(prob$family), list(
+  settings <- c(prob_settings(prob), list(
     method = method_spec(method)$one_pass$code,
     intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset %||% 0),

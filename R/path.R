@@ -43,18 +43,8 @@ released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
 
 # y minus the fitted mean of the model with only the unpenalised terms
 # (intercept and columns with penalty factor 0); non-private use only.
+# `family`: a family object, or a name (with `tau` for "quantile").
 null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5) {
-  # quantile: minus the check loss's subgradient at the intercept-only fit
-  # (the tau-quantile of y), the unpenalised columns left aside
-  if (family == "quantile")
-    return((y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0)
-           - (1 - tau))
-  z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
-  if (ncol(z) == 0L)
-    return(if (family == "binomial") y - 0.5 else y)
-  if (!any(unpenalised)) return(y - mean(y))  # intercept only: exact
-  fam <- if (family == "binomial") stats::binomial() else stats::gaussian()
-  fit <- suppressWarnings(stats::glm.fit(z, y, family = fam,
-                                         control = list(epsilon = 1e-12, maxit = 100)))
-  y - fit$fitted.values
+  family_object(family, list(tau = tau))$null_residual(x, y, intercept,
+                                                       unpenalised)
 }

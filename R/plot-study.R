@@ -1,12 +1,8 @@
 # Plots for studies: held-out risk along the iterations of a fit, and error
 # curves against the privacy budget or the dimension.  Base graphics only.
 
-loss_mean <- function(family, eta, y, quant = NULL) {
-  if (family == "quantile") return(mean(check_loss(y - eta, quant$tau)))
-  if (family == "binomial")
-    mean(ifelse(eta > 0, eta + log1p(exp(-eta)), log1p(exp(eta))) - y * eta)
-  else mean((y - eta)^2) / 2
-}
+# The held-out risk of a family object: the mean of its evaluation loss.
+loss_mean <- function(family, eta, y) mean(family$eval_loss(eta, y))
 
 #' Held-out risk along the iterations of a fit
 #'
@@ -50,11 +46,12 @@ risk_path <- function(fit, newx, newy, s = NULL) {
   newx <- check_x(newx, "newx", min_rows = 1L)
   if (ncol(newx) != fit$dim[1L])
     arg_error("newx", "must have ", fit$dim[1L], " columns.")
-  newy <- check_y(newy, nrow(newx), fit$family)$y
+  fam <- fit_family(fit)
+  newy <- check_y(newy, nrow(newx), fam)$y
   tr <- fit$trace
   risk <- vapply(seq_along(tr$steps), function(i) {
     eta <- drop(newx %*% tr$beta[, i, s]) + tr$a0[i, s]
-    loss_mean(fit$family, eta, newy, fit$settings$quantile)
+    loss_mean(fam, eta, newy)
   }, 0)
   data.frame(step = tr$steps, risk = risk)
 }

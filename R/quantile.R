@@ -74,17 +74,7 @@ kernel_choices <- c("gaussian", "logistic", "uniform", "epanechnikov")
 # the kernel and smoothing as given and the public bandwidth (NULL: to be
 # chosen).  NULL for the other families, which must not set them.
 quantile_options <- function(family, tau, control) {
-  tau <- check_tau(tau, family)
-  if (family != "quantile") {
-    if (!is.null(control$bandwidth))
-      arg_error("control", "$bandwidth applies to family = \"quantile\" only.")
-    return(NULL)
-  }
-  smoother <- if (identical(control$smoothing, "moreau")) "moreau"
-              else control$kernel %||% "gaussian"
-  list(tau = tau, smoother = smoother, kernel = control$kernel %||% "gaussian",
-       smoothing = control$smoothing %||% "convolution",
-       bandwidth = control$bandwidth)
+  as_family(family, tau, control)$options
 }
 
 # conquer's default bandwidth, max(((log n + p) / n)^0.4, 0.05), for
@@ -232,7 +222,8 @@ quantile_settings <- function(y, y_bound, quant, intercept, center, n, p, z1,
   }
   # without the histogram: the largest curvature K(0) / h (a majoriser)
   weight <- if (constrained) NULL
-            else if (is.null(hist)) kernel_k0[[quant$smoother]] / h
+            else if (is.null(hist))
+              family_quantile(quant$tau, quant$smoother, bandwidth = h)$curvature
             else quantile_curvature_weight(hist, centre, hs$spread)
   if (need_hist) {
     parts <- list(privacy_part(

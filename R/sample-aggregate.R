@@ -51,8 +51,7 @@ sa_min_blocks <- function(d, eps) floor((2 * d / eps)^2) + 1
 # a larger ridge mu > lambda at which ||w(mu)|| = r; mu is found by a root
 # search in log(mu) (||w(mu)|| decreases in mu).
 sa_block_fit <- function(z, y, offset, family, lambda, r) {
-  fit_mu <- if (family == "binomial") sa_logit_solver(z, y, offset)
-            else sa_ridge_solver(z, y, offset)
+  fit_mu <- sa_solvers[[family_object(family)$name]](z, y, offset)
   w <- fit_mu(lambda)
   if (sqrt(sum(w^2)) <= r) return(w)
   # ||w(mu)|| <= ||gradient of the mean loss at 0|| / mu
@@ -117,6 +116,10 @@ sa_logit_solver <- function(z, y, offset) {
   }
 }
 
+# The exact block solvers of the families sample and aggregate fits (a
+# closed form or Newton's method; the check loss has neither).
+sa_solvers <- list(gaussian = sa_ridge_solver, binomial = sa_logit_solver)
+
 # The aggregation of Algorithm 1 on the m x d matrix of block estimates S:
 # returns the centre s_i*, the smooth bound S(S), gamma and beta, and the
 # orders used.  Lambda bounds every distance (the diameter of the ball).
@@ -157,7 +160,8 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
   if (!is.null(steps))
     arg_error("iterations", "does not apply to \"sample_aggregate\": every ",
               "block is fitted exactly.")
-  if (!prob$family %in% c("gaussian", "binomial"))
+  fam <- prob_family(prob)
+  if (!fam$name %in% names(sa_solvers))
     arg_error("family", "must be \"gaussian\" or \"binomial\" for ",
               "\"sample_aggregate\".")
   n <- prob$n
@@ -192,7 +196,7 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
   for (l in seq_len(nr)) {
     r <- radius[l]
     est <- t(vapply(rows, function(ix)
-      sa_block_fit(z[ix, , drop = FALSE], y[ix], prob$offset, prob$family,
+      sa_block_fit(z[ix, , drop = FALSE], y[ix], prob$offset, fam,
                    lambda, r), numeric(d)))
     agg <- sa_aggregate(est, eps, delta, 2 * r)
     out <- agg$centre + agg$smooth / agg$gamma * stats::rnorm(d)

@@ -143,7 +143,9 @@ check_x <- function(x, arg = "x", min_rows = 2L) {
 }
 
 # Returns list(y = numeric 0/1 or real, classnames = NULL or the two levels).
+# `family`: a family object or its name.
 check_y <- function(y, n, family) {
+  fam <- family_object(family)
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (!is.atomic(y) || is.complex(y))
     arg_error("y", "must be a numeric vector (or, for the binomial family, ",
@@ -151,7 +153,7 @@ check_y <- function(y, n, family) {
   if (length(y) != n)
     arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
   classnames <- NULL
-  if (family == "binomial") {
+  if (fam$classes) {
     # a character y would take its classes from the values present, which
     # the fit would then report (in its class names, or in an error when
     # one is absent): the two classes must be declared
@@ -178,7 +180,7 @@ check_y <- function(y, n, family) {
     }
   } else {
     if (!(is.numeric(y) || is.logical(y)))
-      arg_error("y", "must be numeric for the ", family, " family",
+      arg_error("y", "must be numeric for the ", fam$name, " family",
                 if (is.factor(y)) "; a factor response needs family = \"binomial\"",
                 ".")
     if (!all(is.finite(y)))

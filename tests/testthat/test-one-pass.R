@@ -273,7 +273,7 @@ test_that("a one-pass logistic fit approaches the constrained logistic solution"
   tol <- c(acsa = 0.15, clipped_sgd = 0.05, localized = 0.05)
   for (m in names(tol)) {
     fit <- withr::with_seed(7, dpsco:::fit_one_pass(
-      prob, 1, m, op_budget(1e9), dpsco_control(strong_convexity = 1e-3),
+      prob, 1, m, op_budget(1e9), dpsco_control(sgd_ridge = 1e-3),
       if (m == "acsa") 40L))
     expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
   }
@@ -500,4 +500,45 @@ test_that("the one-pass engine refuses unknown and missing settings fields", {
   s$ridge <- NULL
   expect_error(run(s), "dpsco_one_pass: settings field 'ridge' is missing",
                fixed = TRUE)
+})
+
+test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pass methods", {
+  # the curvature once came from a table of the four kernels indexed by
+  # the engine's kernel code, which read past its end (NA) for the Moreau
+  # envelope (code 4): "acsa" returned NA or zero coefficients (or
+  # stopped) and "clipped_sgd" stopped with an unclassed error
+  set.seed(6)
+  n <- 20000
+  x <- matrix(stats::runif(n * 2, -1, 1), n, 2)
+  y <- 0.3 + drop(x %*% c(1, -1)) + 0.5 * stats::rt(n, 3)
+  h <- 0.5
+  tau <- 0.3
+  # projected gradient descent on the full data: the constrained minimiser
+  x1 <- cbind(1, x)
+  ref <- rep(0, 3)
+  for (k in 1:4000)
+    ref <- r_ball(ref - drop(crossprod(x1, dpsco:::quantile_residual(
+      drop(x1 %*% ref), y, tau, h, "moreau"))) / n, 1)
+  expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
+  prob <- op_prob(x, y, "quantile", clip = 3, smoothness = 1)
+  prob$fam <- dpsco:::family_settings("quantile", tau, h, "moreau")
+  tol <- c(acsa = 0.15, clipped_sgd = 0.1, localized = 0.05)
+  for (m in names(tol)) {
+    fit <- withr::with_seed(7, dpsco:::fit_one_pass(
+      prob, 1, m, op_budget(1e9), dpsco_control(sgd_ridge = 1e-3),
+      if (m == "acsa") 40L))
+    # the smoothness: the squared row bound (1) times 1 / h
+    expect_identical(fit$settings$smoothness, 1 / h, label = m)
+    expect_true(all(is.finite(fit$beta)), label = m)
+    expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
+  }
+  # and through dpsco() with private tuning
+  for (m in c("acsa", "clipped_sgd")) {
+    fit <- withr::with_seed(2, dpsco(
+      x[1:2000, ], y[1:2000], family = "quantile", method = m,
+      radius = c(1, 2), control = dpsco_control(smoothing = "moreau")))
+    b <- as.matrix(coef(fit))
+    expect_true(all(is.finite(b)), label = m)
+    expect_true(all(colSums(b != 0) > 0), label = m)
+  }
 })

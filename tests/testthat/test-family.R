@@ -1,0 +1,176 @@
+# The family objects (R/family.R): residual, loss and curvature against
+# closed forms and numerical derivatives, the bounds, the dispatcher's
+# checks, and the problem lists the fitting functions receive.
+
+fam_all <- function(h = 0.7, tau = 0.3) {
+  q <- lapply(c(dpsco:::kernel_choices, "moreau"), function(s)
+    dpsco:::family_quantile(tau, s, bandwidth = h))
+  names(q) <- paste0("quantile_", c(dpsco:::kernel_choices, "moreau"))
+  c(list(gaussian = dpsco:::family_gaussian(),
+         binomial = dpsco:::family_binomial()), q)
+}
+
+test_that("each family object has its class, code and engine settings", {
+  for (f in fam_all()) {
+    expect_s3_class(f, c(paste0("dpsco_family_", f$name), "dpsco_family"),
+                    exact = TRUE)
+    expect_identical(f$code, dpsco:::family_codes[[f$name]])
+    expect_identical(f$settings,
+                     dpsco:::family_settings(f$name, f$tau, f$bandwidth,
+                                             f$smoother))
+  }
+  q <- dpsco:::family_quantile(0.25, "moreau", bandwidth = 2)
+  expect_identical(q$settings$kernel, dpsco:::kernel_codes[["moreau"]])
+  expect_identical(q$label, "quantile (tau = 0.25)")
+  expect_match(q$model, "linear 0.25-quantile \\(check loss .*Moreau envelope")
+  expect_identical(dpsco:::family_gaussian()$label, "gaussian")
+  expect_identical(dpsco:::family_binomial()$model, "logistic")
+})
+
+test_that("the residual is the loss's derivative in eta", {
+  set.seed(1)
+  y_real <- c(stats::rnorm(40), 0.3, -0.2)
+  eta <- c(stats::rnorm(40, sd = 2), 0.3 + 1e-3, 5)
+  for (nm in names(fam_all())) {
+    f <- fam_all()[[nm]]
+    y <- if (f$classes) as.double(y_real > 0) else y_real
+    e <- 1e-6
+    num <- (f$loss(eta + e, y) - f$loss(eta - e, y)) / (2 * e)
+    expect_equal(f$residual(eta, y), num, tolerance = 1e-6, label = nm)
+  }
+})
+
+test_that("the losses and residuals are the closed forms", {
+  eta <- c(-3, -0.5, 0, 0.4, 2)
+  y <- c(1, 0, 1, 0.2, -1)
+  g <- dpsco:::family_gaussian()
+  expect_equal(g$loss(eta, y), (y - eta)^2 / 2)
+  expect_equal(g$residual(eta, y), eta - y)
+  yb <- c(1, 0, 1, 0, 0)
+  b <- dpsco:::family_binomial()
+  expect_equal(b$loss(eta, yb), log(1 + exp(eta)) - yb * eta)
+  expect_equal(b$residual(eta, yb), 1 / (1 + exp(-eta)) - yb)
+  expect_equal(b$inverse_link(eta), 1 / (1 + exp(-eta)))
+  # the Moreau envelope of the check loss: quadratic u^2 / (2 h) in the
+  # middle, the check loss shifted by tau^2 h / 2 or (1 - tau)^2 h / 2
+  h <- 0.5
+  tau <- 0.3
+  m <- dpsco:::family_quantile(tau, "moreau", bandwidth = h)
+  u <- y - eta
+  env <- vapply(u, function(ui) stats::optimize(function(v)
+    v * (tau - (v < 0)) + (ui - v)^2 / (2 * h), c(-10, 10),
+    tol = 1e-12)$objective, 0)
+  expect_equal(m$loss(eta, y), env, tolerance = 1e-8)
+  expect_equal(m$eval_loss(eta, y), u * (tau - (u < 0)))
+  expect_equal(m$residual(eta, y), pmin(pmax((eta - y) / h, -tau), 1 - tau))
+  # convolution with the gaussian kernel: derivative Phi((eta - y) / h) - tau
+  c <- dpsco:::family_quantile(tau, "gaussian", bandwidth = h)
+  expect_equal(c$residual(eta, y), stats::pnorm((eta - y) / h) - tau)
+})
+
+test_that("the curvature bounds the loss's second derivative", {
+  y <- 0.2
+  grid <- seq(-4, 4, by = 1e-3)
+  e <- 1e-4
+  for (h in c(0.3, 1.5)) for (nm in names(fam_all(h))) {
+    f <- fam_all(h)[[nm]]
+    yy <- if (f$classes) 1 else y
+    d2 <- (f$residual(grid + e, yy) - f$residual(grid - e, yy)) / (2 * e)
+    expect_gte(f$curvature * (1 + 1e-6), max(d2), label = nm)
+    # and it is attained (up to the grid): the bound is the peak
+    expect_gt(max(d2), 0.99 * f$curvature, label = nm)
+  }
+  expect_identical(dpsco:::family_gaussian()$curvature, 1)
+  expect_identical(dpsco:::family_binomial()$curvature, 1 / 4)
+  expect_identical(dpsco:::family_quantile(0.5, "moreau", bandwidth = 0.4)$curvature,
+                   1 / 0.4)
+  expect_identical(dpsco:::family_quantile(0.5, "epanechnikov",
+                                           bandwidth = 0.4)$curvature, 0.75 / 0.4)
+  expect_identical(dpsco:::family_quantile(0.5)$curvature, NA_real_)
+})
+
+test_that("the residual bound holds whatever eta and y", {
+  set.seed(2)
+  eta <- stats::rnorm(500, sd = 50)
+  y <- stats::rnorm(500, sd = 50)
+  for (f in fam_all(0.2, 0.8)) {
+    if (!f$bounded) next
+    yy <- if (f$classes) as.double(y > 0) else y
+    expect_lte(max(abs(f$residual(eta, yy))), f$slope_bound)
+    expect_identical(f$residual_bound(stop("not evaluated")), f$slope_bound)
+  }
+  expect_identical(dpsco:::family_quantile(0.8, bandwidth = 1)$slope_bound, 0.8)
+  expect_identical(dpsco:::family_quantile(0.2, bandwidth = 1)$slope_bound, 0.8)
+  expect_identical(dpsco:::family_binomial()$slope_bound, 1)
+  g <- dpsco:::family_gaussian()
+  expect_false(g$bounded)
+  expect_identical(g$residual_bound(3.5), 3.5)
+})
+
+test_that("start, response, measures and radius top", {
+  b <- dpsco:::family_binomial()
+  expect_identical(b$start(0.3, 10), stats::qlogis(0.3))
+  expect_identical(b$start(0, 10), stats::qlogis(1 / 12))
+  expect_identical(b$start(1, 10), stats::qlogis(1 - 1 / 12))
+  expect_identical(dpsco:::family_gaussian()$start(0.3, 10), 0.3)
+  expect_identical(dpsco:::family_quantile(0.3)$start(-2, 10), -2)
+  expect_identical(b$measures[1], "deviance")
+  expect_identical(dpsco:::family_gaussian()$measures, c("mse", "mae"))
+  expect_identical(dpsco:::family_quantile()$measures, "check")
+  expect_identical(b$radius_top, 1000)
+  expect_identical(dpsco:::family_gaussian()$radius_top, 100)
+  expect_identical(dpsco:::family_quantile()$radius_top, 100)
+  expect_identical(dpsco:::family_quantile()$inverse_link(c(-1, 2)), c(-1, 2))
+})
+
+test_that("as_family() keeps the argument checks of dpsco()", {
+  expect_identical(dpsco:::as_family("gaussian")$name, "gaussian")
+  q <- dpsco:::as_family("quantile", NULL, dpsco_control())
+  expect_identical(q$tau, 0.5)
+  expect_identical(q$smoother, "gaussian")
+  expect_null(q$bandwidth)
+  m <- dpsco:::as_family("quantile", 0.9,
+                         dpsco_control(smoothing = "moreau", bandwidth = 0.3))
+  expect_identical(m$smoother, "moreau")
+  expect_identical(m$options,
+                   list(tau = 0.9, smoother = "moreau", kernel = "gaussian",
+                        smoothing = "moreau", bandwidth = 0.3))
+  expect_identical(m$curvature, 1 / 0.3)
+  expect_identical(dpsco:::quantile_options("quantile", 0.9,
+                     dpsco_control(smoothing = "moreau", bandwidth = 0.3)),
+                   m$options)
+  expect_null(dpsco:::quantile_options("binomial", NULL, dpsco_control()))
+  expect_error(dpsco:::as_family("gaussian", 0.5), "applies to family",
+               class = "dpsco_arg_error")
+  expect_error(dpsco:::as_family("quantile", 1), "must lie in",
+               class = "dpsco_arg_error")
+  expect_error(dpsco:::as_family("binomial", NULL,
+                                 dpsco_control(bandwidth = 1)),
+               "bandwidth applies", class = "dpsco_arg_error")
+})
+
+test_that("prob_family() reads today's problem lists", {
+  base <- list(x = matrix(0, 2, 1), y = c(0, 1))
+  g <- dpsco:::prob_family(c(base, list(family = "gaussian")))
+  expect_identical(g$name, "gaussian")
+  q1 <- dpsco:::prob_family(c(base, list(
+    family = "quantile",
+    quant = list(tau = 0.4, bandwidth = 0.7, smoother = "uniform"))))
+  q2 <- dpsco:::prob_family(c(base, list(
+    family = "quantile",
+    fam = dpsco:::family_settings("quantile", 0.4, 0.7, "uniform"))))
+  expect_identical(q1$curvature, 0.5 / 0.7)
+  expect_identical(q2$curvature, q1$curvature)
+  expect_identical(q2$settings, q1$settings)
+  m <- dpsco:::prob_family(c(base, list(
+    family = "quantile",
+    fam = dpsco:::family_settings("quantile", 0.4, 0.7, "moreau"))))
+  expect_identical(m$smoother, "moreau")
+  expect_identical(m$curvature, 1 / 0.7)
+  obj <- dpsco:::family_binomial()
+  expect_identical(dpsco:::prob_family(c(base, list(family = obj))), obj)
+  expect_error(dpsco:::prob_family(c(base, list(family = "poisson"))),
+               "must be", class = "dpsco_arg_error")
+  expect_error(dpsco:::prob_family(c(base, list(family = "quantile"))),
+               "quant must give", class = "dpsco_arg_error")
+})
