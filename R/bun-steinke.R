@@ -207,6 +207,6 @@ register_method(
   adjacency = "replace-one", sampling = "every record at every step",
   control = c(radius_path_control, "trim", "mean_range", "gd_step",
               "row_bound"),
-  truncation = "none", row = TRUE, radius_inf = function(family) FALSE,
+  truncation = "none", row = TRUE, radius_inf = function(fam) FALSE,
   fit = function(prob, radius, budget, control, steps)
     fit_bun_steinke(prob, radius, budget, control, steps))

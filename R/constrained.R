@@ -16,7 +16,7 @@ NULL
 #               |y|: with public tuning the data are shrunk to [-K, K];
 #   shrink      TRUE when control$shrink also applies with private tuning;
 #   lp          TRUE when it takes dpsco(lp = );
-#   radius_inf  function(family): may a radius be Inf?
+#   radius_inf  function(fam), fam the family object: may a radius be Inf?
 #   adjacency   "replace-one" (or a function of lp giving it): it runs on
 #               the records resized to the public n, see resize_records().
 # fit(prob, radius, budget, control, steps) returns list(beta (d x
@@ -60,6 +60,7 @@ radius_path <- function(spec, a) {
   x <- a$x
   yy <- list(y = a$y, classnames = a$classnames)
   family <- a$family
+  fam <- family_object(family, a$quant)
   quant <- a$quant
   control <- a$control
   intercept <- a$intercept
@@ -92,7 +93,7 @@ radius_path <- function(spec, a) {
               paste0("\"", lp_methods(), "\"", collapse = ", "), ") only.")
   }
   radius <- if (is.null(a$radius)) NULL
-            else check_radius(a$radius, allow_inf = isTRUE(spec$radius_inf(family)))
+            else check_radius(a$radius, allow_inf = isTRUE(spec$radius_inf(fam)))
   nr <- if (is.null(radius)) check_count(a$nlambda %||% 10L, "nlambda", 1, 1000)
         else length(radius)
   steps <- if (is.null(a$iterations)) NULL
@@ -139,9 +140,9 @@ radius_path <- function(spec, a) {
     public <- c(public, "budget shares", tn$public)
   } else {
     offset <- if (!intercept || is.null(control$center)) 0
-              else if (family != "binomial") control$center
-              else stats::qlogis(control$center)
-    if (family == "quantile")
+              else fam$link(control$center)
+    # a smoothed loss: conquer's data-independent bandwidth
+    if (!is.null(quant))
       quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
     if (intercept && !is.null(control$center)) public <- c(public, "centre of y")
     x_bound <- y_bound <- Inf
@@ -149,9 +150,9 @@ radius_path <- function(spec, a) {
       # the shrinkage of Hu et al.: every entry of x and y to [-K, K]
       k <- control$shrink %||% (n * epsilon)^(1 / 5)
       x <- pmin(pmax(x, -k), k)
-      if (family == "gaussian") y <- pmin(pmax(y, -k), k)
+      if (!fam$bounded) y <- pmin(pmax(y, -k), k)
       x_bound <- k
-      y_bound <- if (family == "gaussian") k else 1
+      y_bound <- if (!fam$bounded) k else 1
       public <- c(public, sprintf("shrinkage level K = %s",
                                   format(signif(k, 4))))
     }
@@ -159,9 +160,9 @@ radius_path <- function(spec, a) {
     smoothness <- NULL
     public <- c(public, "oracle parameters")
   }
-  if (family == "binomial") y_bound <- 1
+  if (fam$classes) y_bound <- 1
   # a quantile residual is bounded whatever y is: y is not shrunk
-  if (family == "quantile" && tuning == "public") {
+  if (fam$bounded && !fam$classes && tuning == "public") {
     y <- yy$y
     y_bound <- Inf
   }
@@ -169,7 +170,7 @@ radius_path <- function(spec, a) {
     x <- pmin(pmax(x, -control$shrink), control$shrink)
     x_bound <- min(1, control$shrink)
   }
-  radius <- radius %||% default_radii(nr, family)
+  radius <- radius %||% default_radii(nr, fam)
   resized <- method_adjacency(spec, lp %||% 2) == "replace-one"
   if (resized) {
     rs <- resize_records(x, y, n)
@@ -258,8 +259,8 @@ check_radius <- function(radius, allow_inf = FALSE) {
 # least-squares fit's l1 norm on the raw blog data and a logistic fit's on
 # Satellite (glmnet at lambda.min: 424) fall inside these; with public
 # tuning the user's scale decides and radii should be given.
-default_radii <- function(nr, family) {
-  top <- if (family == "binomial") 1000 else 100
+default_radii <- function(nr, fam) {
+  top <- fam$radius_top
   if (nr == 1L) return(top / 100)
   top * 10^seq(-3, 0, length.out = nr)
 }

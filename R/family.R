@@ -86,6 +86,16 @@ check_tau <- function(tau, family) {
 #   null_residual(x, y, intercept, unpenalised)
 #                  minus the gradient's residual at the fit of the
 #                  unpenalised terms alone (non-private lambda_max)
+#   link(mean)     the linear predictor of a declared mean of y
+#   centre_range(y_bound)  the range the private centre of y is clamped to
+#                  (NULL: the family's y_settings release the centre)
+#   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
+#                  second moment at the start b0 (the private curvature's
+#                  weight)
+#   model_step     the default step of the Newton path's quadratic model
+#   y_settings     the family's own private settings of y (quantile.R:
+#                  the centre and bandwidth from a histogram of y), NULL
+#                  when it has none
 
 new_family <- function(name, ...) {
   structure(c(list(name = name, code = family_codes[[name]]), list(...)),
@@ -121,7 +131,11 @@ family_gaussian <- function() {
              start = function(centre, n) centre,
              measures = c("mse", "mae"), radius_top = 100,
              null_residual = glm_null_residual(stats::gaussian,
-                                               function(y) y))
+                                               function(y) y),
+             link = identity,
+             centre_range = function(y_bound) c(-y_bound, y_bound),
+             start_curvature = function(b0, intercept, quant) 1,
+             model_step = 1, y_settings = NULL)
 }
 
 # The logistic loss log(1 + e^eta) - y eta in a form that does not
@@ -148,7 +162,20 @@ family_binomial <- function() {
              # log-odds need larger coefficients
              radius_top = 1000,
              null_residual = glm_null_residual(stats::binomial,
-                                               function(y) y - 0.5))
+                                               function(y) y - 0.5),
+             link = stats::qlogis,
+             centre_range = function(y_bound) c(0, 1),
+             # at b0 every fitted probability is the (released) event rate:
+             # at most 1/4, and falling as the fit separates the classes,
+             # so a model with it never overshoots
+             start_curvature = function(b0, intercept, quant) {
+               if (!intercept) return(1 / 4)
+               pr <- stats::plogis(b0)
+               pr * (1 - pr)
+             },
+             # a step 1.5 times the logistic model's (its curvature only
+             # falls away from b0) still contracts: |1 - 1.5| < 1
+             model_step = 1.5, y_settings = NULL)
 }
 
 # tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:
@@ -193,7 +220,12 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              # (the tau-quantile of y), the unpenalised columns left aside
              null_residual = function(x, y, intercept, unpenalised)
                (y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0) -
-                 (1 - tau))
+                 (1 - tau),
+             link = identity, centre_range = NULL,
+             # the smoothed check loss's curvature averaged over moves of
+             # the size of y's spread, from y's histogram (quantile.R)
+             start_curvature = function(b0, intercept, quant) quant$weight,
+             model_step = 1, y_settings = quantile_settings)
 }
 
 # The family of dpsco() and cv.dpsco() from the user's arguments, with

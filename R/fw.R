@@ -13,7 +13,7 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = "every record at every step",
   control = c(radius_path_control, "clip"),
-  truncation = "coordinate", radius_inf = function(family) FALSE,
+  truncation = "coordinate", radius_inf = function(fam) FALSE,
   fit = function(prob, radius, budget, control, steps)
     fit_fw(prob, radius, budget, control, steps))
 
@@ -57,10 +57,8 @@ fit_fw <- function(prob, radius, budget, control, steps, chunked = FALSE,
     # and each coordinate of (1, x) is at most max(1, K): HTP-LASSO's bound,
     # which also caps the clamp of "fw" on bounded (privately tuned) data
     # (a logistic residual is at most 1, a quantile one max(tau, 1 - tau))
-    hard <- max(1, prob$x_bound) *
-      if (prob$family == "binomial") 1
-      else if (prob$family == "quantile") max(prob$quant$tau, 1 - prob$quant$tau)
-      else prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound)
+    hard <- max(1, prob$x_bound) * prob_family(prob)$residual_bound(
+      prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound))
     coord <- if (hard_clamp) hard else min(clip, hard)
     # one Kamath group is a coordinate clamp at rho / 2
     oracle <- list(oracle = oracle_codes[["kamath"]], m = m, clip = 1,

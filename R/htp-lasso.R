@@ -13,6 +13,6 @@ register_method(
   adjacency = "add/remove", sampling = "every record at every step",
   control = c(radius_path_control, "shrink"),
   truncation = "none", bounded = TRUE, shrink = TRUE,
-  radius_inf = function(family) FALSE,
+  radius_inf = function(fam) FALSE,
   fit = function(prob, radius, budget, control, steps)
     fit_fw(prob, radius, budget, control, steps, hard_clamp = TRUE))

@@ -129,15 +129,12 @@ lambda_path <- function(spec, a) {
                  else tn$step_size
     fixed <- c(fixed, tn$parts)
   } else {
-    # quantile: conquer's data-independent bandwidth, and the loss's
-    # largest curvature per unit of squared row norm
-    if (family == "quantile")
+    # a smoothed loss: conquer's data-independent bandwidth; the step from
+    # the loss's largest curvature per unit of squared row norm
+    if (!is.null(quant))
       quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
     step_size <- step_size %||%
-      (1 / ((1 / step_scale) * d *
-            switch(family, binomial = 1 / 4,
-                   quantile = kernel_k0[[quant$smoother]] / quant$bandwidth,
-                   1)))
+      (1 / ((1 / step_scale) * d * family_object(family, quant)$curvature))
   }
   # the optimiser's share of the budget, split over the lambdas, sets the
   # paper's default rho and s and its printed noise scales

@@ -11,7 +11,7 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = one_pass_sampling,
   control = c(radius_path_control, "clip", "row_bound"),
-  truncation = "l2", row = TRUE, radius_inf = function(family) FALSE,
+  truncation = "l2", row = TRUE, radius_inf = function(fam) FALSE,
   one_pass = one_pass_variant(
     one_pass_codes[["localized"]],
     plan = function(n, d, radius, z, C, beta, mu, steps) {

@@ -187,19 +187,21 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     st$public <- c(st$public, step$public)
     st
   }
-  sc <- scale_bounds(x, y, family, quant, intercept, control, constrained, st)
+  fam <- family_object(family, quant)
+  sc <- scale_bounds(x, y, fam, quant, intercept, control, constrained, st)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
   y_scale <- 1
   y_bound <- sc$y_bound
-  if (constrained && family == "gaussian") {
+  if (constrained && !fam$bounded) {
+    # an unbounded residual: y on the unit scale of its released bound
     y_scale <- y_bound
     y <- pmin(pmax(y / y_scale, -1), 1)
     y_bound <- 1
   }
-  if (family == "quantile") {
-    qs <- quantile_settings(y, y_bound, quant, intercept, control$center, n,
-                            p, z1, st$shares, constrained)
+  if (!is.null(fam$y_settings)) {
+    qs <- fam$y_settings(y, y_bound, quant, intercept, control$center, n,
+                         p, z1, st$shares, constrained)
     st <- add(st, qs)
     quant <- qs$quant
     if (constrained) {
@@ -211,25 +213,24 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
       quant$bandwidth <- quant$bandwidth / y_scale
       y_bound <- 1
     }
+    # the family with its released bandwidth
+    fam <- family_object(fam$name, quant)
   }
-  ce <- centre_release(y, family, y_bound, y_scale, quant, intercept,
+  ce <- centre_release(y, fam, y_bound, y_scale, quant, intercept,
                        control, p, st)
   st <- add(st, ce)
-  tl <- truncation_levels(xt, y, family, ce$beta0, quant, intercept,
-                          truncation, row, control, st)
+  tl <- truncation_levels(xt, y, fam, ce$beta0, intercept, truncation, row,
+                          control, st)
   st <- add(st, tl)
   out <- list(x = xt, bound = sc$bound, beta0 = ce$beta0, clip = tl$clip,
               row_bound = tl$row_bound, quant = quant)
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
                        released = st$released, public = st$public)))
-  cu <- curvature_release(xt, tl$w_norm, tl$row_bound, family, ce$beta0,
+  cu <- curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
                           quant, intercept, control, st)
   st <- add(st, cu)
-  # a step 1.5 times the logistic model's (its curvature only falls away
-  # from beta0) still contracts: |1 - 1.5| < 1
-  eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top
-                        else if (family == "binomial") 1.5 else 1
+  eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, step_size = eta, parts = st$parts,
               released = st$released, public = st$public))
 }
@@ -249,14 +250,15 @@ range_text <- function(v) {
 # Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian y
 # or the quantile family's histogram of y needs one, on |y|.  x's sums are
 # taken block by block (design.R), y's in one.
-scale_bounds <- function(x, y, family, quant, intercept, ctl, constrained, st) {
+scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
   p <- ncol(x)
-  # quantile: the bound sets the range of y's private histogram
-  # (quantile_settings()), needed unless the centre and the bandwidth are
-  # both declared
-  need_hist <- family == "quantile" &&
+  # a family's own settings of y (quantile: a histogram of y) need the
+  # bound as their range, unless the centre and the bandwidth are both
+  # declared; an unbounded residual needs it for the centre's clamp (and
+  # the unit scale of the radius methods)
+  need_hist <- !is.null(fam$y_settings) &&
     (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
-  need_y_bound <- family == "gaussian" &&
+  need_y_bound <- !fam$bounded &&
     (constrained || intercept && is.null(ctl$center)) || need_hist
   cols <- if (!is.null(ctl$x_bound)) cbind(if (need_y_bound) y)
           else structure(list(x = x, y = if (need_y_bound) y),
@@ -292,19 +294,20 @@ scale_bounds <- function(x, y, family, quant, intercept, ctl, constrained, st) {
 # Step 2, the centre: the starting point, whose intercept is the private
 # mean of y clamped to its bound (gaussian), the private event rate on the
 # link scale (binomial) or the quantile family's released centre.
-centre_release <- function(y, family, y_bound, y_scale, quant, intercept,
+centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
                            ctl, p, st) {
   beta0 <- rep(0, p + intercept)
   if (!intercept) return(list(beta0 = beta0))
   out <- list()
-  if (family == "quantile") {
+  if (is.null(fam$centre_range)) {
+    # released by the family's own settings of y
     centre <- quant$centre / y_scale
   } else if (!is.null(ctl$center)) {
     centre <- ctl$center / y_scale
     out$public <- "centre of y"
   } else {
     z <- part_multiplier(st$z1, st$shares[["centre"]])
-    rng <- if (family == "gaussian") c(-y_bound, y_bound) else c(0, 1)
+    rng <- fam$centre_range(y_bound)
     rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, st$n)
     centre <- rel$estimate
     out$parts <- list(settings_part(
@@ -313,9 +316,7 @@ centre_release <- function(y, family, y_bound, y_scale, quant, intercept,
              fmt3(rng[2L]), "]"), paste("centre of y", fmt3(centre))))
   }
   out$released <- list(centre = centre)
-  n <- st$n
-  beta0[1L] <- if (family != "binomial") centre
-               else stats::qlogis(min(max(centre, 1 / (n + 2)), 1 - 1 / (n + 2)))
+  beta0[1L] <- fam$start(centre, st$n)
   c(out, list(beta0 = beta0))
 }
 
@@ -323,14 +324,14 @@ centre_release <- function(y, family, y_bound, y_scale, quant, intercept,
 # |r_i| ||w_i|| or |r_i| max(1, |x_i|_inf) at beta0) and the bound B_H on
 # the rows w_i = (1, x_i) that enter the curvature (a quantile of ||w_i||),
 # from one release of their log2 histograms.
-truncation_levels <- function(xt, y, family, beta0, quant, intercept,
-                              truncation, row, ctl, st) {
+truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
+                              ctl, st) {
   d <- ncol(xt) + intercept
   w_norm <- sqrt(design_row_ss(xt) + intercept)
   coordinate <- truncation == "coordinate"
   c_norm <- if (coordinate) pmax(intercept, apply(abs(xt), 1L, max))
             else w_norm
-  r0 <- glm_residual_r(family, beta0[1L], y, quant)
+  r0 <- fam$residual(beta0[1L], y)
   need_clip <- is.null(ctl$clip) && truncation != "none"
   need_row <- row && is.null(ctl$row_bound)
   # a list, not a matrix: no copy of the n-vectors (settings of big data)
@@ -344,13 +345,10 @@ truncation_levels <- function(xt, y, family, beta0, quant, intercept,
     if (need_clip) {
       clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
                             rc$sd)
-      # a logistic residual is at most 1 and a row norm at most sqrt(d)
-      if (family == "binomial")
-        clip <- min(clip, if (coordinate) 1 else sqrt(d))
-      # and a quantile one at most max(tau, 1 - tau)
-      if (family == "quantile")
-        clip <- min(clip, max(quant$tau, 1 - quant$tau) *
-                          if (coordinate) 1 else sqrt(d))
+      # a bounded residual (logistic: 1, quantile: max(tau, 1 - tau))
+      # times a row norm of at most sqrt(d)
+      if (fam$bounded)
+        clip <- min(clip, fam$slope_bound * if (coordinate) 1 else sqrt(d))
       out$clip <- clip
       k <- k + 1L
     }
@@ -375,21 +373,14 @@ truncation_levels <- function(xt, y, family, beta0, quant, intercept,
 # Step 4, the curvature: the second-moment matrix of the rows clipped to
 # B_H, released with Gaussian noise and made positive definite, times the
 # loss's curvature per unit of second moment.
-curvature_release <- function(xt, w_norm, row_bound, family, beta0, quant,
+curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
                               intercept, ctl, st) {
   d <- ncol(xt) + intercept
   z <- part_multiplier(st$z1, st$shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
                           z, row_bound, st$n, w_norm, intercept)
-  # the logistic loss's curvature at beta0, where every fitted probability
-  # is the (released) event rate: at most 1/4, and falling as the fit
-  # separates the classes, so a model with it never overshoots;
-  # the smoothed check loss's: its curvature averaged over moves of the
-  # size of y's spread, from y's histogram (quantile.R)
-  weight <- if (family == "gaussian") 1
-            else if (family == "quantile") quant$weight
-            else if (intercept) { pr <- stats::plogis(beta0[1L]); pr * (1 - pr) }
-            else 1 / 4
+  # the loss's curvature at beta0 (the family's)
+  weight <- fam$start_curvature(beta0[1L], intercept, quant)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, top = curv$top,
        parts = list(settings_part(
@@ -457,11 +448,3 @@ curvature_matrix <- function(h, sd_h, ridge, weight) {
   list(A = weight * a, top = weight * max(vals), ridge = weight * mu)
 }
 
-# Residual of the intercept-only model with linear predictor eta for every
-# record: the loss derivative the engine uses (family.c).
-glm_residual_r <- function(family, eta, y, quant = NULL) {
-  if (family == "binomial") stats::plogis(eta) - y
-  else if (family == "quantile")
-    quantile_residual(eta, y, quant$tau, quant$bandwidth, quant$smoother)
-  else eta - y
-}
