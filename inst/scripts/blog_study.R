@@ -170,7 +170,9 @@ one_split <- function(i) {
       x_tr, y_tr, method = method, epsilon = eps, delta = delta,
       lambda = lambda, batch_size = m, iterations = steps,
       step_size = step_size,
-      calibration = if (cal == "none") "accountant" else cal, control = control,
+      calibration = if (cal == "none") "accountant" else cal,
+      # (the non-private baseline has no clipping level)
+      control = if (method == "none") dpsco_control() else control,
       trace = trace_steps(steps)))[["elapsed"]]
     risk <- trace_risk(fit, x_te, y_te)
     pr <- privacy(fit)

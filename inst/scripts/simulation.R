@@ -161,10 +161,13 @@ fit_settings <- function(model, method, p, m, c_lambda, c_trunc) {
     family = if (model == "lasso") "gaussian" else "binomial",
     lambda = c_lambda * noise_scale[[model]] * sqrt(2 * log(p)) / n,
     step = (if (model == "lasso") 1 else 4) * m,
+    # zeta sets the robust estimators' groups and smoothing; clipping and
+    # the non-private baseline do not read it
     control = if (is.na(c_trunc)) {
-      dpsco_control(zeta = zeta)       # package defaults; also method "none"
+      if (method %in% c("kamath", "holland")) dpsco_control(zeta = zeta)
+      else dpsco_control()            # package defaults; also method "none"
     } else switch(method,
-      clip = dpsco_control(clip = c_trunc * sqrt(p) * g, zeta = zeta),
+      clip = dpsco_control(clip = c_trunc * sqrt(p) * g),
       kamath = dpsco_control(rho = 2 * c_trunc * g, zeta = zeta),
       holland = dpsco_control(s = c_trunc * g, zeta = zeta)))
 }
