@@ -116,26 +116,32 @@ static int integer_or(const settings_list *s, const char *name, int dflt)
 }
 
 /* ---- the contracts ---------------------------------------------------- *
- * Field groups recur between tables; each table still lists them all so
- * that one table is one entry point's whole contract.  problem_from()
- * reads the problem's group, setup_from() the oracle's. */
+ * One table per entry point.  Two groups of fields recur, named here once:
+ * the problem's (problem_from() reads them) and the oracle's (setup_from()
+ * reads them). */
+
+/* the problem: tau, bandwidth and kernel are the quantile family's (default
+ * 0.5, 1 and gaussian smoothing), noise_grid the secure release's grid
+ * (default 0: none), offset is added to every predictor (default 0) */
+#define PROBLEM_FIELDS \
+    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED}, \
+    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL}, \
+    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL}, \
+    {"offset", OPTIONAL}
+
+/* the oracle: exact (holland) asks for exact values instead of the table,
+ * default 0 */
+#define ORACLE_FIELDS \
+    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED}, \
+    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED}, \
+    {"exact", OPTIONAL}
 
 /* IGNORED sensitivity and bound: R passes oracle_setup()'s result whole,
  * and these two serve R's accounting and lambda grid, not the engine. */
 
 static const field_spec fit_fields[] = {
-    /* the problem */
-    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
-    {"tau", OPTIONAL},          /* quantile level, default 0.5 */
-    {"bandwidth", OPTIONAL},    /* quantile bandwidth, default 1 */
-    {"kernel", OPTIONAL},       /* quantile smoothing, default gaussian */
-    {"rate", REQUIRED}, {"noise_sd", REQUIRED},
-    {"noise_grid", OPTIONAL},   /* secure release's grid, default 0: none */
-    {"offset", OPTIONAL},       /* added to every predictor, default 0 */
-    /* the oracle */
-    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
-    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
-    {"exact", OPTIONAL},        /* holland: exact values, default 0: table */
+    PROBLEM_FIELDS,
+    ORACLE_FIELDS,
     {"sensitivity", IGNORED}, {"bound", IGNORED},
     /* the loop */
     {"steps", REQUIRED}, {"step_size", REQUIRED},
@@ -152,16 +158,11 @@ static const field_spec fit_fields[] = {
 
 static const field_spec release_fields[] = {
     /* the problem */
-    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
-    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
-    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
-    {"offset", OPTIONAL},
+    PROBLEM_FIELDS,
     /* the oracle */
-    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
-    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
-    {"exact", OPTIONAL},
+    ORACLE_FIELDS,
     {"sensitivity", IGNORED}, {"bound", IGNORED},
-    /* R/dpsco.R's first release is given the fit's own settings list,
+    /* R/lambda-path.R's first release is given the fit's own settings list,
      * whose loop fields one release does not use */
     {"steps", IGNORED}, {"step_size", IGNORED}, {"sqrt_schedule", IGNORED},
     {"last_iterate", IGNORED}, {"tail_average", IGNORED},
@@ -171,14 +172,9 @@ static const field_spec release_fields[] = {
 
 static const field_spec fw_fields[] = {
     /* the problem (rate 1 and noise_sd 0: the selection is the release) */
-    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
-    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
-    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
-    {"offset", OPTIONAL},
+    PROBLEM_FIELDS,
     /* the oracle */
-    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
-    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
-    {"exact", OPTIONAL},
+    ORACLE_FIELDS,
     {"sensitivity", IGNORED}, {"bound", IGNORED},
     /* the loop */
     {"steps", REQUIRED}, {"eps0", REQUIRED},
@@ -190,10 +186,7 @@ static const field_spec fw_fields[] = {
 static const field_spec mirror_fit_fields[] = {
     {"task", REQUIRED},
     /* the problem (rate 1 and noise_sd 0: the noise is added per step) */
-    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
-    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
-    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
-    {"offset", OPTIONAL},
+    PROBLEM_FIELDS,
     /* the clip oracle's public divisor and the plan (mirror_plan) */
     {"m", REQUIRED}, {"q", REQUIRED}, {"s", REQUIRED},
     {"shuffled", REQUIRED}, {"steps", REQUIRED}, {"clip", REQUIRED},
@@ -215,10 +208,7 @@ static const field_spec mirror_noise_fields[] = {
 static const field_spec one_pass_fields[] = {
     /* the problem (rate: the first block's probability; noise_sd: per
      * phase, its first element read as the problem's) */
-    {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED},
-    {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
-    {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
-    {"offset", OPTIONAL},
+    PROBLEM_FIELDS,
     /* the plan (one_pass_plan) and the clip oracle */
     {"method", REQUIRED}, {"steps", REQUIRED}, {"batch", REQUIRED},
     {"step", REQUIRED},
@@ -231,9 +221,7 @@ static const field_spec one_pass_fields[] = {
 };
 
 static const field_spec oracle_mean_fields[] = {
-    {"oracle", REQUIRED}, {"m", REQUIRED}, {"clip", REQUIRED},
-    {"rho", REQUIRED}, {"k", REQUIRED}, {"s", REQUIRED}, {"nu", REQUIRED},
-    {"exact", OPTIONAL},
+    ORACLE_FIELDS,
     {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL},
     {NULL, 0}
 };

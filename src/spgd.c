@@ -34,7 +34,7 @@
  * symmetric, and 0 when r sits out.  The labels are not released, and the
  * Renyi divergence is jointly quasi-convex, so the mixture over labels
  * keeps the bound.  Passes compose: one release of multiplier z per record
- * per lambda, as R/dpsco.R accounts.  (Fixed-size blocks of a permutation
+ * per lambda, as R/lambda-path.R accounts.  (Fixed-size blocks of a permutation
  * fail this: an added record pushes another one out of its block, a
  * replacement of sensitivity 2 C / m.) */
 #include <math.h>
