@@ -29,7 +29,7 @@ RSCRIPT ?= Rscript
 # withr, which the tests and vignettes use), roxygen2 for the documentation,
 # pandoc for the vignette, qpdf and tidy for R CMD check --as-cran, and the
 # R toolchain itself (r-base-dev brings the C compiler).
-DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-conquer r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdown \
+DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdown \
             r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
 R_PKGS   := bigmemory conquer glmnet knitr mlbench rmarkdown roxygen2 testthat withr

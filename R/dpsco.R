@@ -467,6 +467,11 @@
 #'   geometry and of the constraint ball, `1 < lp <= 2` (default 2).
 #' @param tau `family = "quantile"` only: the quantile level in (0, 1),
 #'   default 0.5.
+#' @param trace.it show a progress bar over the lambdas of a penalised path
+#'   (with the `cli` package; it appears only when the fit runs longer than
+#'   cli's delay, two seconds by default).  Default: in interactive
+#'   sessions, or `getOption("dpsco.trace.it")`.  The bar draws no random
+#'   numbers: the fit is the same either way.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -507,7 +512,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   calibration = c("accountant", "paper"), secure = FALSE,
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
-                  lp = NULL, tau = NULL) {
+                  lp = NULL, tau = NULL,
+                  trace.it = getOption("dpsco.trace.it", interactive())) {
   this_call <- match.call()
   tuning_given <- !missing(tuning)
   family <- match_choice(family, "family")
@@ -568,7 +574,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                penalty.factor = penalty.factor, optimizer = optimizer,
                batch_size = batch_size, iterations = iterations,
                step_size = step_size, trace = trace, threads = threads,
-               radius = radius, lp = lp)
+               radius = radius, lp = lp, trace.it = check_trace_it(trace.it))
   if (on_radii) radius_path(spec, args) else lambda_path(spec, args)
 }
 

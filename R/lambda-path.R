@@ -194,6 +194,8 @@ lambda_path <- function(spec, a) {
     settings$curvature <- tn$curvature
     settings$memory <- control$memory
   }
+  settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
+                                     environment())
   res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)
 
   public <- c(public_n_note(n), "p (dimension)",

@@ -153,6 +153,8 @@ static const field_spec fit_fields[] = {
     {"curvature", OPTIONAL},
     {"memory", OPTIONAL},       /* required with curvature */
     {"first_gradient", OPTIONAL},
+    /* an R function called after each lambda (the progress bar) */
+    {"progress", OPTIONAL},
     {NULL, 0}
 };
 
@@ -366,6 +368,9 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     sc.trace_at = INTEGER(trace_at);
     sc.ntrace = Rf_length(trace_at);
     sc.disjoint = integer_or(&s, "disjoint", 0);
+    sc.progress = opt(&s, "progress");
+    if (!Rf_isNull(sc.progress) && !Rf_isFunction(sc.progress))
+        Rf_error("dpsco_fit: settings field 'progress' must be a function");
 
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));

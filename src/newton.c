@@ -99,5 +99,6 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
             memcpy(beta, avg, (size_t) dim * sizeof(double));
         }
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
+        path_progress(sc, l + 1);
     }
 }

@@ -62,6 +62,18 @@ void path_record(const spgd_schedule *sc, int dim, const double *beta,
     }
 }
 
+/* Tell the R side's progress bar that `done` lambdas are done.  It runs
+ * between lambdas, outside the threaded passes, and draws no random
+ * numbers, so the fit is the same with or without it. */
+void path_progress(const spgd_schedule *sc, int done)
+{
+    if (Rf_isNull(sc->progress))
+        return;
+    SEXP call = PROTECT(Rf_lang2(sc->progress, Rf_ScalarInteger(done)));
+    Rf_eval(call, R_GlobalEnv);
+    UNPROTECT(1);
+}
+
 void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
                oracle_state *o, const double *lambda, int nlambda,
                double *beta0, double *out, double *trace)
@@ -122,5 +134,6 @@ void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
         /* the output at this lambda is the warm start of the next one */
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));
         R_CheckUserInterrupt();
+        path_progress(sc, l + 1);
     }
 }

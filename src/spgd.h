@@ -21,11 +21,14 @@ typedef struct {
     int disjoint;       /* one pass per lambda: each record joins block
                          * floor(u / q) (u uniform, its own draw) when
                          * below steps, and step t takes block t - 1 */
+    SEXP progress;      /* an R function called with the number of lambdas
+                         * done after each one, or R_NilValue */
 } spgd_schedule;
 
 void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
                oracle_state *o, const double *lambda, int nlambda,
                double *beta0, double *out, double *trace);
+void path_progress(const spgd_schedule *sc, int done);
 void path_record(const spgd_schedule *sc, int dim, const double *beta,
                  double *avg, int t, int tail_from, int l, int *next_trace,
                  double *trace);
