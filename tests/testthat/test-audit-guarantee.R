@@ -117,6 +117,15 @@ guarantee_audit <- function(name, trials) {
   out
 }
 
+test_that("the harness has a case for every registered private method", {
+  # a method registered without an audit case fails here, not silently
+  private <- Filter(function(m) dpsco:::method_private(dpsco:::method_spec(m)),
+                    dpsco_methods()$method)
+  cased <- vapply(names(guarantee_cases), function(k)
+    guarantee_cases[[k]]$method %||% k, "")
+  expect_setequal(intersect(cased, dpsco_methods()$method), private)
+})
+
 test_that("audit harness: every method, at the same public n, both sizes and directions", {
   trials <- if (guarantee_long) 150 else 25
   set.seed(20261125)
