@@ -6,9 +6,10 @@
 #    the dense fit's;
 #  * a file-backed bigmemory big.matrix: its file is mapped and read in
 #    place, never copied into R's memory (a "dpsco_mapped" design).
-# R computes only a few statistics from x (the private settings of
-# settings.R, the non-private lambda_max, predictions); the helpers below
-# give them for every form, reading a sparse or mapped x in blocks of rows.
+# R computes only a few statistics from x (the non-private lambda_max,
+# predictions); the helpers below give them for every form, reading a
+# sparse or mapped x in blocks of rows.  The private settings' sums come
+# from passes in C (settings_pass()).
 
 # x for dpsco() and cv.dpsco(): check_x() for dense input, and the two
 # other forms kept as they are.
@@ -123,18 +124,52 @@ scale_clamp <- function(x, bound) {
     x@x <- pmin(pmax(x@x / rep(bound, diff(x@p)), -1), 1)
     return(x)
   }
+  # a dense x in one pass in C: the same values without R's temporaries
+  # of x's size
+  if (is.matrix(x) && is.double(x) && length(x) > 0L)
+    return(settings_pass(x, 4L, bound = as.double(rep_len(bound, ncol(x)))))
   pmin(pmax(x / rep(bound, each = nrow(x)), -1), 1)
 }
 
+# The private settings' passes over x (src/settings.c), for every form of
+# x, read in place: the sums of R's block statistics in the order R forms
+# them (colSums() per block of block_rows(x) rows, rowSums(), crossprod()
+# per block), so dense, sparse and mapped x give the same sums bit for
+# bit and the same as the R computations they replace.  Threads take whole
+# columns, rows or blocks: the sums do not depend on how many ran.
+settings_pass <- function(x, task, ...) {
+  threads <- min(as.integer(getOption("dpsco.threads", 2L)), max_threads())
+  .Call(C_dpsco_settings_pass, x,
+        list(task = task, threads = max(1L, threads),
+             block_rows = as.integer(block_rows(x)), ...))
+}
+
+# Per column of x: the number of non-zeros and the sum of
+# clamp(log2 |x_ij|, -32, 32) over them (`sum`), or with the means m the
+# sum of min((that - m_j)^2, 64) / 64 over them (`dev`).
+design_log_sums <- function(x, mean = NULL)
+  settings_pass(x, 1L, mean = if (!is.null(mean)) as.double(mean))
+
+# Per record: the sum of squares `ss`, the norm ||(1, x_i)|| (or ||x_i||)
+# `norm`, and 64 x k `counts`, the log2 histograms (log2_bin()) of
+# |residual_i| c_i (when residual is given; c_i the norm, or with
+# coordinate = TRUE max(intercept, |x_i|_inf)) and, with row_hist, of the
+# norms.
+design_row_stats <- function(x, intercept, residual = NULL,
+                             coordinate = FALSE, row_hist = FALSE)
+  settings_pass(x, 2L, intercept = as.integer(intercept),
+                coordinate = as.integer(coordinate),
+                residual = if (!is.null(residual)) as.double(residual),
+                row_hist = as.integer(row_hist))
+
 # Row sums of squares.
-design_row_ss <- function(x)
-  design_apply(x, function(b, rows) rowSums(b * b), "c")
+design_row_ss <- function(x) design_row_stats(x, FALSE)$ss
 
 # crossprod(cbind(1, x) * w) (without the 1 for intercept = FALSE): the
 # second-moment matrix of the rows weighted by w.
 design_gram <- function(x, w, intercept)
-  design_apply(x, function(b, rows)
-    crossprod((if (intercept) cbind(rep(1, nrow(b)), b) else b) * w[rows]))
+  settings_pass(x, 3L, intercept = as.integer(intercept),
+                weight = as.double(w))
 
 # crossprod(x, r) as a vector.
 design_crossprod <- function(x, r)
@@ -144,14 +179,4 @@ design_crossprod <- function(x, r)
 design_columns <- function(x, j) {
   if (is.matrix(x)) return(x[, j, drop = FALSE])
   design_apply(x, function(b, rows) b[, j, drop = FALSE], "rbind")
-}
-
-# Column sums of f(v, j) over the columns of cbind(x, y) (either may be
-# NULL), where v is a block of x's rows (or y as a one-column matrix) and
-# j the columns' positions; f must map a zero entry to 0.
-design_colsums <- function(x, y, f) {
-  p <- if (is.null(x)) 0L else ncol(x)
-  c(if (!is.null(x))
-      design_apply(x, function(b, rows) colSums(f(b, seq_len(p)))),
-    if (!is.null(y)) colSums(f(matrix(y), p + 1L)))
 }

@@ -66,7 +66,7 @@ log_bounds <- function(v, z, kappa, n, weight = rep(1, ncol(v))) {
 # The per-entry summands of log_bounds(): the non-zero indicator and
 # clamp(log2 |v|, -32, 32) (0 for v = 0).
 log_moments <- function(v) {
-  # a design (design.R): the sums are taken block by block
+  # a design (design.R): its sums come from a pass in C
   if (inherits(v, "design_cols")) return(v)
   nz <- v != 0
   lg <- pmin(pmax(log2(abs(v)), -32), 32)
@@ -86,16 +86,24 @@ log_moments <- function(v) {
 release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
   pc <- length(weight)
   w2 <- sum(weight^2)
-  # the column sums of f applied to the summands (of each block of rows
-  # for a design, design.R)
-  sums <- if (!inherits(lm, "design_cols")) function(f) colSums(f(lm, NULL))
-          else function(f) design_colsums(lm$x, lm$y, function(v, j)
-                                            f(log_moments(v), j))
-  half <- (if (inherits(lm, "design_cols")) nrow(lm$x) else nrow(lm$nz)) / 2
+  design <- inherits(lm, "design_cols")
+  # a design's x is summed by one pass in C (design_log_sums()), its y (one
+  # column) here
+  ly <- if (design && !is.null(lm$y)) log_moments(matrix(lm$y))
+  px <- if (design) ncol(lm$x)
+  named <- function(v) stats::setNames(v, colnames(lm$x))
+  half <- (if (design) nrow(lm$x) else nrow(lm$nz)) / 2
   if (is.null(m)) {
     sd <- z * sqrt(1.25 * w2) / weight
-    centred <- c(sums(function(l, j) l$nz) - half,
-                 sums(function(l, j) l$lg) / 32)
+    if (design) {
+      s <- design_log_sums(lm$x)
+      cnt <- c(named(s$count), if (!is.null(ly)) colSums(ly$nz))
+      lg <- c(named(s$sum), if (!is.null(ly)) colSums(ly$lg))
+    } else {
+      cnt <- colSums(lm$nz)
+      lg <- colSums(lm$lg)
+    }
+    centred <- c(cnt - half, lg / 32)
     v <- if (noise_secure())
            # one release of the weighted pair (count, sum / 32)
            secure_values(centred, z, sqrt(1.25 * w2), c(weight, weight))
@@ -104,13 +112,15 @@ release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
                 sd = sd))
   }
   sd <- z * sqrt(0.25 * w2) / weight
-  dev <- function(l, j) {
-    mj <- if (is.null(j)) m else m[j]
+  dev <- function(l, mj) {
     d <- pmin((l$lg - rep(mj, each = nrow(l$lg)))^2, 64) / 64
     d[!l$nz] <- 0
     d
   }
-  centred <- sums(dev) - half
+  dsum <- if (!design) colSums(dev(lm, m))
+          else c(named(design_log_sums(lm$x, m[seq_len(px)])$dev),
+                 if (!is.null(ly)) colSums(dev(ly, m[px + 1L])))
+  centred <- dsum - half
   list(dev = n / 2 + if (noise_secure())
                        secure_values(centred, z, sqrt(0.25 * w2), weight)
                      else centred + sd * stats::rnorm(pc),
@@ -248,8 +258,8 @@ range_text <- function(v) {
 }
 
 # Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian y
-# or the quantile family's histogram of y needs one, on |y|.  x's sums are
-# taken block by block (design.R), y's in one.
+# or the quantile family's histogram of y needs one, on |y|.  x's sums
+# come from passes in C (design_log_sums()), y's from R.
 scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
   p <- ncol(x)
   # a family's own settings of y (quantile: a histogram of y) need the
@@ -327,20 +337,20 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
 truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
                               ctl, st) {
   d <- ncol(xt) + intercept
-  w_norm <- sqrt(design_row_ss(xt) + intercept)
   coordinate <- truncation == "coordinate"
-  c_norm <- if (coordinate) pmax(intercept, apply(abs(xt), 1L, max))
-            else w_norm
-  r0 <- fam$residual(beta0[1L], y)
   need_clip <- is.null(ctl$clip) && truncation != "none"
   need_row <- row && is.null(ctl$row_bound)
-  # a list, not a matrix: no copy of the n-vectors (settings of big data)
-  vals <- c(if (need_clip) list(abs(r0) * c_norm),
-            if (need_row) list(w_norm))
-  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = w_norm)
-  if (length(vals)) {                  # empty: both levels declared
+  # one pass over the rows (design_row_stats()): the norms ||w_i||, and
+  # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
+  # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
+  rs <- design_row_stats(xt, intercept,
+                         if (need_clip) fam$residual(beta0[1L], y),
+                         coordinate, need_row)
+  nhist <- need_clip + need_row
+  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm)
+  if (nhist) {                         # none: both levels declared
     z <- part_multiplier(st$z1, st$shares[["quantiles"]])
-    rc <- release_counts(vals, z)
+    rc <- release_counts(counts = rs$counts, z = z)
     k <- 1L
     if (need_clip) {
       clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
@@ -356,7 +366,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
       out$row_bound <- min(hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["row"]],
                                          st$n, rc$sd), sqrt(d))
     out$parts <- list(settings_part(
-      st, "quantiles", z, 1, sqrt(length(vals)),
+      st, "quantiles", z, 1, sqrt(nhist),
       paste0("Gaussian: histograms of log2 ",
              if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
              if (need_row) " and log2 ||(1, x_i)||"),
@@ -392,16 +402,20 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
 
 # The Gaussian release of the histograms: one column of the matrix `vals`
 # (or one vector of the list) per histogram, each value in its
-# log2_bin(); one record adds 1 to one count of each histogram, so the L2
-# sensitivity is the square root of the number of histograms.
-release_counts <- function(vals, z) {
-  cols <- if (is.list(vals)) vals
-          else lapply(seq_len(ncol(vals)), function(j) vals[, j])
-  sd <- z * sqrt(length(cols))
-  counts <- vapply(cols, function(v) tabulate(log2_bin(v), 64L), integer(64))
+# log2_bin(), or their 64 x k `counts` as a pass formed them
+# (design_row_stats()); one record adds 1 to one count of each histogram,
+# so the L2 sensitivity is the square root of the number of histograms.
+release_counts <- function(vals, z, counts = NULL) {
+  if (is.null(counts)) {
+    cols <- if (is.list(vals)) vals
+            else lapply(seq_len(ncol(vals)), function(j) vals[, j])
+    counts <- vapply(cols, function(v) tabulate(log2_bin(v), 64L), integer(64))
+  }
+  k <- ncol(counts)
+  sd <- z * sqrt(k)
   list(counts = if (noise_secure())
-                  matrix(secure_values(counts, z, sqrt(length(cols))), 64L)
-                else counts + sd * matrix(stats::rnorm(64 * length(cols)), 64L),
+                  matrix(secure_values(counts, z, sqrt(k)), 64L)
+                else counts + sd * matrix(stats::rnorm(64 * k), 64L),
        sd = sd)
 }
 

@@ -32,6 +32,9 @@
  *                     clipped SGD, localized subgradient phases)
  *   bun_steinke.c     gradient descent with Bun-Steinke trimmed-mean
  *                     releases per coordinate (smooth sensitivity)
+ *   settings.c        the private settings' passes over x as R holds it
+ *                     (log sums per column, row norms and histograms,
+ *                     the clipped gram matrix)
  *   entry.c           .Call entry points (argument unpacking only)
  *   init.c            routine registration
  */
@@ -117,6 +120,30 @@ void mapped_gather(const records *rec, int p, int first, int count,
 const double *mapped_values(SEXP ptr, int *n, int *p);
 void records_mapped(records *rec, const double *cm, int n, int p,
                     int has_int, const double *bound, int nbuf);
+
+/* ---- settings.c ------------------------------------------------------ */
+/* x as R holds it, read in place by the private settings' passes. */
+typedef struct {
+    int layout;            /* LAYOUT_DENSE (R's column-major matrix),
+                            * LAYOUT_SPARSE (a dgCMatrix) or LAYOUT_MAPPED */
+    int n, p;
+    const double *x;       /* dense, mapped: the n x p column-major values */
+    const double *bound;   /* mapped: clamp(x_j / bound[j], -1, 1) as read
+                            * (NULL: as stored) */
+    const int *cp, *ri;    /* sparse: column pointers, row indices ... */
+    const double *v;       /* ... and values */
+    int block;             /* rows of R's blocks (R/design.R block_rows()) */
+    int threads;
+} column_data;
+
+void settings_log_sums(const column_data *cd, const double *mean,
+                       double *count, double *sum);
+void settings_rows(const column_data *cd, int has_int, int coordinate,
+                   const double *resid, int row_hist, double *ss_out,
+                   double *norm, int *counts);
+void settings_gram(const column_data *cd, int has_int, const double *w,
+                   double *h);
+void settings_clamp(const column_data *cd, const double *bound, double *out);
 
 /* ---- family.c ------------------------------------------------------- */
 typedef struct {

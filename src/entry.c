@@ -249,6 +249,40 @@ static const field_spec bs_mean_fields[] = {
     {NULL, 0}
 };
 
+/* dpsco_settings_pass, one table per settings$task (R/design.R): every
+ * task takes the threads and the rows of R's blocks */
+#define PASS_FIELDS \
+    {"task", REQUIRED}, {"threads", REQUIRED}, {"block_rows", REQUIRED}
+
+/* 1: per column, the non-zero counts and sums of clamped log2 |x_ij|;
+ * with `mean` (the released means), the sums of clamped squared
+ * deviations */
+static const field_spec pass_log_fields[] = {
+    PASS_FIELDS, {"mean", OPTIONAL},
+    {NULL, 0}
+};
+
+/* 2: per record, the sum of squares and the norm; the histograms of
+ * |residual_i| c_i (when `residual` is given; c_i the norm, or with
+ * `coordinate` max(intercept, |x_i|_inf)) and of the norms (`row_hist`) */
+static const field_spec pass_rows_fields[] = {
+    PASS_FIELDS, {"intercept", REQUIRED}, {"coordinate", REQUIRED},
+    {"residual", OPTIONAL}, {"row_hist", REQUIRED},
+    {NULL, 0}
+};
+
+/* 3: crossprod(cbind(1, x) * weight) (without the 1 for intercept 0) */
+static const field_spec pass_gram_fields[] = {
+    PASS_FIELDS, {"intercept", REQUIRED}, {"weight", REQUIRED},
+    {NULL, 0}
+};
+
+/* 4: a dense x's clamp(x_j / bound_j, -1, 1), with x's attributes */
+static const field_spec pass_clamp_fields[] = {
+    PASS_FIELDS, {"bound", REQUIRED},
+    {NULL, 0}
+};
+
 /* settings$task of a list with one table per task, before the list is
  * checked against the task's table. */
 static int task_of(SEXP list, const char *entry)
@@ -769,4 +803,132 @@ SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
     PutRNGstate();
     UNPROTECT(2);
     return res;
+}
+
+/* x for the settings' passes, read in place: a double matrix, a dgCMatrix
+ * or a mapped design (list(ptr, bound)). */
+static void column_data_from(column_data *cd, SEXP x)
+{
+    memset(cd, 0, sizeof(*cd));
+    if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
+        cd->layout = LAYOUT_DENSE;
+        cd->n = Rf_nrows(x);
+        cd->p = Rf_ncols(x);
+        cd->x = REAL(x);
+    } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
+        SEXP dim = R_do_slot(x, Rf_install("Dim"));
+        cd->layout = LAYOUT_SPARSE;
+        cd->n = INTEGER(dim)[0];
+        cd->p = INTEGER(dim)[1];
+        cd->cp = INTEGER(R_do_slot(x, Rf_install("p")));
+        cd->ri = INTEGER(R_do_slot(x, Rf_install("i")));
+        cd->v = REAL(R_do_slot(x, Rf_install("x")));
+    } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
+        SEXP bound = list_elt(x, "bound");
+        SEXP ptr = list_elt(x, "ptr");
+        if (Rf_isNull(ptr))
+            Rf_error("internal error: a mapped x without its mapping");
+        cd->layout = LAYOUT_MAPPED;
+        cd->x = mapped_values(ptr, &cd->n, &cd->p);
+        if (!Rf_isNull(bound) && Rf_length(bound) != cd->p)
+            Rf_error("internal error: %d bounds for %d columns",
+                     Rf_length(bound), cd->p);
+        cd->bound = Rf_isNull(bound) ? NULL : REAL(bound);
+    } else {
+        Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
+                 "a mapped file");
+    }
+}
+
+/* A named list of the n values. */
+static SEXP named_list(int n, const char **names, SEXP *vals)
+{
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, n));
+    SEXP nms = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) {
+        SET_VECTOR_ELT(res, i, vals[i]);
+        SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(res, R_NamesSymbol, nms);
+    UNPROTECT(2);
+    return res;
+}
+
+/* The private settings' passes over x (settings.c). */
+SEXP dpsco_settings_pass(SEXP x, SEXP settings)
+{
+    static const char *entry = "dpsco_settings_pass";
+    int task = task_of(settings, entry);
+    const field_spec *spec = task == 1 ? pass_log_fields
+                             : task == 2 ? pass_rows_fields
+                             : task == 3 ? pass_gram_fields
+                             : task == 4 ? pass_clamp_fields : NULL;
+    if (spec == NULL)
+        Rf_error("%s: unknown task %d", entry, task);
+    settings_list s = settings_open(settings, entry, spec);
+    column_data cd;
+    column_data_from(&cd, x);
+    cd.block = integer(&s, "block_rows");
+    if (cd.block < 1)
+        Rf_error("%s: block_rows must be positive", entry);
+    int threads = integer(&s, "threads"), limit = dpsco_thread_limit();
+    cd.threads = threads < limit ? threads : limit;
+    if (cd.threads < 1)
+        cd.threads = 1;
+    if (task == 1) {
+        SEXP mean = opt(&s, "mean");
+        if (!Rf_isNull(mean) && Rf_length(mean) != cd.p)
+            Rf_error("internal error: %d means for %d columns",
+                     Rf_length(mean), cd.p);
+        SEXP vals[2];
+        vals[0] = PROTECT(Rf_allocVector(REALSXP, cd.p));
+        vals[1] = PROTECT(Rf_allocVector(REALSXP, cd.p));
+        settings_log_sums(&cd, Rf_isNull(mean) ? NULL : REAL(mean),
+                          REAL(vals[0]), REAL(vals[1]));
+        const char *names[] = {"count", Rf_isNull(mean) ? "sum" : "dev"};
+        SEXP res = named_list(2, names, vals);
+        UNPROTECT(2);
+        return res;
+    }
+    if (task == 4) {
+        SEXP bound = field(&s, "bound");
+        if (cd.layout != LAYOUT_DENSE || Rf_length(bound) != cd.p)
+            Rf_error("internal error: the clamp takes a dense x and one "
+                     "bound per column");
+        SEXP out = PROTECT(Rf_allocMatrix(REALSXP, cd.n, cd.p));
+        Rf_setAttrib(out, R_DimNamesSymbol,
+                     Rf_getAttrib(x, R_DimNamesSymbol));
+        settings_clamp(&cd, REAL(bound), REAL(out));
+        UNPROTECT(1);
+        return out;
+    }
+    int has_int = integer(&s, "intercept");
+    if (task == 2) {
+        SEXP resid = opt(&s, "residual");
+        if (!Rf_isNull(resid) && Rf_length(resid) != cd.n)
+            Rf_error("internal error: %d residuals for %d records",
+                     Rf_length(resid), cd.n);
+        int row_hist = integer(&s, "row_hist") != 0;
+        int nhist = !Rf_isNull(resid) + row_hist;
+        SEXP vals[3];
+        vals[0] = PROTECT(Rf_allocVector(REALSXP, cd.n));
+        vals[1] = PROTECT(Rf_allocVector(REALSXP, cd.n));
+        vals[2] = PROTECT(Rf_allocMatrix(INTSXP, 64, nhist));
+        settings_rows(&cd, has_int, integer(&s, "coordinate"),
+                      Rf_isNull(resid) ? NULL : REAL(resid), row_hist,
+                      REAL(vals[0]), REAL(vals[1]), INTEGER(vals[2]));
+        const char *names[] = {"ss", "norm", "counts"};
+        SEXP res = named_list(3, names, vals);
+        UNPROTECT(3);
+        return res;
+    }
+    SEXP w = field(&s, "weight");
+    if (Rf_length(w) != cd.n)
+        Rf_error("internal error: %d weights for %d records", Rf_length(w),
+                 cd.n);
+    int d = cd.p + has_int;
+    SEXP h = PROTECT(Rf_allocMatrix(REALSXP, d, d));
+    settings_gram(&cd, has_int, REAL(w), REAL(h));
+    UNPROTECT(1);
+    return h;
 }

@@ -155,6 +155,81 @@ test_that("the mapped reader returns the stored rows, clamped by the bound", {
   expect_identical(dpsco:::design_columns(xm, c(2, 4)), d$x[, c(2, 4)])
 })
 
+test_that("the private settings' passes equal R's block statistics on every layout and thread count", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  # 5000 x 24 values: enough for the passes to use threads; blocks of 700
+  # rows, so that the block order of the sums matters
+  withr::local_options(dpsco.block_values = 700 * 24)
+  set.seed(11)
+  n <- 5000
+  p <- 24
+  x <- matrix(stats::rt(n * p, df = 1.5) * 2^stats::runif(n * p, -40, 40), n, p)
+  # mostly zeros in the first half of the rows (the gram's sparse route),
+  # few in the second (its dsyrk route)
+  x[cbind(rep(1:2500, p), rep(seq_len(p), each = 2500))][
+    stats::runif(2500 * p) < 0.8] <- 0
+  x[, 5] <- 0
+  x[9, ] <- 0
+  bound <- 2^stats::runif(p, -3, 3)
+  r <- stats::rt(n, df = 2)
+  w <- pmin(1, stats::runif(n, 0, 2))
+  # the R computations the passes replace (R/design.R's block statistics)
+  lg <- function(b) { l <- pmin(pmax(log2(abs(b)), -32), 32); l[b == 0] <- 0; l }
+  m <- stats::rnorm(p, 0, 8)
+  dev <- function(b) {
+    d <- pmin((lg(b) - rep(m, each = nrow(b)))^2, 64) / 64
+    d[b == 0] <- 0
+    d
+  }
+  ref_count <- dpsco:::design_apply(x, function(b, rows) colSums(b != 0))
+  ref_lg <- dpsco:::design_apply(x, function(b, rows) colSums(lg(b)))
+  ref_dev <- dpsco:::design_apply(x, function(b, rows) colSums(dev(b)))
+  xt <- pmin(pmax(x / rep(bound, each = n), -1), 1)
+  ref_ss <- dpsco:::design_apply(xt, function(b, rows) rowSums(b * b), "c")
+  norm <- sqrt(ref_ss + 1)
+  ref_counts <- cbind(tabulate(dpsco:::log2_bin(abs(r) * norm), 64L),
+                      tabulate(dpsco:::log2_bin(norm), 64L))
+  cnorm <- pmax(1, apply(abs(xt), 1L, max))
+  ref_gram <- dpsco:::design_apply(xt, function(b, rows)
+    crossprod(cbind(rep(1, nrow(b)), b) * w[rows]))
+  expect_identical(dpsco:::scale_clamp(x, bound), xt)
+  forms <- list(dense = x, sparse = dpsco:::check_design(
+                  methods::as(x, "CsparseMatrix")),
+                mapped = dpsco:::check_design(filebacked(x)))
+  res <- list()
+  for (th in 1:2) for (k in names(forms)) {
+    withr::local_options(dpsco.threads = th)
+    f <- forms[[k]]
+    ft <- dpsco:::scale_clamp(f, bound)
+    rs <- dpsco:::design_row_stats(ft, TRUE, r, FALSE, TRUE)
+    res[[paste(k, th)]] <- list(
+      log = dpsco:::design_log_sums(f), dev = dpsco:::design_log_sums(f, m),
+      rows = rs, coord = dpsco:::design_row_stats(ft, TRUE, r, TRUE, FALSE),
+      gram = dpsco:::design_gram(ft, w, TRUE))
+  }
+  # every layout and thread count: the same sums, bit for bit
+  for (k in names(res)[-1]) expect_identical(res[[k]], res[[1]], label = k)
+  a <- res[[1]]
+  # colSums() per block and rowSums() sum in long double, as the passes do
+  expect_identical(a$log$count, unname(ref_count))
+  expect_identical(a$log$sum, unname(ref_lg))
+  expect_identical(a$dev$dev, unname(ref_dev))
+  expect_identical(a$rows$ss, ref_ss)
+  expect_identical(a$rows$norm, norm)
+  expect_identical(a$rows$counts, ref_counts)
+  expect_identical(a$coord$counts,
+                   matrix(tabulate(dpsco:::log2_bin(abs(r) * cnorm), 64L)))
+  # crossprod() goes through the BLAS, whose order of summation is its own:
+  # equal to rounding (bit for bit with the reference BLAS)
+  expect_equal(a$gram, ref_gram, tolerance = 1e-14, ignore_attr = TRUE)
+  expect_identical(a$gram, t(a$gram))
+  # without the intercept
+  expect_equal(dpsco:::design_gram(xt, w, FALSE),
+               dpsco:::design_apply(xt, function(b, rows) crossprod(b * w[rows])),
+               tolerance = 1e-14, ignore_attr = TRUE)
+})
+
 test_that("bad sparse and big.matrix inputs are argument errors", {
   skip_if_not_installed("Matrix")
   skip_if_not_installed("bigmemory")

@@ -1,0 +1,423 @@
+/* The data passes of the private settings (R/settings.R): the sums each
+ * release needs, read from x as R holds it (a dense column-major matrix,
+ * a dgCMatrix, or a file-backed matrix, mapped.c) without a copy.  R keeps
+ * the noise, the accounting and the record.
+ *
+ *   log sums   per column, the non-zero count and the sum of the clamped
+ *              log2 magnitudes, or (given the released means) the sum of
+ *              the clamped squared deviations;
+ *   rows       per record, the clamped row's sum of squares, its norm
+ *              ||(1, x_i)||, and the log2 histograms of the clip values
+ *              |r_i| c_i and of the norms;
+ *   gram       the second-moment matrix of the weighted rows.
+ *
+ * Every result is a sum, formed in the order R's block statistics
+ * (R/design.R) form it: a column's sum in long double over each block of
+ * rows, as colSums() does, the blocks added in order in double; a row's
+ * sum of squares in long double in column order, as rowSums() does; the
+ * gram matrix by dsyrk per block, as crossprod() does, the blocks added
+ * in order.  Threads take whole columns, rows or blocks, so the results
+ * do not depend on how many ran, and zeros, which add nothing to any sum,
+ * are skipped in a sparse x: every layout gives the same sums bit for
+ * bit. */
+/* dsyrk's character arguments with their hidden lengths */
+#define USE_FC_LEN_T
+#include <math.h>
+#include <string.h>
+#include <Rconfig.h>
+#include <R_ext/BLAS.h>
+#include <R_ext/Utils.h>
+#include "dpsco.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#ifndef FCONE
+#define FCONE
+#endif
+
+/* Columns per interrupt check of the column passes, and rows per sub-block
+ * of the row pass (a row's numbers do not depend on its block). */
+#define COLUMN_GROUP 16
+#define ROW_GROUP 4096
+
+/* Below this many values a pass runs on one thread. */
+#define SETTINGS_MIN_WORK 100000.0
+
+static int use_threads(const column_data *cd)
+{
+    return cd->threads > 1 && (double) cd->n * cd->p >= SETTINGS_MIN_WORK;
+}
+
+/* clamp(v / bound_j, -1, 1) as R's scale_clamp() forms it; no bound: v. */
+static inline double bounded(const column_data *cd, int j, double v)
+{
+    if (cd->bound == NULL)
+        return v;
+    v = v / cd->bound[j];
+    return v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+}
+
+/* The first position in sparse column j at or after row `row`. */
+static int sparse_from(const column_data *cd, int j, int row)
+{
+    int lo = cd->cp[j], hi = cd->cp[j + 1];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cd->ri[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* clamp(log2 |v|, -32, 32) of a non-zero v, as log_moments() forms it. */
+static inline double log_clamped(double v)
+{
+    double l = log2(fabs(v));
+    l = l > -32.0 ? l : -32.0;
+    return l < 32.0 ? l : 32.0;
+}
+
+/* The summand of column sums for one non-zero value: its log, or with a
+ * mean m its clamped squared deviation min((l - m)^2, 64) / 64. */
+static inline double log_summand(double v, const double *mean, double m)
+{
+    double l = log_clamped(v);
+    if (mean == NULL)
+        return l;
+    double d = (l - m) * (l - m);
+    return (d < 64.0 ? d : 64.0) / 64.0;
+}
+
+/* Column j: its non-zero count and the sum of its summands, blocks of
+ * cd->block rows each summed in long double and the blocks added in
+ * double, as design_colsums() adds colSums() of each block. */
+static void column_log_sums(const column_data *cd, int j, const double *mean,
+                            double *count, double *sum)
+{
+    double m = mean ? mean[j] : 0.0, total = 0.0, nz = 0.0;
+    int k = cd->layout == LAYOUT_SPARSE ? cd->cp[j] : 0;
+    for (int a = 0; a < cd->n; a += cd->block) {
+        int b = cd->n - a < cd->block ? cd->n : a + cd->block;
+        long double s = 0.0;
+        if (cd->layout == LAYOUT_SPARSE) {
+            for (; k < cd->cp[j + 1] && cd->ri[k] < b; k++)
+                if (cd->v[k] != 0.0) {
+                    s += log_summand(cd->v[k], mean, m);
+                    nz += 1.0;
+                }
+        } else {
+            const double *col = cd->x + (size_t) j * cd->n;
+            for (int i = a; i < b; i++) {
+                double v = bounded(cd, j, col[i]);
+                if (v != 0.0) {
+                    s += log_summand(v, mean, m);
+                    nz += 1.0;
+                }
+            }
+        }
+        total = a == 0 ? (double) s : total + (double) s;
+    }
+    if (count)
+        count[j] = nz;
+    sum[j] = total;
+}
+
+void settings_log_sums(const column_data *cd, const double *mean,
+                       double *count, double *sum)
+{
+    int threaded = use_threads(cd);
+    (void) threaded;
+    for (int g = 0; g < cd->p; g += COLUMN_GROUP * cd->threads) {
+        int e = g + COLUMN_GROUP * cd->threads;
+        e = e < cd->p ? e : cd->p;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(cd->threads) schedule(static) \
+    if (threaded)
+#endif
+        for (int j = g; j < e; j++)
+            column_log_sums(cd, j, mean, count, sum);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* log2_bin() of R/settings.R: bin 1 for v <= 2^-32, else
+ * ceiling(log2 v) + 33 within 1 .. 64 (0-based here). */
+static inline int log2_bin0(double v)
+{
+    if (!(v > 0x1p-32))
+        return 0;
+    double b = ceil(log2(v)) + 33.0;
+    b = b < 64.0 ? b : 64.0;
+    return (b > 1.0 ? (int) b : 1) - 1;
+}
+
+/* Rows a .. b - 1: sums of squares (long double, column order, as
+ * rowSums()) and largest |x_ij|, accumulated column by column. */
+static void rows_block(const column_data *cd, int a, int b, long double *ss,
+                       double *big)
+{
+    int m = b - a;
+    for (int k = 0; k < m; k++) {
+        ss[k] = 0.0;
+        big[k] = 0.0;
+    }
+    for (int j = 0; j < cd->p; j++) {
+        if (cd->layout == LAYOUT_SPARSE) {
+            for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
+                     cd->ri[k] < b; k++) {
+                double v = cd->v[k];
+                int r = cd->ri[k] - a;
+                ss[r] += v * v;
+                big[r] = fabs(v) > big[r] ? fabs(v) : big[r];
+            }
+        } else {
+            const double *col = cd->x + (size_t) j * cd->n + a;
+            for (int k = 0; k < m; k++) {
+                double v = bounded(cd, j, col[k]);
+                ss[k] += v * v;
+                big[k] = fabs(v) > big[k] ? fabs(v) : big[k];
+            }
+        }
+    }
+}
+
+void settings_rows(const column_data *cd, int has_int, int coordinate,
+                   const double *resid, int row_hist, double *ss_out,
+                   double *norm, int *counts)
+{
+    int nhist = (resid != NULL) + (row_hist != 0);
+    int nblock = (cd->n + ROW_GROUP - 1) / ROW_GROUP;
+    int nt = cd->threads, threaded = use_threads(cd);
+    (void) threaded;
+    /* per thread: a block's sums and maxima, and its own histograms */
+    long double *ss = (long double *) R_alloc((size_t) nt * ROW_GROUP,
+                                              sizeof(long double));
+    double *big = (double *) R_alloc((size_t) nt * ROW_GROUP, sizeof(double));
+    int *hist = (int *) R_alloc((size_t) nt * 64 * 2, sizeof(int));
+    memset(hist, 0, (size_t) nt * 64 * 2 * sizeof(int));
+    for (int g = 0; g < nblock; g += 16 * nt) {
+        int e = g + 16 * nt < nblock ? g + 16 * nt : nblock;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (threaded)
+#endif
+        for (int blk = g; blk < e; blk++) {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            int a = blk * ROW_GROUP;
+            int b = cd->n - a < ROW_GROUP ? cd->n : a + ROW_GROUP;
+            long double *s = ss + (size_t) t * ROW_GROUP;
+            double *mx = big + (size_t) t * ROW_GROUP;
+            int *h = hist + (size_t) t * 128;
+            rows_block(cd, a, b, s, mx);
+            for (int k = 0; k < b - a; k++) {
+                int i = a + k;
+                double sq = (double) s[k];
+                double nrm = sqrt(sq + has_int);
+                if (ss_out)
+                    ss_out[i] = sq;
+                norm[i] = nrm;
+                if (resid != NULL) {
+                    double c = coordinate ? (mx[k] > has_int ? mx[k] : has_int)
+                                          : nrm;
+                    h[log2_bin0(fabs(resid[i]) * c)]++;
+                }
+                if (row_hist)
+                    h[64 * (resid != NULL) + log2_bin0(nrm)]++;
+            }
+        }
+        R_CheckUserInterrupt();
+    }
+    /* counts are integers: any order of addition gives the same */
+    memset(counts, 0, (size_t) 64 * nhist * sizeof(int));
+    for (int t = 0; t < nt; t++)
+        for (int c = 0; c < 64 * nhist; c++)
+            counts[c] += hist[(size_t) t * 128 + c];
+}
+
+/* Rows a .. b - 1 of cbind(1, x) (without the 1 for has_int = 0) times
+ * their weights w: the non-zeros row by row (CSR: row k's at rp[k] ..
+ * rp[k + 1] - 1, columns increasing).  Returns their number. */
+static size_t gram_sparse_rows(const column_data *cd, int has_int,
+                               const double *w, int a, int b, int *rp,
+                               int *ci, double *cv)
+{
+    int m = b - a;
+    memset(rp, 0, ((size_t) m + 1) * sizeof(int));
+    if (has_int)
+        for (int k = 0; k < m; k++)
+            rp[k + 1] += w[a + k] != 0.0;
+    for (int j = 0; j < cd->p; j++) {
+        if (cd->layout == LAYOUT_SPARSE) {
+            for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
+                     cd->ri[k] < b; k++)
+                rp[cd->ri[k] - a + 1] += cd->v[k] * w[cd->ri[k]] != 0.0;
+        } else {
+            const double *col = cd->x + (size_t) j * cd->n + a;
+            for (int k = 0; k < m; k++)
+                rp[k + 1] += bounded(cd, j, col[k]) * w[a + k] != 0.0;
+        }
+    }
+    for (int k = 0; k < m; k++)
+        rp[k + 1] += rp[k];
+    /* rp[k] is row k's next free position while filling, its end after */
+    if (has_int)
+        for (int k = 0; k < m; k++)
+            if (w[a + k] != 0.0) {
+                ci[rp[k]] = 0;
+                cv[rp[k]++] = w[a + k];
+            }
+    for (int j = 0; j < cd->p; j++) {
+        if (cd->layout == LAYOUT_SPARSE) {
+            for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
+                     cd->ri[k] < b; k++) {
+                int r = cd->ri[k] - a;
+                double v = cd->v[k] * w[cd->ri[k]];
+                if (v != 0.0) {
+                    ci[rp[r]] = j + has_int;
+                    cv[rp[r]++] = v;
+                }
+            }
+        } else {
+            const double *col = cd->x + (size_t) j * cd->n + a;
+            for (int k = 0; k < m; k++) {
+                double v = bounded(cd, j, col[k]) * w[a + k];
+                if (v != 0.0) {
+                    ci[rp[k]] = j + has_int;
+                    cv[rp[k]++] = v;
+                }
+            }
+        }
+    }
+    for (int k = m; k > 0; k--)
+        rp[k] = rp[k - 1];
+    rp[0] = 0;
+    return (size_t) rp[m];
+}
+
+/* Rows a .. b - 1 of cbind(1, x) (without the 1 for has_int = 0) times
+ * their weights w, column-major with leading dimension b - a. */
+static void gram_dense_rows(const column_data *cd, int has_int,
+                            const double *w, int a, int b, double *out)
+{
+    int m = b - a;
+    if (has_int)
+        memcpy(out, w + a, (size_t) m * sizeof(double));
+    for (int j = 0; j < cd->p; j++) {
+        double *o = out + (size_t) (j + has_int) * m;
+        if (cd->layout == LAYOUT_SPARSE) {
+            memset(o, 0, (size_t) m * sizeof(double));
+            for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
+                     cd->ri[k] < b; k++)
+                o[cd->ri[k] - a] = cd->v[k] * w[cd->ri[k]];
+        } else {
+            const double *col = cd->x + (size_t) j * cd->n + a;
+            for (int k = 0; k < m; k++)
+                o[k] = bounded(cd, j, col[k]) * w[a + k];
+        }
+    }
+}
+
+/* A block's crossprod, upper triangle of c (d x d).  A mostly non-zero
+ * block goes to dsyrk as crossprod() sends it; otherwise each entry is
+ * summed over the block's rows in row order from the non-zero products
+ * only: the reference BLAS's dsyrk forms each entry as that same running
+ * sum over the rows, to which a zero product adds nothing, so the two
+ * routes agree bit for bit with it (an optimised BLAS orders its sums
+ * differently: there the routes agree to rounding). */
+static void gram_block(const column_data *cd, int has_int, const double *w,
+                       int a, int b, double *c, double *vals, int *rp,
+                       int *ci)
+{
+    int d = cd->p + has_int, m = b - a;
+    size_t nnz = gram_sparse_rows(cd, has_int, w, a, b, rp, ci, vals);
+    if ((double) nnz > 0.5 * (double) m * d) {
+        double one = 1.0, zero = 0.0;
+        gram_dense_rows(cd, has_int, w, a, b, vals);
+        F77_CALL(dsyrk)("U", "T", &d, &m, &one, vals, &m, &zero, c, &d
+                        FCONE FCONE);
+        return;
+    }
+    for (int j = 0; j < d; j++)
+        memset(c + (size_t) j * d, 0, ((size_t) j + 1) * sizeof(double));
+    for (int k = 0; k < m; k++) {
+        const int *col = ci + rp[k];
+        const double *v = vals + rp[k];
+        int len = rp[k + 1] - rp[k];
+        for (int t = 0; t < len; t++) {
+            double *ct = c + (size_t) col[t] * d;
+            double vt = v[t];
+            for (int s = 0; s <= t; s++)
+                ct[col[s]] += v[s] * vt;
+        }
+    }
+}
+
+/* h (d x d, d = p + has_int): the sum over R's blocks of rows of
+ * crossprod(block), added in block order; both triangles filled. */
+void settings_gram(const column_data *cd, int has_int, const double *w,
+                   double *h)
+{
+    int d = cd->p + has_int, nt = cd->threads, threaded = use_threads(cd);
+    int nblock = (cd->n + cd->block - 1) / cd->block;
+    (void) threaded;
+    size_t dd = (size_t) d * d, cap = (size_t) cd->block * d;
+    double *vals = (double *) R_alloc((size_t) nt * cap, sizeof(double));
+    int *ci = (int *) R_alloc((size_t) nt * cap, sizeof(int));
+    int *rp = (int *) R_alloc((size_t) nt * (cd->block + 1), sizeof(int));
+    double *part = (double *) R_alloc((size_t) nt * dd, sizeof(double));
+    memset(h, 0, dd * sizeof(double));
+    for (int g = 0; g < nblock; g += nt) {
+        int e = g + nt < nblock ? g + nt : nblock;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (threaded)
+#endif
+        for (int blk = g; blk < e; blk++) {
+            int a = blk * cd->block, u = blk - g;
+            int b = cd->n - a < cd->block ? cd->n : a + cd->block;
+            gram_block(cd, has_int, w, a, b, part + (size_t) u * dd,
+                       vals + (size_t) u * cap, rp + (size_t) u * (cd->block + 1),
+                       ci + (size_t) u * cap);
+        }
+        /* in block order, whatever thread formed each */
+        for (int blk = g; blk < e; blk++) {
+            const double *c = part + (size_t) (blk - g) * dd;
+            for (int j = 0; j < d; j++)
+                for (int i = 0; i <= j; i++)
+                    h[i + (size_t) j * d] += c[i + (size_t) j * d];
+        }
+        R_CheckUserInterrupt();
+    }
+    for (int j = 0; j < d; j++)
+        for (int i = j + 1; i < d; i++)
+            h[i + (size_t) j * d] = h[j + (size_t) i * d];
+}
+
+/* clamp(x_ij / bound_j, -1, 1) of a dense x into out (R's scale_clamp()),
+ * by columns on the threads. */
+void settings_clamp(const column_data *cd, const double *bound, double *out)
+{
+    int threaded = use_threads(cd);
+    (void) threaded;
+    for (int g = 0; g < cd->p; g += COLUMN_GROUP * cd->threads) {
+        int e = g + COLUMN_GROUP * cd->threads;
+        e = e < cd->p ? e : cd->p;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(cd->threads) schedule(static) \
+    if (threaded)
+#endif
+        for (int j = g; j < e; j++) {
+            const double *col = cd->x + (size_t) j * cd->n;
+            double *o = out + (size_t) j * cd->n, bj = bound[j];
+            for (int i = 0; i < cd->n; i++) {
+                double v = col[i] / bj;
+                o[i] = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+            }
+        }
+        R_CheckUserInterrupt();
+    }
+}
