@@ -19,6 +19,7 @@ SEXP dpsco_map_finite(SEXP, SEXP);
 SEXP dpsco_secure_noise(SEXP, SEXP, SEXP);
 SEXP dpsco_dg_sample(SEXP, SEXP, SEXP);
 SEXP dpsco_secure_unif(SEXP);
+SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -42,6 +43,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_secure_noise, 3),
     CALLDEF(dpsco_dg_sample, 3),
     CALLDEF(dpsco_secure_unif, 1),
+    CALLDEF(dpsco_pld, 7),
     {NULL, NULL, 0}
 };
 
