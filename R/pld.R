@@ -70,8 +70,10 @@ pld_compute <- function(cm, h, tau, what, target) {
 # Inf (epsilon) or 1 (delta) where the distribution is not computed.
 pld_epsilon <- function(cm, delta, h = 3e-4) {
   if (!pld_delta_ok(delta)) return(Inf)
-  e <- pld_compute(cm, h, delta * 1e-6, 0L, delta)
-  if (is.na(e)) Inf else e
+  acc_memo("pld", paste(acc_cm_key(cm), acc_key(delta, h)), function() {
+    e <- pld_compute(cm, h, delta * 1e-6, 0L, delta)
+    if (is.na(e)) Inf else e
+  })
 }
 
 pld_delta <- function(cm, epsilon, h = 3e-4) {
