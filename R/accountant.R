@@ -685,7 +685,8 @@ acc_check_delta <- function(delta) {
 #' on epsilon (up to floating-point rounding, about 1e-12 in delta) that
 #' is typically within a relative `1e-4` of the exact value and 8-25%
 #' below the Renyi bound; the smaller of the two bounds is reported.  It takes
-#' 0.02-0.2 s.  For `delta` outside `[1e-10, 0.1]`, and where a noise
+#' 0.001-0.1 s (results are kept for repeated calls with the same
+#' arguments).  For `delta` outside `[1e-10, 0.1]`, and where a noise
 #' multiplier near 0 would need more than a million grid points, the Renyi
 #' accountant answers alone (below `1e-10` the floating-point error of the
 #' bin probabilities could matter).
