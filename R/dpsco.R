@@ -429,9 +429,13 @@
 #' @param tuning `"private"` (default): the data-dependent settings are
 #'   estimated privately inside the budget; `"public"`: the paper's public
 #'   settings (see Details).
-#' @param optimizer `"newton"` (default with private tuning) or `"spgd"`
-#'   (the paper's stochastic proximal gradient loop; the only one with
-#'   public tuning).
+#' @param optimizer `"newton"` (default with private tuning, up to
+#'   `d = 4000` coefficients) or `"spgd"` (the paper's stochastic proximal
+#'   gradient loop; the only one with public tuning, and the default for
+#'   wider data, which get no released curvature: their step is
+#'   `1 / (c B_H^2)`, `B_H` the private row bound and `c` the loss's
+#'   curvature at the start, a bound on the curvature that costs no
+#'   privacy).
 #' @param batch_size expected batch size `m` in \[1, n\].
 #' @param iterations steps per lambda `T`.
 #' @param step_size base step size of `"spgd"` (see `control$schedule`),

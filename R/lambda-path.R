@@ -44,8 +44,12 @@ lambda_path <- function(spec, a) {
   if (!is.null(a$lp))
     arg_error("lp", "applies to the methods of an l_p geometry (",
               paste0("\"", lp_methods(), "\"", collapse = ", "), ") only.")
+  # the Newton path needs the released d x d curvature, which wide data
+  # do not get (curvature_max_d)
+  wide <- p + intercept > curvature_max_d
   optimizer <- if (is.null(a$optimizer))
-                 (if (tuned && "newton" %in% spec$optimizers) "newton" else "spgd")
+                 (if (tuned && !wide && "newton" %in% spec$optimizers) "newton"
+                  else "spgd")
                else match_choice(a$optimizer, "optimizer", c("newton", "spgd"))
   if (!optimizer %in% spec$optimizers)
     arg_error("optimizer", "\"", spec$name, "\" runs with optimizer = \"",
@@ -100,9 +104,10 @@ lambda_path <- function(spec, a) {
               is.null(iterations) && !tuned && !disjoint)
   steps <- as.integer(steps)
   d <- p + intercept
-  if (optimizer == "newton" && d > 4000L)
+  if (optimizer == "newton" && wide)
     arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
-              "d = ", d, " is above its limit of 4000 (use \"spgd\").")
+              "d = ", d, " is above its limit of ", curvature_max_d,
+              " (use \"spgd\", the default there).")
   step_size <- a$step_size
   if (!is.null(step_size)) check_number(step_size, "step_size", 0)
   trace_at <- check_trace(a$trace, steps)

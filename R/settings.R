@@ -237,8 +237,10 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
                        released = st$released, public = st$public)))
-  cu <- curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
-                          quant, intercept, control, st)
+  cu <- if (p + intercept <= curvature_max_d)
+          curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
+                            quant, intercept, control, st)
+        else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, step_size = eta, parts = st$parts,
@@ -398,6 +400,24 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
          "Gaussian: second-moment matrix of the rows clipped to the row bound",
          sprintf("%d x %d matrix", d, d))),
        released = list(ridge = curv$ridge))
+}
+
+# The largest d whose d x d curvature is released: above it the matrix
+# and its noise would take d^2 numbers (12.8 GB at d = 40,000), so wide
+# data get no curvature release and the "spgd" step of
+# row_bound_curvature() (the Newton path needs the matrix: dpsco() then
+# runs "spgd").
+curvature_max_d <- 4000L
+
+# Step 4 for wide data: the top eigenvalue of the second-moment matrix of
+# rows clipped to the row bound B_H is at most its trace, the mean squared
+# row norm, so at most B_H^2; times the loss's curvature at beta0 it bounds
+# the curvature the step needs, at no cost in privacy.
+row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept) {
+  weight <- fam$start_curvature(beta0[1L], intercept, quant)
+  list(curvature = NULL, top = weight * row_bound^2,
+       public = sprintf(paste("no curvature released (d above %d): the step",
+                              "from the row bound"), curvature_max_d))
 }
 
 # The Gaussian release of the histograms: one column of the matrix `vals`

@@ -698,3 +698,36 @@ test_that("default_kappa() follows its closed form within [2, 3.5]", {
   expect_equal(dpsco:::default_kappa(1e9, 1), 3.5)
   expect_equal(dpsco:::default_kappa(1000, 0), 3.5)   # not private
 })
+
+test_that("wide data get no curvature release and the row bound's step", {
+  skip_if_not_installed("Matrix")
+  set.seed(8)
+  n <- 300
+  p <- dpsco:::curvature_max_d  # d = p + 1 with the intercept: one too many
+  x <- Matrix::rsparsematrix(n, p, density = 0.002)
+  y <- as.vector(x[, 1:3] %*% c(1, -1, 1)) + rnorm(n)
+  fit <- dpsco(x, y, epsilon = 1, nlambda = 2, iterations = 3)
+  pr <- privacy(fit)
+  expect_identical(fit$settings$optimizer, "spgd")
+  expect_false("curvature" %in% pr$shares$part)
+  expect_true(any(grepl("no curvature released", pr$public)))
+  # the step: 1 / (c B_H^2), c = 1 for least squares, B_H the released row
+  # bound
+  expect_equal(fit$settings$step_size, 1 / pr$released$row_bound^2,
+               tolerance = 1e-15)
+  expect_error(dpsco(x, y, epsilon = 1, optimizer = "newton"),
+               class = "dpsco_arg_error", regexp = "optimizer")
+  # binomial: the logistic curvature at the released start, p (1 - p)
+  yb <- rbinom(n, 1, 0.3)
+  fb <- dpsco(x, yb, family = "binomial", epsilon = 1, nlambda = 2,
+              iterations = 3)
+  rate <- privacy(fb)$released$centre
+  b0 <- qlogis(min(max(rate, 1 / (n + 2)), 1 - 1 / (n + 2)))
+  expect_equal(fb$settings$step_size,
+               1 / (plogis(b0) * (1 - plogis(b0)) *
+                      privacy(fb)$released$row_bound^2), tolerance = 1e-12)
+  # one column fewer: the Newton path with its released curvature
+  f2 <- dpsco(x[, -1], y, epsilon = 1, nlambda = 2)
+  expect_identical(f2$settings$optimizer, "newton")
+  expect_true("curvature" %in% privacy(f2)$shares$part)
+})
