@@ -9,6 +9,8 @@
 #   alike:
 #     glmnet    glmnet::glmnet(x, y) with its defaults;
 #     dpsco     dpsco(x, y, epsilon = 1), every default (private tuning);
+#     cv_glmnet, cv_dpsco  glmnet::cv.glmnet(x, y) and cv.dpsco(x, y,
+#               epsilon = 1) with their defaults;
 #     settings  the private settings alone: dpsco:::tune_private() as
 #               dpsco() calls it (after the private standardisation, which
 #               the default does not do), seed fixed;
@@ -56,7 +58,9 @@ settings <- function(xm) function() {
 }
 runners <- list(glmnet = function() glmnet::glmnet(x, y),
                 dpsco = function() { set.seed(1); dpsco(x, y, epsilon = 1) },
-                settings = settings(x))
+                settings = settings(x),
+                cv_glmnet = function() { set.seed(2); glmnet::cv.glmnet(x, y) },
+                cv_dpsco = function() { set.seed(2); cv.dpsco(x, y, epsilon = 1) })
 if (requireNamespace("Matrix", quietly = TRUE))
   runners$sparse <- settings(dpsco:::check_design(
     methods::as(x, "CsparseMatrix")))
@@ -92,6 +96,9 @@ print(round(med, 3))
 cat(sprintf("dpsco / glmnet: elapsed %.2f, cpu %.2f (medians of %d rounds)\n",
             med["dpsco", "elapsed"] / med["glmnet", "elapsed"],
             med["dpsco", "cpu"] / med["glmnet", "cpu"], rounds))
+cat(sprintf("cv.dpsco / cv.glmnet: elapsed %.2f, cpu %.2f\n",
+            med["cv_dpsco", "elapsed"] / med["cv_glmnet", "elapsed"],
+            med["cv_dpsco", "cpu"] / med["cv_glmnet", "cpu"]))
 cat(sprintf("settings / dpsco: elapsed %.2f, cpu %.2f\n",
             med["settings", "elapsed"] / med["dpsco", "elapsed"],
             med["settings", "cpu"] / med["dpsco", "cpu"]))
