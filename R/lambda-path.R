@@ -46,7 +46,7 @@ lambda_path <- function(spec, a) {
               paste0("\"", lp_methods(), "\"", collapse = ", "), ") only.")
   # the Newton path needs the released d x d curvature, which wide data
   # do not get (curvature_max_d)
-  wide <- p + intercept > curvature_max_d
+  wide <- p + intercept > curvature_max_d()
   optimizer <- if (is.null(a$optimizer))
                  (if (tuned && !wide && "newton" %in% spec$optimizers) "newton"
                   else "spgd")
@@ -106,7 +106,7 @@ lambda_path <- function(spec, a) {
   d <- p + intercept
   if (optimizer == "newton" && wide)
     arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
-              "d = ", d, " is above its limit of ", curvature_max_d,
+              "d = ", d, " is above its limit of ", curvature_max_d(),
               " (use \"spgd\", the default there).")
   step_size <- a$step_size
   if (!is.null(step_size)) check_number(step_size, "step_size", 0)

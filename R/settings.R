@@ -237,7 +237,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
                        released = st$released, public = st$public)))
-  cu <- if (p + intercept <= curvature_max_d)
+  cu <- if (p + intercept <= curvature_max_d())
           curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
                             quant, intercept, control, st)
         else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept)
@@ -406,8 +406,9 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
 # and its noise would take d^2 numbers (12.8 GB at d = 40,000), so wide
 # data get no curvature release and the "spgd" step of
 # row_bound_curvature() (the Newton path needs the matrix: dpsco() then
-# runs "spgd").
-curvature_max_d <- 4000L
+# runs "spgd").  The option exists for the tests, which try the rule on
+# small data.
+curvature_max_d <- function() getOption("dpsco.curvature_max_d", 4000L)
 
 # Step 4 for wide data: the top eigenvalue of the second-moment matrix of
 # rows clipped to the row bound B_H is at most its trace, the mean squared
@@ -417,7 +418,7 @@ row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept) {
   weight <- fam$start_curvature(beta0[1L], intercept, quant)
   list(curvature = NULL, top = weight * row_bound^2,
        public = sprintf(paste("no curvature released (d above %d): the step",
-                              "from the row bound"), curvature_max_d))
+                              "from the row bound"), curvature_max_d()))
 }
 
 # The Gaussian release of the histograms: one column of the matrix `vals`

@@ -701,10 +701,13 @@ test_that("default_kappa() follows its closed form within [2, 3.5]", {
 
 test_that("wide data get no curvature release and the row bound's step", {
   skip_if_not_installed("Matrix")
+  # the rule at a small limit: d = 41 above 40
+  withr::local_options(dpsco.curvature_max_d = 40L)
+  expect_identical(dpsco:::curvature_max_d(), 40L)
   set.seed(8)
   n <- 300
-  p <- dpsco:::curvature_max_d  # d = p + 1 with the intercept: one too many
-  x <- Matrix::rsparsematrix(n, p, density = 0.002)
+  p <- 40  # d = p + 1 with the intercept: one too many
+  x <- Matrix::rsparsematrix(n, p, density = 0.2)
   y <- as.vector(x[, 1:3] %*% c(1, -1, 1)) + rnorm(n)
   fit <- dpsco(x, y, epsilon = 1, nlambda = 2, iterations = 3)
   pr <- privacy(fit)
