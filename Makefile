@@ -24,10 +24,10 @@ CHECKDIR := $(PKG).Rcheck
 R       ?= R
 RSCRIPT ?= Rscript
 
-# Debian packages needed to build, test and check the package: the Suggests
-# (cli, which the package imports; bigmemory, conquer, glmnet, knitr,
-# mlbench, rmarkdown, testthat and withr, which the tests and vignettes
-# use), roxygen2 for the documentation,
+# Debian packages needed to build, test and check the package: the import
+# cli, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench, rmarkdown,
+# testthat and withr, which the tests and vignettes use), roxygen2 for the
+# documentation,
 # pandoc for the vignette, qpdf and tidy for R CMD check --as-cran, and the
 # R toolchain itself (r-base-dev brings the C compiler).
 DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdown \
