@@ -385,7 +385,10 @@ fit_audit <- function(method, trials, secure = FALSE, above = FALSE) {
   rec_x <- 1e12 * c(1, -1)
   rec_y <- -1e12
   rows <- n - 1 + above
-  ctl <- dpsco_control(clip = 1, rho = 2, zeta = 0.3, s = 1, nu = 1e8)
+  # oracle_control's values, each method given only the fields it reads
+  ctl <- switch(method, clip = dpsco_control(clip = 1),
+                kamath = dpsco_control(rho = 2, zeta = 0.3),
+                holland = dpsco_control(s = 1, nu = 1e8, zeta = 0.3))
   run <- function(x, y, eps = audit_eps_target, public_n = n)
     dpsco(tuning = "public", x, y, method = method, epsilon = eps,
           delta = audit_delta, public_n = public_n, lambda = 1e-8,
