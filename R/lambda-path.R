@@ -57,7 +57,7 @@ lambda_path <- function(spec, a) {
   if (optimizer == "newton" && !tuned)
     arg_error("optimizer", "\"newton\" needs the private curvature of ",
               "tuning = \"private\".")
-  if (a$calibration == "paper" && is.null(method_spec(spec$name)$oracle$paper))
+  if (a$calibration == "paper" && is.null(spec$oracle$paper))
     arg_error("calibration", "\"paper\" exists only for the paper's ",
               "methods clip, kamath and holland.")
   if (!is.null(spec$output) && !is.null(control$output) &&
