@@ -87,9 +87,9 @@ release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
   pc <- length(weight)
   w2 <- sum(weight^2)
   design <- inherits(lm, "design_cols")
-  # a design's x is summed by one pass in C (design_log_sums()), its y (one
-  # column) here
-  ly <- if (design && !is.null(lm$y)) log_moments(matrix(lm$y))
+  # a design's x and its y (one column) are summed by passes in C
+  # (design_log_sums())
+  ly <- if (design && !is.null(lm$y)) matrix(as.double(lm$y))
   px <- if (design) ncol(lm$x)
   named <- function(v) stats::setNames(v, colnames(lm$x))
   half <- (if (design) nrow(lm$x) else nrow(lm$nz)) / 2
@@ -97,8 +97,9 @@ release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
     sd <- z * sqrt(1.25 * w2) / weight
     if (design) {
       s <- design_log_sums(lm$x)
-      cnt <- c(named(s$count), if (!is.null(ly)) colSums(ly$nz))
-      lg <- c(named(s$sum), if (!is.null(ly)) colSums(ly$lg))
+      sy <- if (!is.null(ly)) design_log_sums(ly)
+      cnt <- c(named(s$count), sy$count)
+      lg <- c(named(s$sum), sy$sum)
     } else {
       cnt <- colSums(lm$nz)
       lg <- colSums(lm$lg)
@@ -119,7 +120,7 @@ release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
   }
   dsum <- if (!design) colSums(dev(lm, m))
           else c(named(design_log_sums(lm$x, m[seq_len(px)])$dev),
-                 if (!is.null(ly)) colSums(dev(ly, m[px + 1L])))
+                 if (!is.null(ly)) design_log_sums(ly, m[px + 1L])$dev)
   centred <- dsum - half
   list(dev = n / 2 + if (noise_secure())
                        secure_values(centred, z, sqrt(0.25 * w2), weight)

@@ -166,7 +166,7 @@ test_that("the private settings' passes equal R's block statistics on every layo
   p <- 24
   x <- matrix(stats::rt(n * p, df = 1.5) * 2^stats::runif(n * p, -40, 40), n, p)
   # mostly zeros in the first half of the rows (the gram's sparse route),
-  # few in the second (its dsyrk route)
+  # few in the second (its dense route)
   x[cbind(rep(1:2500, p), rep(seq_len(p), each = 2500))][
     stats::runif(2500 * p) < 0.8] <- 0
   x[, 5] <- 0

@@ -509,7 +509,7 @@ test_that("noise sd is the paper's printed scale with (epsilon/K, delta/K)", {
     list(method = "holland", eps = 1, delta = 1e-6, K = 3, m = 75, int = TRUE,
          ctl = dpsco_control()),
     list(method = "holland", eps = 4, delta = NULL, K = 2, m = 40, int = FALSE,
-         ctl = dpsco_control(tau = 2, zeta = 0.05))
+         ctl = dpsco_control(moment_bound = 2, zeta = 0.05))
   )
   for (g in grid) {
     set.seed(1)
