@@ -30,6 +30,26 @@
 #' with the Gaussian mechanism, for [plot.cv.dpsco()], and the choice gets
 #' `eps_sel = (1 - curve) epsilon`; the two compose to `(epsilon, delta)`.
 #'
+#' By default no curve is released (`curve = 0`): the whole budget of the
+#' validation part goes to the choice, and [plot.cv.dpsco()] shows the
+#' coefficient path with the choice marked.  A released curve is noisy:
+#' its noise sd, `L sqrt(K) / (public_n * holdout)` times a multiplier of
+#' several units, is often larger than the differences between penalties
+#' it is meant to show (on the `blog` data at `epsilon = 1`, 1.25 times
+#' the spread of the true validation losses on average even with 0.99 of
+#' the budget, and 4.5 times with a quarter; `bench/cv_display.R`).  The
+#' released values are projected on `[0, L]`, the range of a mean of
+#' losses clamped to `[0, L]` (post-processing, no privacy cost; each
+#' point moves closer to its true value, never further), so no loss shown
+#' is negative; the raw Gaussian release is kept as `cvm_noisy`.
+#'
+#' There is no private `lambda.1se`: glmnet's rule reads the minimum of
+#' the validation curve and its standard error, statistics of the
+#' validation records that are not released, and a second private choice
+#' would take budget from `lambda.min`.  `s = "lambda.1se"` is an error
+#' that says so; a neighbouring released penalty such as
+#' `cvfit$lambda[cvfit$index - 1]` gives a sparser fit at no privacy cost.
+#'
 #' `L` defaults to a bound the fit has already released.  For gaussian
 #' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` four times the
 #' private bound on `|y|` of [dpsco()] (about the 98th percentile of the
@@ -56,7 +76,9 @@
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
 #'   `"class"` (misclassification); `"check"` (quantile, the only one).
 #' @param curve share of the budget of the validation part spent on
-#'   releasing the validation curve, in \[0, 1); 0 releases no curve.
+#'   releasing the validation curve, in \[0, 1); 0 (the default) releases
+#'   no curve and leaves the whole budget of the validation part to the
+#'   choice.
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
 #' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
@@ -67,16 +89,20 @@
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
 #'   constraint-set methods of [dpsco()]), `cvm` (the noisy mean
-#'   validation loss, or `NULL` with `curve = 0`), `cvsd` (the sd of its
-#'   noise), `cvup`, `cvlo` (`cvm` plus and minus `cvsd`), `nzero`,
-#'   `name` (the loss), `lambda.min` (or `radius.min`), `index` (its
-#'   position), `dpsco.fit`
+#'   validation loss projected on `[0, loss_bound]`, or `NULL` with
+#'   `curve = 0`), `cvsd` (the sd of its noise), `cvup`, `cvlo` (`cvm`
+#'   plus and minus `cvsd`, kept in `[0, loss_bound]`), `cvm_noisy` (the
+#'   Gaussian release itself: unbiased, but it can be negative), `nzero`,
+#'   `name` (the loss), `lambda.min` (or `radius.min`: the private
+#'   choice of the exponential mechanism, not the minimum of `cvm`),
+#'   `index` (its position), `dpsco.fit`
 #'   (the path fitted on the training part), `n_fit` and `n_hold` (the
 #'   public expected sizes of the two parts), `loss_bound` and `privacy`
 #'   (the record of the whole procedure).
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
 #'   differential privacy. *FOCS 2007*, 94--103.
-#' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()]
+#' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()],
+#'   [summary.cv.dpsco()]
 #' @examples
 #' set.seed(1)
 #' n <- 3000; p <- 8
@@ -85,6 +111,7 @@
 #' cvfit <- cv.dpsco(x, y, method = "clip", epsilon = 1)
 #' cvfit
 #' coef(cvfit)
+#' summary(cvfit)
 #' @export
 cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
@@ -499,7 +526,8 @@ cv_s <- function(object, s) {
 #' @param object a `cv.dpsco` object.
 #' @param newx,type as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
-#'   radii, `"radius.min"` or radii.
+#'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
+#'   explains why a private choice has none (see [cv.dpsco()]).
 #' @param ... not used; any argument given here is an error.
 #' @return As [coef.dpsco()] and [predict.dpsco()].
 #' @export
