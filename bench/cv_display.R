@@ -30,10 +30,11 @@
 # Settings (environment variables):
 #   DPSCO_BENCH_SPLITS  splits for part 1 (default 3)
 #   DPSCO_BENCH_RUNS    runs for part 2 (default 100)
-#   About 3 s per cv.dpsco() on 2 shared cores: about 6 minutes by default.
+#   About 3 to 6 s per cv.dpsco() on 2 shared cores: 6 to 10 minutes by default.
 #
-# Command (from the top of the source tree, dpsco installed in .lib):
-#   R_LIBS=.lib Rscript bench/cv_display.R
+# Command (from the top of the source tree):
+#   sh bench/install.sh       # once: HEAD, compiled from scratch, into /tmp/benchlib
+#   R_LIBS=/tmp/benchlib Rscript bench/cv_display.R
 
 suppressPackageStartupMessages(library(dpsco))
 options(width = 120)
