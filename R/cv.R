@@ -30,6 +30,26 @@
 #' with the Gaussian mechanism, for [plot.cv.dpsco()], and the choice gets
 #' `eps_sel = (1 - curve) epsilon`; the two compose to `(epsilon, delta)`.
 #'
+#' By default no curve is released (`curve = 0`): the whole budget of the
+#' validation part goes to the choice, and [plot.cv.dpsco()] shows the
+#' coefficient path with the choice marked.  A released curve is noisy:
+#' its noise sd, `L sqrt(K) / (public_n * holdout)` times a multiplier of
+#' several units, is often larger than the differences between penalties
+#' it is meant to show (on the `blog` data at `epsilon = 1`, 1.25 times
+#' the spread of the true validation losses on average even with 0.99 of
+#' the budget, and 4.5 times with a quarter; `bench/cv_display.R`).  The
+#' released values are projected on `[0, L]`, the range of a mean of
+#' losses clamped to `[0, L]` (post-processing, no privacy cost; each
+#' point moves closer to its true value, never further), so no loss shown
+#' is negative; the raw Gaussian release is kept as `cvm_noisy`.
+#'
+#' There is no private `lambda.1se`: glmnet's rule reads the minimum of
+#' the validation curve and its standard error, statistics of the
+#' validation records that are not released, and a second private choice
+#' would take budget from `lambda.min`.  `s = "lambda.1se"` is an error
+#' that says so; a neighbouring released penalty such as
+#' `cvfit$lambda[cvfit$index - 1]` gives a sparser fit at no privacy cost.
+#'
 #' `L` defaults to a bound the fit has already released.  For gaussian
 #' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` four times the
 #' private bound on `|y|` of [dpsco()] (about the 98th percentile of the
@@ -56,7 +76,9 @@
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
 #'   `"class"` (misclassification); `"check"` (quantile, the only one).
 #' @param curve share of the budget of the validation part spent on
-#'   releasing the validation curve, in \[0, 1); 0 releases no curve.
+#'   releasing the validation curve, in \[0, 1); 0 (the default) releases
+#'   no curve and leaves the whole budget of the validation part to the
+#'   choice.
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
 #' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
@@ -67,16 +89,20 @@
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
 #'   constraint-set methods of [dpsco()]), `cvm` (the noisy mean
-#'   validation loss, or `NULL` with `curve = 0`), `cvsd` (the sd of its
-#'   noise), `cvup`, `cvlo` (`cvm` plus and minus `cvsd`), `nzero`,
-#'   `name` (the loss), `lambda.min` (or `radius.min`), `index` (its
-#'   position), `dpsco.fit`
+#'   validation loss projected on `[0, loss_bound]`, or `NULL` with
+#'   `curve = 0`), `cvsd` (the sd of its noise), `cvup`, `cvlo` (`cvm`
+#'   plus and minus `cvsd`, kept in `[0, loss_bound]`), `cvm_noisy` (the
+#'   Gaussian release itself: unbiased, but it can be negative), `nzero`,
+#'   `name` (the loss), `lambda.min` (or `radius.min`: the private
+#'   choice of the exponential mechanism, not the minimum of `cvm`),
+#'   `index` (its position), `dpsco.fit`
 #'   (the path fitted on the training part), `n_fit` and `n_hold` (the
 #'   public expected sizes of the two parts), `loss_bound` and `privacy`
 #'   (the record of the whole procedure).
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
 #'   differential privacy. *FOCS 2007*, 94--103.
-#' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()]
+#' @seealso [dpsco()], [predict.cv.dpsco()], [plot.cv.dpsco()],
+#'   [summary.cv.dpsco()]
 #' @examples
 #' set.seed(1)
 #' n <- 3000; p <- 8
@@ -85,10 +111,11 @@
 #' cvfit <- cv.dpsco(x, y, method = "clip", epsilon = 1)
 #' cvfit
 #' coef(cvfit)
+#' summary(cvfit)
 #' @export
 cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
-                     holdout = 0.2, type.measure = NULL, curve = 0.25,
+                     holdout = 0.2, type.measure = NULL, curve = 0,
                      loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
@@ -173,11 +200,15 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     index <- which.min(sums)
     z_curve <- 0
   }
-  cvm <- cvsd <- NULL
+  cvm <- cvsd <- cvm_noisy <- NULL
   if (curve > 0 || !private) {
     cr <- curve_release(sums, n_hold, z_curve, bound)
-    cvm <- cr$cvm
+    cvm_noisy <- cr$cvm
     cvsd <- cr$cvsd
+    # post-processing (free): a mean of losses clamped to [0, L] lies in
+    # [0, L], and projecting the release there moves every point closer to
+    # its true value, never further
+    cvm <- pmin(pmax(cvm_noisy, 0), bound)
   }
   name <- path_axis(fit)$name
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
@@ -185,8 +216,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                               paste0(name, ".min"), n)
   out <- c(stats::setNames(list(lam), name), list(
               cvm = cvm, cvsd = cvsd,
-              cvup = if (!is.null(cvm)) cvm + cvsd,
-              cvlo = if (!is.null(cvm)) cvm - cvsd,
+              cvup = if (!is.null(cvm)) pmin(cvm + cvsd, bound),
+              cvlo = if (!is.null(cvm)) pmax(cvm - cvsd, 0),
+              cvm_noisy = cvm_noisy,
               nzero = fit$df, name = measure_names[[measure]]),
            stats::setNames(list(lam[index]), paste0(name, ".min")), list(
               index = index,
@@ -224,6 +256,11 @@ measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
                    deviance = "Binomial deviance",
                    class = "Misclassification error",
                    check = "Mean check loss")
+
+# A record's loss, as the summary names the summed losses.
+record_loss_names <- c(mse = "squared errors", mae = "absolute errors",
+                       deviance = "deviances", class = "misclassifications",
+                       check = "check losses")
 
 # The measures whose bound scales with a bound on the error y - prediction.
 error_measures <- c("mse", "mae", "check")
@@ -314,19 +351,143 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                     "not released)\n"),
               path$name, format_count(x$n_fit), format_count(signif(x$n_hold, 6))))
   cat("Measure:", x$name, "\n\n")
-  i <- x$index
-  tab <- data.frame(Value = signif(path$values[i], digits), Index = i,
-                    Measure = if (!is.null(x$cvm)) signif(x$cvm[i], digits) else NA,
-                    SD = if (!is.null(x$cvsd)) signif(x$cvsd, digits) else NA,
-                    Nonzero = x$nzero[i], row.names = "min")
-  names(tab)[1L] <- if (path$name == "radius") "Radius" else "Lambda"
-  print(tab)
+  print(cv_choice_table(x, digits))
+  cat("\n", paste(strwrap(cv_choice_note(x, digits)), collapse = "\n"), "\n",
+      sep = "")
   pr <- x$privacy
   if (pr$private)
     cat(sprintf("\nPrivacy: (epsilon, delta) = (%s, %s) for the whole procedure; accounted epsilon %s\n",
                 format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
                 format(signif(pr$epsilon_accounted, digits))))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
+  invisible(x)
+}
+
+# The one-row table of the chosen penalty (or radius): its value, position,
+# the released (clamped) measure and its noise sd when a curve was
+# released, and the number of non-zero coefficients.  A private choice is
+# labelled as such: it is drawn by the exponential mechanism, not read off
+# the minimum of the noisy curve.
+cv_choice_table <- function(x, digits = 4) {
+  path <- cv_path(x)
+  i <- x$index
+  tab <- data.frame(Value = signif(path$values[i], digits), Index = i)
+  if (!is.null(x$cvm)) {
+    tab$Measure <- signif(x$cvm[i], digits)
+    tab$SD <- signif(x$cvsd, digits)
+  }
+  tab$Nonzero <- x$nzero[i]
+  names(tab)[1L] <- if (path$name == "radius") "Radius" else "Lambda"
+  rownames(tab) <- if (x$privacy$private) "private choice" else "min"
+  tab
+}
+
+# What the table's row and measure are, in words.
+cv_choice_note <- function(x, digits = 4) {
+  num <- function(v) format(signif(v, digits))
+  path <- cv_path(x)
+  how <- if (x$privacy$private)
+    paste0("The row is the private choice of ", path$name, ".min: drawn by ",
+           "the exponential mechanism from the clamped validation losses, ",
+           "so it need not be the minimum of the noisy curve.")
+  else paste0("The row is the minimum of the exact validation curve (not ",
+              "private).")
+  curve <- if (is.null(x$cvm))
+    paste0(" No validation curve was released (curve = 0): the measure is ",
+           "not shown.")
+  else if (x$privacy$private)
+    paste0(" Measure: the noisy private release of the validation curve ",
+           "(noise sd ", num(x$cvsd), "), clamped to its range [0, ",
+           num(x$loss_bound), "] (post-processing).")
+  else ""
+  paste0(how, curve)
+}
+
+#' Summarise a private choice of lambda
+#'
+#' The chosen penalty (or radius), its number of non-zero coefficients,
+#' the released validation measure and its noise sd (when a curve was
+#' released), how the choice was made, the fit on the training part (as
+#' [summary.dpsco()] describes it) and the privacy guarantee of the whole
+#' procedure (as [privacy()] states it).
+#'
+#' @param object a `cv.dpsco` object.
+#' @param x a `summary.cv.dpsco` object.
+#' @param digits significant digits.
+#' @param ... unused.
+#' @return An object of class `summary.cv.dpsco`: a list with `name`
+#'   (`"lambda"` or `"radius"`), `value` (the chosen value), `index`,
+#'   `nzero` (its number of non-zero coefficients), `measure` (the loss),
+#'   `cvm` and `cvsd` (the released, clamped measure at the choice and its
+#'   noise sd; `NULL` without a curve), `loss_bound`, `guarantee` (the
+#'   sentence of [privacy()], `NULL` when not private), `text` (the
+#'   paragraphs) and `privacy` (the record).
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rexp(2000 * 5), 2000, 5)
+#' y <- drop(x %*% c(2, -1, 0, 0, 0)) + rt(2000, df = 3)
+#' summary(cv.dpsco(x, y, epsilon = 1, nlambda = 5))
+#' @export
+summary.cv.dpsco <- function(object, ...) {
+  num <- function(v) format(signif(v, 4))
+  path <- cv_path(object)
+  pr <- object$privacy
+  i <- object$index
+  sh <- pr$shares
+  sel <- sh[sh$part == "selection", , drop = FALSE]
+  measure <- names(measure_names)[match(object$name, measure_names)]
+  choice <- sprintf(paste(
+    "The %s was chosen on a hold-out part of the records (expected sizes,",
+    "public: %s training and %s validation records): %s = %s, position %d",
+    "of %d, with %d non-zero coefficients. %s"),
+    path$name, format_count(object$n_fit),
+    format_count(signif(object$n_hold, 6)), path$name, num(path$min), i,
+    length(path$values), object$nzero[i],
+    if (pr$private) sprintf(paste(
+      "It was drawn by the exponential mechanism (report-noisy-min) with",
+      "epsilon = %s from the summed %s of the validation records, each",
+      "clamped to [0, %s]; it is a private choice, not the minimum of a",
+      "noisy curve."), num(sel$epsilon_alone), record_loss_names[[measure]],
+      num(object$loss_bound))
+    else "It is the minimum of the exact validation curve (not private).")
+  curve <- if (is.null(object$cvm))
+    "No validation curve was released (curve = 0)."
+  else if (pr$private) sprintf(paste(
+    "The validation curve (%s) was released by the Gaussian mechanism with",
+    "noise sd %s and clamped to [0, %s] (post-processing); at the choice",
+    "it reads %s."), tolower(object$name), num(object$cvsd),
+    num(object$loss_bound), num(object$cvm[i]))
+  else sprintf("The exact validation curve (%s) reads %s at the choice.",
+               tolower(object$name), num(object$cvm[i]))
+  priv <- if (pr$private) paste0(
+    "Privacy: ", pr$guarantee, " Composition: ", pr$composition, " (",
+    paste(sprintf("%s records epsilon %s", pr$pools$pool,
+                  num(pr$pools$epsilon)), collapse = ", "),
+    "). Accounted epsilon ", num(pr$epsilon_accounted), " for a target of ",
+    num(pr$epsilon), ". Treated as public: ",
+    paste(pr$public, collapse = ", "), ".")
+  else "Privacy: none (epsilon = Inf)."
+  fit_text <- summary(object$dpsco.fit)$text[1L]
+  structure(list(name = path$name, value = path$min, index = i,
+                 nzero = object$nzero[i], measure = object$name,
+                 cvm = if (!is.null(object$cvm)) object$cvm[i],
+                 cvsd = object$cvsd, loss_bound = object$loss_bound,
+                 guarantee = pr$guarantee,
+                 text = c(choice, curve, paste("On the training part:", fit_text),
+                          priv),
+                 table = cv_choice_table(object), privacy = pr),
+            class = "summary.cv.dpsco")
+}
+
+#' @rdname summary.cv.dpsco
+#' @export
+print.summary.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3),
+                                   ...) {
+  for (para in x$text) cat(strwrap(para), "", sep = "\n")
+  tab <- x$table
+  for (j in setdiff(names(tab), c("Index", "Nonzero")))
+    tab[[j]] <- signif(tab[[j]], digits)
+  print(tab)
   invisible(x)
 }
 
@@ -337,11 +498,21 @@ cv_path <- function(x) {
   list(name = name, values = x[[name]], min = x[[paste0(name, ".min")]])
 }
 
-# The penalty (or radius) named by s: "lambda.min" ("radius.min") or numbers.
+# The penalty (or radius) named by s: "lambda.min" ("radius.min") or
+# numbers.  There is no private "lambda.1se": the error says why.
 cv_s <- function(object, s) {
   if (is.character(s)) {
     path <- cv_path(object)
     ok <- paste0(path$name, ".min")
+    if (identical(s, paste0(path$name, ".1se")))
+      arg_error("s", "\"", s, "\" is not available for a private choice: ",
+                "glmnet's rule reads the minimum of the validation curve ",
+                "and its standard error, statistics of the validation ",
+                "records that cv.dpsco() does not release, and a second ",
+                "private choice would take budget from \"", ok, "\". Use ",
+                "\"", ok, "\", or for a sparser model a neighbouring ",
+                "released value such as s = cvfit$", path$name,
+                "[cvfit$index - 1] (post-processing, no privacy cost).")
     if (!identical(s, ok))
       arg_error("s", "must be \"", ok, "\" or non-negative ", path$name,
                 " values.")
@@ -355,7 +526,8 @@ cv_s <- function(object, s) {
 #' @param object a `cv.dpsco` object.
 #' @param newx,type as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
-#'   radii, `"radius.min"` or radii.
+#'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
+#'   explains why a private choice has none (see [cv.dpsco()]).
 #' @param ... not used; any argument given here is an error.
 #' @return As [coef.dpsco()] and [predict.dpsco()].
 #' @export
@@ -371,29 +543,4 @@ predict.cv.dpsco <- function(object, newx, s = NULL, type = "link", ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
   predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
-}
-
-#' Plot the private validation curve
-#'
-#' The noisy mean validation loss against `log(lambda)` with bars of one
-#' noise sd, and a dotted line at `lambda.min`; the number of non-zero
-#' coefficients is shown along the top.  Needs a curve (`curve > 0` in
-#' [cv.dpsco()]).
-#'
-#' @param x a `cv.dpsco` object.
-#' @param ... passed to [graphics::plot()].
-#' @return `x`, invisibly.
-#' @export
-plot.cv.dpsco <- function(x, ...) {
-  if (is.null(x$cvm))
-    arg_error("x", "has no validation curve (it was fitted with curve = 0).")
-  path <- cv_path(x)
-  ll <- log(path$values)
-  graphics::plot(ll, x$cvm, ylim = range(x$cvlo, x$cvup), pch = 20,
-                 col = "red", xlab = paste0("log(", path$name, ")"),
-                 ylab = x$name, ...)
-  graphics::segments(ll, x$cvlo, ll, x$cvup, col = "grey50")
-  graphics::abline(v = log(path$min), lty = 3)
-  graphics::axis(3, at = ll, labels = x$nzero, tick = FALSE, line = -0.5)
-  invisible(x)
 }

@@ -5,11 +5,13 @@
 #' top axis, as in glmnet.
 #'
 #' @param x a `dpsco` fit.
-#' @param xvar `"lambda"` (log penalty, decreasing to the right as the path
-#'   is fitted; for the constraint-set methods the log radius, increasing)
-#'   or `"norm"` (L1 norm).
+#' @param xvar `"lambda"` (log penalty, increasing to the right as in
+#'   glmnet and in [plot.cv.dpsco()], so the path is fitted from right to
+#'   left; for the constraint-set methods the log radius) or `"norm"` (L1
+#'   norm).
 #' @param label label the curves with their column numbers at the path end?
-#' @param ... passed to [graphics::matplot()].
+#' @param ... passed to [graphics::matplot()]; `main` is drawn above the
+#'   top axis and its "Df" label.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -37,23 +39,101 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   }
   args <- list(x = h, y = t(beta), type = "l", lty = 1, xlab = xlab,
                ylab = "Coefficients", col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
-  if (xvar == "lambda" && !pa$increasing) args$xlim <- rev(range(h))
   dots <- list(...)
   main <- dots$main
   dots$main <- NULL
   do.call(graphics::matplot, utils::modifyList(args, dots))
-  # a title goes above the Df axis (which takes lines 0-2 of the top margin)
-  if (!is.null(main)) graphics::title(main = main, line = 3)
   graphics::abline(h = 0, col = "grey70", lty = 3)
   at <- pretty(h)
   at <- at[at >= min(h) & at <= max(h)]
   df_at <- df[vapply(at, function(a) which.min(abs(h - a)), 1L)]
-  graphics::axis(3, at = at, labels = df_at, tick = TRUE)
-  graphics::mtext("Df", side = 3, line = 2, cex = 0.8)
+  top_axis(at, df_at, main, tick = TRUE)
   if (label) {
+    # the end of the path: on the left for penalties, on the right for
+    # radii and L1 norms; the labels go outside it
     end <- ncol(beta)
     graphics::text(h[end], beta[, end], labels = seq_len(nrow(beta)),
-                   pos = if (xvar == "lambda") 2 else 4, cex = 0.7, xpd = TRUE)
+                   pos = if (h[end] <= min(h)) 2 else 4, cex = 0.7, xpd = TRUE)
   }
+  invisible(x)
+}
+
+# The top axis of both path plots: the number of non-zero coefficients at
+# `at`, "Df" above it, and the title above both (the axis and its label
+# take lines 0-3 of the top margin; a title at R's default line would sit
+# on them).
+top_axis <- function(at, labels, main = NULL, tick = TRUE) {
+  graphics::axis(3, at = at, labels = labels, tick = tick)
+  graphics::mtext("Df", side = 3, line = 2, cex = 0.8)
+  if (!is.null(main)) graphics::title(main = main, line = 3)
+}
+
+#' Plot the private choice of lambda
+#'
+#' With a released validation curve (`curve > 0` in [cv.dpsco()]): the
+#' noisy private release of the mean validation loss against
+#' `log(lambda)`, clamped to `[0, loss_bound]` (post-processing: a mean
+#' of clamped losses cannot lie outside), with bars of one noise sd; the
+#' title and the legend say that the points are a noisy release and give
+#' the noise sd.  Without a curve (the default `curve = 0`): the
+#' coefficient path of the fit on the training part ([plot.dpsco()]).
+#' Either way a dotted line marks the private choice `lambda.min`, drawn
+#' by the exponential mechanism: it need not sit at the lowest point of
+#' the noisy curve.  The number of non-zero coefficients is shown along
+#' the top and `log(lambda)` increases to the right, as in glmnet and in
+#' [plot.dpsco()].  For the constraint-set methods the x axis is
+#' `log(radius)`.
+#'
+#' @param x a `cv.dpsco` object.
+#' @param ... passed to [graphics::plot()] (or to [plot.dpsco()] without
+#'   a curve); `main` replaces the default title, drawn above the top
+#'   axis.
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rexp(2000 * 5), 2000, 5)
+#' y <- drop(x %*% c(2, -1, 0, 0, 0)) + rt(2000, df = 3)
+#' cvfit <- cv.dpsco(x, y, epsilon = 1, nlambda = 5)
+#' plot(cvfit)                      # the path, the private choice marked
+#' cvcurve <- cv.dpsco(x, y, epsilon = 1, nlambda = 5, curve = 0.5)
+#' plot(cvcurve)                    # the noisy validation curve
+#' @export
+plot.cv.dpsco <- function(x, ...) {
+  path <- cv_path(x)
+  private <- x$privacy$private
+  dots <- list(...)
+  main <- if ("main" %in% names(dots)) dots$main
+  dots$main <- NULL
+  choice <- if (private)
+    sprintf("private choice, %s = %s (exponential mechanism)", path$name,
+            format(signif(path$min, 3)))
+    else sprintf("minimum, %s = %s", path$name, format(signif(path$min, 3)))
+  if (is.null(x$cvm)) {
+    do.call(plot.dpsco, c(list(x$dpsco.fit, xvar = "lambda", main = main %||%
+      "Coefficient path (no validation curve released: curve = 0)"), dots))
+    graphics::abline(v = log(path$min), lty = 3)
+    graphics::legend("topright", legend = choice, lty = 3, bty = "n",
+                     cex = 0.8)
+    return(invisible(x))
+  }
+  ll <- log(path$values)
+  sd <- format(signif(x$cvsd, 3))
+  lim <- range(x$cvlo, x$cvup)
+  # headroom for the legend
+  lim[2] <- lim[2] + 0.25 * diff(lim)
+  args <- list(x = ll, y = x$cvm, ylim = lim, type = "n",
+               xlab = paste0("log(", path$name, ")"), ylab = x$name)
+  do.call(graphics::plot, utils::modifyList(args, dots))
+  graphics::segments(ll, x$cvlo, ll, x$cvup, col = "grey50")
+  graphics::points(ll, x$cvm, pch = 20, col = "red")
+  graphics::abline(v = log(path$min), lty = 3)
+  top_axis(ll, x$nzero, main %||% if (private)
+    paste0("Noisy private release of the validation curve (noise sd ", sd, ")")
+    else "Validation curve (exact, not private)", tick = FALSE)
+  graphics::legend("topright", bty = "n", cex = 0.8,
+                   legend = c(if (private)
+                     paste0("noisy release, clamped at 0; bars +-1 noise sd = ", sd)
+                     else "exact validation loss", choice),
+                   pch = c(20, NA), lty = c(NA, 3), col = c("red", "black"))
   invisible(x)
 }

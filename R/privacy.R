@@ -391,23 +391,7 @@ format.dpsco_privacy <- function(x, ...) {
       sprintf("Sampling: %s (rate q = %s)", x$sampling, num(x$sample_rate)),
     sprintf("Guarantee: %s", x$guarantee),
     if (!is.null(x$resized)) sprintf("Records: %s", x$resized))
-  if (nrow(x$shares) > 1L) {
-    sh <- x$shares
-    lines <- c(lines, "Budget shares:", ifelse(
-      sh$kind == "dp",
-      sprintf("  %-16s share %s: stated guarantee, %d steps, epsilon alone %s",
-              sh$part, num(sh$share), as.integer(sh$steps),
-              num(sh$epsilon_alone)),
-      sprintf("  %-16s share %s: z = %s, q = %s, %d steps, epsilon alone %s",
-              sh$part, num(sh$share), num(sh$noise_multiplier),
-              num(sh$sample_rate), as.integer(sh$steps),
-              num(sh$epsilon_alone))))
-    described <- nzchar(sh$released)
-    if (any(described))
-      lines <- c(lines, "Data-dependent choices (mechanism: released):",
-                 sprintf("  %-16s %s: %s", sh$part[described],
-                         sh$mechanism[described], sh$released[described]))
-  }
+  if (nrow(x$shares) > 1L) lines <- c(lines, format_shares(x$shares))
   if (!is.null(x$pools))
     lines <- c(lines, sprintf("Composition: %s", x$composition), sprintf(
       "  %-10s records: epsilon %s at delta %s", x$pools$pool,
@@ -417,6 +401,39 @@ format.dpsco_privacy <- function(x, ...) {
     if (length(x$not_covered))
       sprintf("NOT covered by the guarantee: %s", paste(x$not_covered, collapse = "; ")),
     x$rng)
+}
+
+# The "Budget shares" lines: one per row of the shares table, whatever
+# columns an older record lacks (no kind: a Gaussian part; no epsilon
+# alone: NA), each row with its pool of records when the parts draw on
+# disjoint records (cv.dpsco(): training and validation, each pool with
+# its own budget, so the shares add up to 1 within a pool).
+format_shares <- function(sh) {
+  num <- function(v) format(signif(v, 4))
+  k <- nrow(sh)
+  col <- function(name, default)
+    if (is.null(sh[[name]])) rep(default, k) else sh[[name]]
+  kind <- col("kind", "gaussian")
+  eps_alone <- col("epsilon_alone", NA_real_)
+  pool <- col("pool", NA_character_)
+  part <- ifelse(is.na(pool), sh$part, paste0(sh$part, " (", pool, ")"))
+  width <- max(16L, nchar(part))
+  rows <- vapply(seq_len(k), function(i) {
+    what <- if (identical(kind[i], "dp"))
+      sprintf("stated guarantee, %d steps", as.integer(sh$steps[i]))
+    else sprintf("z = %s, q = %s, %d steps", num(sh$noise_multiplier[i]),
+                 num(sh$sample_rate[i]), as.integer(sh$steps[i]))
+    sprintf("  %-*s share %s: %s, epsilon alone %s", width, part[i],
+            num(sh$share[i]), what, num(eps_alone[i]))
+  }, "")
+  described <- nzchar(col("released", ""))
+  c(if (all(is.na(pool))) "Budget shares:"
+    else "Budget shares (of each pool's budget; the pools are disjoint records):",
+    rows,
+    if (any(described))
+      c("Data-dependent choices (mechanism: released):",
+        sprintf("  %-16s %s: %s", sh$part[described],
+                col("mechanism", "")[described], sh$released[described])))
 }
 
 #' @rdname privacy

@@ -117,10 +117,17 @@ test_that("cv.dpsco() is the split, the fit, the clamped losses, the exponential
       z_curve <- dp_noise_multiplier(cs$curve * eps, delta, 1, 1)
       sd_curve <- z_curve * L * sqrt(K) / (pn * cs$holdout)
       expect_equal(cvf$cvsd, sd_curve, tolerance = 1e-8, label = info)
-      expect_equal(unname(cvf$cvm),
-                   unname(sums / (pn * cs$holdout) + sd_curve * stats::rnorm(K)),
-                   tolerance = 1e-6, label = info)
-      expect_equal(unname(cvf$cvup - cvf$cvm), rep(cvf$cvsd, K))
+      raw <- sums / (pn * cs$holdout) + sd_curve * stats::rnorm(K)
+      expect_equal(unname(cvf$cvm_noisy), unname(raw), tolerance = 1e-6,
+                   label = info)
+      # shown: the release projected on the range [0, L] of a mean of
+      # clamped losses, with bars of one noise sd inside that range
+      shown <- pmin(pmax(raw, 0), L)
+      expect_equal(unname(cvf$cvm), unname(shown), tolerance = 1e-6, label = info)
+      expect_equal(unname(cvf$cvup), pmin(unname(shown) + sd_curve, L),
+                   tolerance = 1e-6)
+      expect_equal(unname(cvf$cvlo), pmax(unname(shown) - sd_curve, 0),
+                   tolerance = 1e-6)
     } else {
       expect_null(cvf$cvm)
       expect_null(cvf$cvsd)
@@ -213,7 +220,7 @@ test_that("set.seed() reproduces cv.dpsco() exactly", {
   }
   a <- run(3)
   expect_identical(run(3), a)
-  expect_false(identical(run(4)$cvm, a$cvm))
+  expect_false(identical(run(4)$dpsco.fit$beta, a$dpsco.fit$beta))
   expect_identical(run(3, method = "holland", curve = 0.5),
                    run(3, method = "holland", curve = 0.5))
 })
@@ -244,6 +251,146 @@ test_that("coef() and predict() use lambda.min of the path fitted on the trainin
   pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_invisible(plot(cvf))
+})
+
+# ---- the display -----------------------------------------------------------------
+
+# The Measure column of print(cvfit), read back from the printed table.
+printed_measure <- function(cvf) {
+  out <- capture.output(print(cvf))
+  i <- grep("^private choice", out)
+  head <- strsplit(trimws(out[i - 1L]), " +")[[1]]
+  vals <- strsplit(trimws(sub("^private choice", "", out[i])), " +")[[1]]
+  list(out = out, measure = as.numeric(vals[match("Measure", head)]),
+       header = head)
+}
+
+test_that("print(cvfit) never shows a negative loss and labels the private choice", {
+  # small data with a true MSE about 1 (t(5) noise of variance 1 on a
+  # bounded design, epsilon 10): the curve's noise is larger than the losses,
+  # so raw releases go below 0, and the shown one is the release projected
+  # on [0, L]
+  set.seed(10)
+  n <- 300
+  x <- matrix(runif(n * 2, -1, 1), n, 2)
+  y <- drop(x %*% c(1, -1)) + rt(n, df = 5) / sqrt(5 / 3)
+  raw_neg <- shown_at_choice <- 0
+  for (seed in 1:8) {
+    set.seed(seed)
+    cvf <- cv.dpsco(x, y, method = "clip", epsilon = 10, curve = 0.25,
+                    nlambda = 5)
+    L <- cvf$loss_bound
+    expect_equal(unname(cvf$cvm), pmin(pmax(unname(cvf$cvm_noisy), 0), L))
+    expect_true(all(c(cvf$cvm, cvf$cvlo, cvf$cvup) >= 0))
+    expect_true(all(c(cvf$cvm, cvf$cvlo, cvf$cvup) <= L))
+    pm <- printed_measure(cvf)
+    expect_gte(pm$measure, 0)
+    expect_equal(pm$measure, unname(signif(cvf$cvm[cvf$index], 4)))
+    expect_identical(pm$header, c("Lambda", "Index", "Measure", "SD", "Nonzero"))
+    # the row is the private choice, and the print says how it was made
+    expect_false(any(grepl("^min ", pm$out)))
+    txt <- paste(pm$out, collapse = " ")
+    expect_match(txt, "drawn by the exponential mechanism", fixed = TRUE)
+    expect_match(txt, paste0("noisy private release of the validation curve (noise sd ",
+                             format(signif(cvf$cvsd, 4)), ")"), fixed = TRUE)
+    raw_neg <- raw_neg + (cvf$cvm_noisy[cvf$index] < 0)
+  }
+  # the test bites: a raw release at the choice went below 0
+  expect_gt(raw_neg, 0)
+  # the exact (non-private) curve is the minimum and is labelled so
+  set.seed(1)
+  cvn <- cv.dpsco(x, y, method = "none", nlambda = 4, iterations = 20)
+  out <- capture.output(print(cvn))
+  expect_true(any(grepl("^min ", out)))
+  expect_identical(cvn$index, which.min(cvn$cvm))
+})
+
+test_that("the default releases no curve: the whole validation budget chooses", {
+  # bench/cv_display.R: on blog at epsilon 1 the curve's noise sd exceeds
+  # the spread of the true validation losses at every share (ratio 1.25 on
+  # average even at share 0.99), so by default no curve is released
+  expect_identical(formals(cv.dpsco)$curve, 0)
+  d <- cv_data(n = 600)
+  set.seed(21)
+  cvf <- cv.dpsco(d$x, d$y, nlambda = 5)
+  expect_null(cvf$cvm)
+  expect_null(cvf$cvm_noisy)
+  pr <- privacy(cvf)
+  sel <- pr$shares[pr$shares$pool == "validation", ]
+  expect_identical(sel$part, "selection")
+  expect_identical(sel$share, 1)
+  expect_identical(sel$epsilon_alone, 1)
+  pm <- capture.output(print(cvf))
+  expect_true(any(grepl("^private choice", pm)))
+  expect_false(any(grepl("Measure ", pm[grep("^private choice", pm) - 1L])))
+  expect_match(paste(pm, collapse = " "), "No validation curve was released",
+               fixed = TRUE)
+})
+
+test_that("summary(cvfit) gives the choice, its size, the measure and the guarantee", {
+  d <- cv_data(n = 800)
+  for (curve in c(0.3, 0)) {
+    set.seed(5)
+    cvf <- cv.dpsco(d$x, d$y, method = "clip", epsilon = 1, curve = curve,
+                    nlambda = 5)
+    sm <- summary(cvf)
+    expect_s3_class(sm, "summary.cv.dpsco")
+    i <- cvf$index
+    expect_identical(sm$name, "lambda")
+    expect_identical(sm$value, cvf$lambda[i])
+    expect_identical(sm$index, i)
+    expect_identical(sm$nzero, cvf$dpsco.fit$df[i])
+    expect_identical(sm$measure, "Mean-squared error")
+    expect_identical(sm$guarantee, privacy(cvf)$guarantee)
+    expect_identical(sm$privacy, privacy(cvf))
+    out <- capture.output(res <- withVisible(print(sm)))
+    expect_false(res$visible)
+    txt <- paste(out, collapse = " ")
+    num <- function(v) format(signif(v, 4))
+    expect_match(txt, sprintf("lambda = %s, position %d of 5, with %d non-zero",
+                              num(cvf$lambda[i]), i, cvf$nzero[i]), fixed = TRUE)
+    # the selection's epsilon: the validation pool's share for the choice
+    expect_match(txt, sprintf("exponential mechanism (report-noisy-min) with epsilon = %s",
+                              num(1 - curve)), fixed = TRUE)
+    # the guarantee sentence of privacy(), word for word (rewrapped)
+    expect_match(gsub(" +", " ", txt), privacy(cvf)$guarantee,
+                 fixed = TRUE)
+    # the fit on the training part as summary.dpsco() describes it
+    expect_match(gsub(" +", " ", txt), substr(summary(cvf$dpsco.fit)$text[1], 1, 60),
+                 fixed = TRUE)
+    tab_line <- grep("^private choice", out, value = TRUE)
+    expect_length(tab_line, 1)
+    if (curve > 0) {
+      expect_identical(sm$cvm, cvf$cvm[i])
+      expect_identical(sm$cvsd, cvf$cvsd)
+      expect_gte(sm$cvm, 0)
+      expect_match(txt, sprintf("noise sd %s", num(cvf$cvsd)), fixed = TRUE)
+      expect_match(txt, sprintf("at the choice it reads %s", num(cvf$cvm[i])),
+                   fixed = TRUE)
+    } else {
+      expect_null(sm$cvm)
+      expect_match(txt, "No validation curve was released (curve = 0).", fixed = TRUE)
+    }
+  }
+})
+
+test_that("lambda.1se is refused with the reason and what to use instead", {
+  d <- cv_data(n = 400)
+  set.seed(2)
+  cvf <- cv.dpsco(d$x, d$y, nlambda = 4, curve = 0.25)
+  for (f in list(function() coef(cvf, s = "lambda.1se"),
+                 function() predict(cvf, d$x[1:2, ], s = "lambda.1se"))) {
+    err <- expect_error(f(), class = "dpsco_arg_error")
+    expect_identical(err$arg, "s")
+    msg <- conditionMessage(err)
+    expect_match(msg, "\"lambda.1se\" is not available for a private choice", fixed = TRUE)
+    expect_match(msg, "does not release", fixed = TRUE)
+    expect_match(msg, "s = cvfit$lambda[cvfit$index - 1]", fixed = TRUE)
+  }
+  # the advice works: a neighbouring released penalty is a sparser fit
+  if (cvf$index > 1)
+    expect_equal(coef(cvf, s = cvf$lambda[cvf$index - 1]),
+                 coef(cvf$dpsco.fit, s = cvf$lambda[cvf$index - 1]))
 })
 
 # ---- input checks ------------------------------------------------------------------
@@ -287,7 +434,7 @@ test_that("bad input to cv.dpsco() and its methods gives named dpsco_arg_errors"
   expect_identical(arg_of(coef(cvf, s = "lambda.1se")), "s")
   expect_identical(arg_of(predict(cvf, d$x, s = "lambda.1se")), "s")
   expect_identical(arg_of(coef(cvf, s = -1)), "s")
-  expect_identical(arg_of(plot(cvf)), "x")          # no curve released
+  expect_identical(arg_of(coef(cvf, s = "lambda.max")), "s")
 })
 
 # ---- utility -------------------------------------------------------------------------
@@ -352,7 +499,7 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
   for (m in c("fw", "objective", "mirror")) {
     set.seed(77)
     cv <- cv.dpsco(d$x, d$y, method = m, epsilon = eps, delta = delta,
-                   radius = c(0.2, 1, 5))
+                   radius = c(0.2, 1, 5), curve = 0.25)
     fit <- cv$dpsco.fit
     expect_identical(cv$radius, c(0.2, 1, 5))
     expect_null(cv$lambda)
@@ -369,7 +516,7 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
     pred <- predict(fit, d$x[val, ])
     sums <- colSums(pmin((d$y[val] - pred)^2, cv$loss_bound))
     # the released curve is the mean clamped loss plus N(0, cvsd^2)
-    expect_true(all(abs(cv$cvm - sums / (0.2 * d$n)) <= 5 * cv$cvsd))
+    expect_true(all(abs(cv$cvm_noisy - sums / (0.2 * d$n)) <= 5 * cv$cvsd))
     expect_equal(cv$cvsd, calibrate_z_curve(eps, delta) * cv$loss_bound *
                    sqrt(3) / (0.2 * d$n), tolerance = 1e-12)
     expect_equal(coef(cv), coef(fit, s = cv$radius.min))
@@ -384,6 +531,9 @@ test_that("a path of radii is chosen the same way: radius.min from the replayed 
   expect_true(any(grepl("Radius", out)))
   err <- expect_error(coef(cv, s = "lambda.min"), class = "dpsco_arg_error")
   expect_equal(err$arg, "s")
+  err <- expect_error(coef(cv, s = "radius.1se"), class = "dpsco_arg_error")
+  expect_match(conditionMessage(err), "\"radius.1se\" is not available", fixed = TRUE)
+  expect_match(conditionMessage(err), "cvfit$radius[cvfit$index - 1]", fixed = TRUE)
 })
 
 test_that("the methods stated for replace-one neighbours are chosen too, on the training part resized to its public size", {
@@ -444,5 +594,5 @@ test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
   # the curve lies on its grid
   K <- length(cvf$lambda)
   grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / (0.2 * d$n), K)$grid
-  expect_equal(unname(cvf$cvm / grid), round(unname(cvf$cvm / grid)))
+  expect_equal(unname(cvf$cvm_noisy / grid), round(unname(cvf$cvm_noisy / grid)))
 })

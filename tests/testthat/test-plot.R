@@ -31,7 +31,7 @@ recorded_calls <- function() {
   })
 }
 
-test_that("plot(fit) draws, returns the fit invisibly, x axis is reversed log(lambda)", {
+test_that("plot(fit) draws, returns the fit invisibly, x axis is increasing log(lambda) as in glmnet", {
   fit <- plot_fit()
   local_null_device()
   res <- withVisible(plot(fit))
@@ -39,8 +39,8 @@ test_that("plot(fit) draws, returns the fit invisibly, x axis is reversed log(la
   expect_identical(res$value, fit)
   usr <- par("usr")
   h <- log(fit$lambda)
-  expect_gt(usr[1], usr[2])
-  expect_equal(usr[1:2], rev(extend(range(h))), tolerance = 1e-10)
+  expect_lt(usr[1], usr[2])
+  expect_equal(usr[1:2], extend(range(h)), tolerance = 1e-10)
   # the y range covers the coefficients
   expect_equal(usr[3:4], extend(range(fit$beta)), tolerance = 1e-10)
 })
@@ -134,4 +134,123 @@ test_that("a radius path is drawn against increasing log(radius)", {
   usr <- par("usr")
   expect_lt(usr[1], usr[2])
   expect_equal(usr[1:2], extend(range(log(fit$radius))), tolerance = 1e-10)
+})
+
+# ---- plot.cv.dpsco --------------------------------------------------------
+
+plot_cv <- function(curve = 0.25, seed = 3, epsilon = 0.5, method = "clip") {
+  set.seed(401)
+  n <- 400
+  x <- matrix(exp(rnorm(n * 3)), n, 3)
+  y <- drop(x %*% c(1, -1, 0)) + rt(n, df = 3)
+  set.seed(seed)
+  cv.dpsco(x, y, method = method, epsilon = epsilon, curve = curve,
+           nlambda = 6)
+}
+
+calls_named <- function(calls, name) Filter(function(cl) cl$name == name, calls)
+
+test_that("plot(fit) and plot(cvfit) share glmnet's direction: log(lambda) increasing", {
+  cvf <- plot_cv()
+  h <- log(cvf$lambda)
+  local_null_device()
+  plot(cvf)
+  usr_cv <- par("usr")
+  expect_lt(usr_cv[1], usr_cv[2])
+  expect_equal(usr_cv[1:2], extend(range(h)), tolerance = 1e-10)
+  plot(cvf$dpsco.fit)
+  usr_fit <- par("usr")
+  expect_equal(usr_fit[1:2], usr_cv[1:2], tolerance = 1e-10)
+  # glmnet's own plots of a path go the same way
+  skip_if_not_installed("glmnet")
+  set.seed(1)
+  gx <- matrix(rnorm(200), 50, 4)
+  gfit <- glmnet::glmnet(gx, gx[, 1] + rnorm(50), nlambda = 10)
+  plot(gfit, xvar = "lambda")
+  expect_lt(par("usr")[1], par("usr")[2])
+  expect_equal(par("usr")[1:2], extend(range(log(gfit$lambda))),
+               tolerance = 1e-10)
+})
+
+test_that("plot(cvfit) draws the clamped noisy release, never below 0, and says so", {
+  for (seed in 1:6) local({
+    cvf <- plot_cv(seed = seed)
+    local_null_device()
+    plot(cvf)
+    calls <- recorded_calls()
+    h <- log(cvf$lambda)
+    L <- cvf$loss_bound
+    expected <- pmin(pmax(cvf$cvm_noisy, 0), L)
+    # the points: the release projected on [0, L]
+    pts <- Filter(function(cl) length(cl$args[[1]]$x) == length(h) &&
+                    !identical(cl$args[[2]], "n"), calls_named(calls, "C_plotXY"))
+    expect_length(pts, 1)
+    expect_equal(unname(pts[[1]]$args[[1]]$x), h)
+    expect_equal(unname(pts[[1]]$args[[1]]$y), unname(expected))
+    expect_true(all(pts[[1]]$args[[1]]$y >= 0))
+    # the bars: +-1 noise sd around it, inside [0, L]
+    bars <- calls_named(calls, "C_segments")[[1]]
+    expect_equal(unname(bars$args[[2]]), unname(pmax(expected - cvf$cvsd, 0)))
+    expect_equal(unname(bars$args[[4]]), unname(pmin(expected + cvf$cvsd, L)))
+    # the dotted line at the private choice
+    ab <- calls_named(calls, "C_abline")
+    expect_equal(ab[[1]]$args[[4]], log(cvf$lambda.min))
+    # title and legend name the noisy release and its sd, and the choice
+    sd_txt <- format(signif(cvf$cvsd, 3))
+    ttl <- Filter(function(cl) !is.null(cl$args[[1]]), calls_named(calls, "C_title"))
+    expect_identical(ttl[[1]]$args[[1]], paste0(
+      "Noisy private release of the validation curve (noise sd ", sd_txt, ")"))
+    leg <- calls_named(calls, "C_text")[[1]]$args[[2]]
+    expect_identical(leg[1], paste0("noisy release, clamped at 0; bars +-1 noise sd = ",
+                                    sd_txt))
+    expect_match(leg[2], "^private choice, lambda = ")
+    expect_false(any(grepl("min", c(leg, ttl[[1]]$args[[1]]))))
+  })
+  # the seeds include releases that went below 0
+  raw <- unlist(lapply(1:6, function(s) plot_cv(seed = s)$cvm_noisy))
+  expect_true(any(raw < 0))
+})
+
+test_that("a title given as main sits above the Df labels of both plots", {
+  cvf <- plot_cv()
+  for (what in list(cvf, cvf$dpsco.fit, plot_cv(curve = 0))) local({
+    local_null_device()
+    plot(what, main = "My title")
+    calls <- recorded_calls()
+    ttl <- Filter(function(cl) identical(cl$args[[1]], "My title"),
+                  calls_named(calls, "C_title"))
+    expect_length(ttl, 1)
+    df_lab <- Filter(function(cl) identical(cl$args[[1]], "Df"),
+                     calls_named(calls, "C_mtext"))
+    expect_length(df_lab, 1)
+    # line 3 of the top margin, above "Df" (line 2) and the axis labels
+    expect_identical(ttl[[1]]$args[[5]], 3)
+    expect_identical(df_lab[[1]]$args[[3]], 2)
+    expect_gt(ttl[[1]]$args[[5]], df_lab[[1]]$args[[3]])
+    # the top axis carries the Df labels
+    top <- Filter(function(cl) identical(cl$args[[1]], 3), calls_named(calls, "C_axis"))
+    expect_length(top, 1)
+  })
+})
+
+test_that("without a curve plot(cvfit) shows the path with the private choice marked", {
+  cvf <- plot_cv(curve = 0)
+  expect_null(cvf$cvm)
+  local_null_device()
+  expect_invisible(plot(cvf))
+  calls <- recorded_calls()
+  fit <- cvf$dpsco.fit
+  xy <- calls_named(calls, "C_plotXY")
+  # one line per coefficient: the path (legend symbols are lines too)
+  paths <- Filter(function(cl) length(cl$args[[1]]$x) == length(fit$lambda), xy)
+  expect_length(paths, nrow(fit$beta))
+  for (j in seq_len(nrow(fit$beta)))
+    expect_equal(unname(paths[[j]]$args[[1]]$y), unname(fit$beta[j, ]))
+  ab <- Filter(function(cl) !is.null(cl$args[[4]]), calls_named(calls, "C_abline"))
+  expect_equal(ab[[1]]$args[[4]], log(cvf$lambda.min))
+  leg <- calls_named(calls, "C_text")[[1]]$args[[2]]
+  expect_identical(leg, sprintf("private choice, lambda = %s (exponential mechanism)",
+                                format(signif(cvf$lambda.min, 3))))
+  ttl <- Filter(function(cl) !is.null(cl$args[[1]]), calls_named(calls, "C_title"))
+  expect_match(ttl[[1]]$args[[1]], "no validation curve released", fixed = TRUE)
 })

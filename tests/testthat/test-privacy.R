@@ -575,3 +575,50 @@ test_that("remaining_budget() leaves exactly what composes to the target", {
                       class = "dpsco_arg_error")
   expect_equal(err$arg, "epsilon")
 })
+
+test_that("privacy(cvfit) prints every budget share with its pool and values", {
+  set.seed(8)
+  n <- 600
+  x <- matrix(exp(rnorm(n * 3)), n, 3)
+  y <- drop(x %*% c(1, -1, 0)) + rt(n, df = 3)
+  cvf <- cv.dpsco(x, y, method = "clip", epsilon = 1, curve = 0.25, nlambda = 4)
+  pr <- privacy(cvf)
+  sh <- pr$shares
+  expect_identical(nrow(sh), 7L)
+  num <- function(v) format(signif(v, 4))
+  check_rows <- function(txt, sh, eps_alone) {
+    i <- grep("^Budget shares", txt)
+    expect_length(i, 1)
+    rows <- txt[i + seq_len(nrow(sh))]
+    for (k in seq_len(nrow(sh))) {
+      # part (pool), its share, its own epsilon, read against the record
+      expect_match(rows[k], sprintf("^  %s \\(%s\\) +share %s: ", sh$part[k],
+                                    sh$pool[k], num(sh$share[k])))
+      expect_match(rows[k], sprintf("epsilon alone %s$", num(eps_alone[k])))
+      expect_match(rows[k], if (sh$kind[k] == "dp") "stated guarantee, 1 steps"
+                            else sprintf("z = %s, q = %s, %d steps",
+                                         num(sh$noise_multiplier[k]),
+                                         num(sh$sample_rate[k]),
+                                         as.integer(sh$steps[k])), fixed = TRUE)
+    }
+    # the next line is not a share
+    expect_false(grepl("share", txt[i + nrow(sh) + 1L]))
+  }
+  check_rows(format(pr), sh, sh$epsilon_alone)
+  printed <- capture.output(print(pr))
+  check_rows(sub("^  ", "", printed[-1]), sh, sh$epsilon_alone)
+  expect_identical(sh$pool, c(rep("training", 5), rep("validation", 2)))
+  expect_equal(sh$share[sh$pool == "validation"], c(0.75, 0.25))
+  # a record without the kind and epsilon_alone columns (as stored by an
+  # older version) still lists all seven parts (it printed a bare heading)
+  old <- pr
+  old$shares$kind <- NULL
+  old$shares$epsilon_alone <- NULL
+  txt <- format(old)
+  i <- grep("^Budget shares", txt)
+  rows <- txt[i + 1:7]
+  expect_identical(sum(grepl("share", rows)), 7L)
+  for (k in 1:7)
+    expect_match(rows[k], paste0("^  ", sh$part[k], " "), label = sh$part[k])
+  expect_match(rows[6], "z = NA, q = 1, 1 steps, epsilon alone NA", fixed = TRUE)
+})
