@@ -1,0 +1,109 @@
+#' @include registry.R lambda-path.R
+NULL
+
+#' The converged non-private baseline
+#'
+#' `method = "none"` is the non-private reference of [dpsco()].  When
+#' `iterations` is not given (and no `trace` is asked for), its path is
+#' solved to convergence rather than run for the private methods' fixed
+#' number of steps: at each `lambda`, warm-started from the previous
+#' solution, a proximal Newton method takes the exact full-data gradient
+#' and Hessian of the loss, minimises the penalised quadratic model
+#' exactly by coordinate descent (the solver of the private Newton path),
+#' and backtracks until the objective decreases enough.  It stops when the
+#' objective changes by less than `1e-12` relative (and the step is below
+#' `1e-9`), or after 200 steps per lambda.  The objective is the fit's
+#' (glmnet's scaling, the sum of losses over the public `n`), on the data
+#' as the fit sees them (with private tuning, `x` clamped to its bounds),
+#' so a gaussian path agrees with `glmnet(standardize = FALSE)` and an
+#' unpenalised quantile fit with `conquer::conquer()` at the same
+#' bandwidth.  The fit adds no noise and has `epsilon = Inf`.  Give
+#' `iterations` to run the stochastic proximal gradient loop instead (for
+#' comparisons step by step with the private methods).
+#'
+#' @name dpsco_baseline
+#' @keywords internal
+NULL
+
+baseline_tol <- 1e-12
+baseline_maxit <- 200L
+
+# The fit function of method "none": the converged path when lambda_path()
+# marks the settings so (iterations not given), else the engine's loop.
+none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
+  converge <- isTRUE(settings$converge)
+  settings$converge <- NULL  # not a field of the engine's settings
+  if (!converge || length(trace_at) || is_mapped(x))
+    return(engine_path_fit(x, y, settings, lambda, beta0, trace_at))
+  converged_path(as.matrix(x), y, settings, lambda, beta0)
+}
+
+# The loss's second derivative in eta, per record.
+loss_curvature <- function(fam, eta, y) {
+  switch(fam$name,
+    gaussian = rep(1, length(eta)),
+    binomial = { p <- stats::plogis(eta); p * (1 - p) },
+    quantile = kernel_density((eta - y) / fam$bandwidth, fam$smoother,
+                              fam$tau) / fam$bandwidth,
+    {
+      # any other family: the derivative of its residual, numerically
+      e <- 1e-6 * pmax(1, abs(eta))
+      (fam$residual(eta + e, y) - fam$residual(eta - e, y)) / (2 * e)
+    })
+}
+
+converged_path <- function(x, y, settings, lambda, beta0) {
+  name <- names(family_codes)[match(settings$family, family_codes)]
+  fam <- family_object(name, list(
+    tau = settings$tau, bandwidth = settings$bandwidth,
+    smoother = names(kernel_codes)[match(settings$kernel, kernel_codes)]))
+  intercept <- settings$intercept == 1L
+  z <- if (intercept) cbind(1, x) else x
+  # the engine's divisor: the public n (expected batch over its rate)
+  n <- settings$m / settings$rate
+  pen <- c(if (intercept) 0, settings$penalty_factor)
+  alpha <- settings$alpha
+  penalty <- function(b, lam)
+    lam * sum(pen * (alpha * abs(b) + (1 - alpha) * b^2 / 2))
+  objective <- function(eta, b, lam)
+    sum(fam$loss(eta, y)) / n + penalty(b, lam)
+  d <- ncol(z)
+  b <- as.double(beta0)
+  out <- matrix(0, d, length(lambda))
+  for (l in seq_along(lambda)) {
+    lam <- lambda[l]
+    opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor)
+    eta <- drop(z %*% b)
+    f <- objective(eta, b, lam)
+    for (it in seq_len(baseline_maxit)) {
+      g <- drop(crossprod(z, fam$residual(eta, y))) / n
+      w <- loss_curvature(fam, eta, y)
+      h <- crossprod(z, z * w) / n
+      # a tiny ridge keeps the model's diagonal positive (an all-zero
+      # column, or a separated logistic fit); the line search checks the
+      # true objective, so the fixed point is unchanged
+      diag(h) <- diag(h) + 1e-12 * (1 + max(diag(h)))
+      bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
+      dir <- bn - b
+      if (max(abs(dir)) == 0) break
+      # Armijo on the penalised objective (Lee, Sun and Saunders 2014)
+      dec <- sum(g * dir) + penalty(bn, lam) - penalty(b, lam)
+      t <- 1
+      repeat {
+        bt <- b + t * dir
+        etat <- drop(z %*% bt)
+        ft <- objective(etat, bt, lam)
+        if (ft <= f + 0.25 * t * dec || t < 1e-10) break
+        t <- t / 2
+      }
+      done <- abs(f - ft) <= baseline_tol * max(1, abs(ft)) &&
+        max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt)))
+      b <- bt
+      eta <- etat
+      f <- ft
+      if (done) break
+    }
+    out[, l] <- b
+  }
+  list(beta = out, trace = NULL)
+}
