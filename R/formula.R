@@ -76,8 +76,13 @@ formula_design <- function(formula, data, xlev, dots) {
     arg_error("xlev", "must be a named list of character vectors (the ",
               "levels of each factor predictor).")
   tt <- stats::terms(formula, data = data)
-  mf <- stats::model.frame(tt, data = data, xlev = xlev,
-                           na.action = stats::na.pass)
+  mf <- tryCatch(stats::model.frame(tt, data = data, xlev = xlev,
+                                    na.action = stats::na.pass),
+                 error = function(e)
+                   arg_error(if (grepl("new level", conditionMessage(e))) "xlev"
+                             else "data", "does not fit the formula: ",
+                             conditionMessage(e), " (every value of a factor ",
+                             "predictor must be among its declared levels)."))
   tt <- attr(mf, "terms")
   pred <- attr(tt, "term.labels")
   vars <- names(mf)[-1L]
@@ -92,13 +97,6 @@ formula_design <- function(formula, data, xlev, dots) {
                     " were read from the data, which reveals which levels ",
                     "occur; declare them with xlev = list(", read[1L],
                     " = c(...)) to keep them public.")
-  declared <- intersect(names(xlev), vars)
-  for (v in declared) {
-    # model.frame() turns a value outside the declared levels into NA
-    if (anyNA(mf[[v]]) && !anyNA(data[[v]]))
-      arg_error("xlev", "$", v, " does not list every value of `", v,
-                "` in data (values outside the declared levels).")
-  }
   # data-dependent transformations (poly(), scale(), ns(), ...) store the
   # parameters they read from the data as "predvars"
   pv <- attr(tt, "predvars")
@@ -138,8 +136,11 @@ formula_newx <- function(object, newdata) {
   if (!is.data.frame(newdata))
     arg_error("newdata", "must be a data frame.")
   tt <- stats::delete.response(object$terms)
-  mf <- stats::model.frame(tt, newdata, xlev = object$xlevels,
-                           na.action = stats::na.pass)
+  mf <- tryCatch(stats::model.frame(tt, newdata, xlev = object$xlevels,
+                                    na.action = stats::na.pass),
+                 error = function(e)
+                   arg_error("newdata", "does not fit the model's terms: ",
+                             conditionMessage(e), "."))
   if (!all(stats::complete.cases(mf)))
     arg_error("newdata", "has missing values, or factor values outside the ",
               "levels of the fit.")
