@@ -58,7 +58,7 @@ converged_path <- function(x, y, settings, lambda, beta0) {
     tau = settings$tau, bandwidth = settings$bandwidth,
     smoother = names(kernel_codes)[match(settings$kernel, kernel_codes)]))
   intercept <- settings$intercept == 1L
-  z <- if (intercept) cbind(1, x) else x
+  z <- if (intercept) cbind(rep(1, nrow(x)), x) else x
   # the engine's divisor: the public n (expected batch over its rate)
   n <- settings$m / settings$rate
   pen <- c(if (intercept) 0, settings$penalty_factor)

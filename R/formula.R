@@ -7,6 +7,20 @@ NULL
 # call them.
 
 #' @rdname dpsco
+#' @section Formula interface:
+#' `dpsco(y ~ terms, data = df)` and `cv.dpsco(y ~ terms, data = df)` build
+#' `x` with [stats::model.frame()] and [stats::model.matrix()] and fit it
+#' with the default method.  The model matrix has no intercept column: the
+#' fit's own unpenalised intercept is used, and `y ~ . - 1` fits without
+#' one.  Nothing is computed on the numeric columns (no centring or
+#' scaling).  Factor predictors are coded by their contrasts, with the
+#' levels declared in `xlev`; undeclared levels are read from the data,
+#' which reveals which levels occur, and get a `dpsco_privacy_warning`, as
+#' do transformations that take parameters from the data (`poly()`,
+#' `scale()`, `splines::ns()`).  Missing values are an error.  The terms
+#' and the levels are kept in the fit (`terms`, `xlevels`), so
+#' `predict(fit, newdata = df)` builds the same columns (see
+#' [predict.dpsco_formula()]).
 #' @param ... for `dpsco()`: the arguments of its methods; for the formula
 #'   method, the arguments of the default (matrix) method except `x`, `y`
 #'   and `intercept` (which the formula sets: `y ~ . - 1` fits without an
