@@ -81,6 +81,8 @@ formula_design <- function(formula, data, xlev, dots) {
   if (missing(data) || !is.data.frame(data))
     arg_error("data", "must be a data frame holding the variables of the ",
               "formula.")
+  if ("y" %in% names(dots))
+    arg_error("y", "is the formula's left-hand side; do not give it too.")
   if ("intercept" %in% names(dots))
     arg_error("intercept", "is set by the formula: write y ~ . - 1 (or + 0) ",
               "to fit without an intercept.")

@@ -13,8 +13,9 @@
 #' `radius` for a constraint-set method).
 #'
 #' `glance(<dpsco>)`: one row: `nobs` (the public number of records),
-#' `npasses` (gradient releases per lambda times lambdas, or the method's
-#' steps), `epsilon`, `delta` (the target), `epsilon_accounted` (the
+#' `npasses` (the optimiser's steps over the whole path: steps per lambda
+#' times lambdas for a penalised path, the privacy record's `steps` for a
+#' constraint-set method), `epsilon`, `delta` (the target), `epsilon_accounted` (the
 #' accountant's epsilon for the whole path, `Inf` for `method = "none"`),
 #' `method` and `family`.
 #'
