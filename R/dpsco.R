@@ -534,8 +534,11 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
                   lp = NULL, tau = NULL,
-                  trace.it = getOption("dpsco.trace.it", interactive())) {
+                  trace.it = getOption("dpsco.trace.it", interactive()),
+                  ...) {
   this_call <- generic_call(match.call(), "dpsco")
+  # (`...` is the generic's; a name not matched above is an error)
+  check_no_dots(list(...), "dpsco")
   tuning_given <- !missing(tuning)
   family <- match_choice(family_arg(family), "family")
   if (!inherits(control, "dpsco_control"))

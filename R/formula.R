@@ -24,7 +24,8 @@ NULL
 #' @param ... for `dpsco()`: the arguments of its methods; for the formula
 #'   method, the arguments of the default (matrix) method except `x`, `y`
 #'   and `intercept` (which the formula sets: `y ~ . - 1` fits without an
-#'   intercept).
+#'   intercept); for the default method, nothing (a name that is not an
+#'   argument of `dpsco()` is an error naming it).
 #' @export
 dpsco <- function(x, ...) UseMethod("dpsco")
 
