@@ -4,7 +4,8 @@ NULL
 #' The converged non-private baseline
 #'
 #' `method = "none"` is the non-private reference of [dpsco()].  When
-#' `iterations` is not given (and no `trace` is asked for), its path is
+#' `iterations` is not given (and no `trace` is asked for, `x` is not
+#' file-backed and has at most 4000 coefficients), its path is
 #' solved to convergence rather than run for the private methods' fixed
 #' number of steps: at each `lambda`, warm-started from the previous
 #' solution, a proximal Newton method takes the exact full-data gradient
@@ -33,7 +34,9 @@ baseline_maxit <- 200L
 none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
   converge <- isTRUE(settings$converge)
   settings$converge <- NULL  # not a field of the engine's settings
-  if (!converge || length(trace_at) || is_mapped(x))
+  # (the exact d x d Hessian is the wide-data limit of the Newton path)
+  if (!converge || length(trace_at) || is_mapped(x) ||
+      ncol(x) + settings$intercept > curvature_max_d())
     return(engine_path_fit(x, y, settings, lambda, beta0, trace_at))
   converged_path(as.matrix(x), y, settings, lambda, beta0)
 }

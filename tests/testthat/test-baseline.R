@@ -69,3 +69,14 @@ test_that("the converged elastic net satisfies the KKT conditions", {
     }
   }
 })
+
+test_that("above the Newton path's width limit the fixed loop runs", {
+  set.seed(5)
+  x <- matrix(rnorm(200 * 4), 200, 4)
+  y <- drop(x %*% c(1, -1, 0, 0)) + rnorm(200)
+  wide <- withr::with_options(list(dpsco.curvature_max_d = 3L),
+    dpsco(x, y, method = "none", tuning = "public", lambda = 0.05))
+  loop <- dpsco(x, y, method = "none", tuning = "public", lambda = 0.05,
+                iterations = 5)
+  expect_equal(coef(wide), coef(loop), tolerance = 0)
+})
