@@ -20,7 +20,9 @@ NULL
 #' unpenalised quantile fit with `conquer::conquer()` at the same
 #' bandwidth.  The fit adds no noise and has `epsilon = Inf`.  Give
 #' `iterations` to run the stochastic proximal gradient loop instead (for
-#' comparisons step by step with the private methods).
+#' comparisons step by step with the private methods).  A converged fit
+#' has `settings$optimizer = "converged"` and class `"dpsco_baseline"`,
+#' whose [summary()] describes this solver.
 #'
 #' @name dpsco_baseline
 #' @keywords internal
@@ -34,11 +36,48 @@ baseline_maxit <- 200L
 none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
   converge <- isTRUE(settings$converge)
   settings$converge <- NULL  # not a field of the engine's settings
-  # (the exact d x d Hessian is the wide-data limit of the Newton path)
-  if (!converge || length(trace_at) || is_mapped(x) ||
-      ncol(x) + settings$intercept > curvature_max_d())
+  if (!baseline_converges(converge, x, settings$intercept == 1L, trace_at))
     return(engine_path_fit(x, y, settings, lambda, beta0, trace_at))
   converged_path(as.matrix(x), y, settings, lambda, beta0)
+}
+
+# Is the path solved to convergence?  `converge`: iterations not given.
+# Not with a trace of the steps, a file-backed x, or above the exact
+# d x d Hessian's width limit (the Newton path's).
+baseline_converges <- function(converge, x, intercept, trace_at) {
+  converge && !length(trace_at) && !is_mapped(x) &&
+    ncol(x) + intercept <= curvature_max_d()
+}
+
+# dpsco()'s fit of a method that converges: marked so that summary()
+# describes the solver that ran, not the fixed loop's settings.
+baseline_fit <- function(fit, spec, a) {
+  if (!isTRUE(spec$converges) ||
+      !baseline_converges(is.null(a$iterations), a$x, a$intercept,
+                          if (isTRUE(a$trace) || is.numeric(a$trace)) 1L))
+    return(fit)
+  fit$settings$optimizer <- "converged"
+  class(fit) <- c("dpsco_baseline", class(fit))
+  fit
+}
+
+#' @export
+summary.dpsco_baseline <- function(object, ...) {
+  out <- NextMethod()
+  st <- object$settings
+  out$text[1L] <- sprintf(paste(
+    "A %s-penalised %s model (alpha = %s) was fitted on n = %s records and",
+    "p = %d predictors along %d penalties, not privately, by a proximal",
+    "Newton method with the exact Hessian solved to convergence",
+    "(relative change of the objective below %s) at each penalty; its",
+    "settings were %s."),
+    if (st$alpha == 1) "lasso" else "elastic-net", model_label(object),
+    format(st$alpha), format_count(object$nobs), object$dim[1L],
+    length(object$lambda), format(baseline_tol),
+    if (identical(st$tuning, "private"))
+      "those of private tuning, computed without noise"
+    else "public")
+  out
 }
 
 # The loss's second derivative in eta, per record.

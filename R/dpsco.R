@@ -600,7 +600,8 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                batch_size = batch_size, iterations = iterations,
                step_size = step_size, trace = trace, threads = threads,
                radius = radius, lp = lp, trace.it = check_trace_it(trace.it))
-  if (on_radii) radius_path(spec, args) else lambda_path(spec, args)
+  if (on_radii) return(radius_path(spec, args))
+  baseline_fit(lambda_path(spec, args), spec, args)
 }
 
 # The accountant's view of a privacy part.

@@ -80,3 +80,22 @@ test_that("above the Newton path's width limit the fixed loop runs", {
                 iterations = 5)
   expect_equal(coef(wide), coef(loop), tolerance = 0)
 })
+
+test_that("a converged fit says so; a fixed loop keeps its settings", {
+  set.seed(6)
+  x <- matrix(rnorm(100 * 3), 100, 3)
+  y <- rnorm(100)
+  f <- dpsco(x, y, method = "none", tuning = "public", lambda = 0.01)
+  expect_identical(f$settings$optimizer, "converged")
+  expect_match(paste(summary(f)$text, collapse = " "), "solved to convergence")
+  g <- dpsco(x, y, method = "none", tuning = "public", lambda = 0.01,
+             iterations = 3)
+  expect_identical(g$settings$optimizer, "spgd")
+  expect_identical(g$settings$iterations, 3L)
+  expect_false(inherits(g, "dpsco_baseline"))
+  # a trace asks for the steps of the loop
+  h <- dpsco(x, y, method = "none", tuning = "public", lambda = 0.01,
+             trace = TRUE)
+  expect_false(inherits(h, "dpsco_baseline"))
+  expect_identical(dim(h$trace$beta), c(3L, 5L, 1L))
+})
