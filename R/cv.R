@@ -60,6 +60,7 @@
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
 #' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
+#' @rdname cv.dpsco
 #' @param secure as in [dpsco()]: secure noise for the fit and for the
 #'   choice (the curve's discrete Gaussian release and the exponential
 #'   mechanism's uniforms from the operating system's generator).
@@ -85,7 +86,6 @@
 #' cvfit <- cv.dpsco(x, y, method = "clip", epsilon = 1)
 #' cvfit
 #' coef(cvfit)
-#' @rdname cv.dpsco
 #' @export
 cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,

@@ -27,8 +27,9 @@
 #' `tidy(<cv.dpsco>)`: one row per path value: `lambda` (or `radius`),
 #' `estimate` (the noisy validation curve `cvm`), `std.error` (the
 #' standard deviation of the noise added to it, `cvsd`), `conf.low`,
-#' `conf.high` (`cvm -+ cvsd`) and `nzero`; the curve columns are `NA` when
-#' no curve was released (`curve = 0`).  `glance(<cv.dpsco>)`:
+#' `conf.high` (the released band `cvlo`, `cvup`, one noise sd either
+#' side) and `nzero`; the curve columns are `NA` when no curve was
+#' released (`curve = 0`).  `glance(<cv.dpsco>)`:
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
 #' `epsilon_accounted`.
 #'

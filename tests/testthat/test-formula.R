@@ -88,9 +88,9 @@ test_that("the formula's intercept decides the fit's, as glmnet's", {
 test_that("cv.dpsco() takes a formula and predicts from a data frame", {
   df <- form_data()
   set.seed(5)
-  cf <- cv.dpsco(y ~ ., data = df, xlev = levs, epsilon = 1)
+  cf <- cv.dpsco(y ~ ., data = df, xlev = levs, epsilon = 1, curve = 0.5)
   set.seed(5)
-  cm <- cv.dpsco(hand_x(df), df$y, epsilon = 1)
+  cm <- cv.dpsco(hand_x(df), df$y, epsilon = 1, curve = 0.5)
   expect_equal(cf$cvm, cm$cvm, tolerance = 1e-12)
   expect_equal(cf$lambda.min, cm$lambda.min)
   expect_equal(unname(drop(predict(cf, newdata = df[1:4, ]))),
