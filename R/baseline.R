@@ -85,6 +85,7 @@ loss_curvature <- function(fam, eta, y) {
   switch(fam$name,
     gaussian = rep(1, length(eta)),
     binomial = { p <- stats::plogis(eta); p * (1 - p) },
+    poisson = exp(eta),
     quantile = kernel_density((eta - y) / fam$bandwidth, fam$smoother,
                               fam$tau) / fam$bandwidth,
     {
@@ -105,21 +106,24 @@ converged_path <- function(x, y, settings, lambda, beta0) {
   n <- settings$m / settings$rate
   pen <- c(if (intercept) 0, settings$penalty_factor)
   alpha <- settings$alpha
+  # records' weights and offsets when the engine's settings carry them
+  wts <- settings$weights %||% 1
+  off <- settings$offsets %||% 0
   penalty <- function(b, lam)
     lam * sum(pen * (alpha * abs(b) + (1 - alpha) * b^2 / 2))
   objective <- function(eta, b, lam)
-    sum(fam$loss(eta, y)) / n + penalty(b, lam)
+    sum(wts * fam$loss(eta, y)) / n + penalty(b, lam)
   d <- ncol(z)
   b <- as.double(beta0)
   out <- matrix(0, d, length(lambda))
   for (l in seq_along(lambda)) {
     lam <- lambda[l]
     opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor)
-    eta <- drop(z %*% b)
+    eta <- off + drop(z %*% b)
     f <- objective(eta, b, lam)
     for (it in seq_len(baseline_maxit)) {
-      g <- drop(crossprod(z, fam$residual(eta, y))) / n
-      w <- loss_curvature(fam, eta, y)
+      g <- drop(crossprod(z, wts * fam$residual(eta, y))) / n
+      w <- wts * loss_curvature(fam, eta, y)
       h <- crossprod(z, z * w) / n
       # a tiny ridge keeps the model's diagonal positive (an all-zero
       # column, or a separated logistic fit); the line search checks the
@@ -133,7 +137,7 @@ converged_path <- function(x, y, settings, lambda, beta0) {
       t <- 1
       repeat {
         bt <- b + t * dir
-        etat <- drop(z %*% bt)
+        etat <- off + drop(z %*% bt)
         ft <- objective(etat, bt, lam)
         if (ft <= f + 0.25 * t * dec || t < 1e-10) break
         t <- t / 2
