@@ -15,7 +15,8 @@
 #' The deviance is twice the summed loss of the family: the residual sum
 #' of squares for `"gaussian"`, the binomial deviance
 #' `-2 sum log-likelihood` for `"binomial"` and twice the summed check
-#' loss (unsmoothed) for `"quantile"`.
+#' loss (unsmoothed) for `"quantile"` (and the Poisson deviance for a
+#' `"poisson"` fit).
 #'
 #' `nobs()` is the public number of records `n` (`public_n`), the size at
 #' which the guarantee is stated and every divisor of the fit is taken, not
@@ -40,7 +41,9 @@
 #' @export
 deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
   check_no_dots(list(...), "deviance")
-  if (missing(newx) || missing(newy)) {
+  from_frame <- !missing(newx) && inherits(object, "dpsco_formula") &&
+    is.data.frame(newx)
+  if (missing(newx) || (missing(newy) && !from_frame)) {
     cond <- structure(
       class = c("dpsco_error", "error", "condition"),
       list(message = paste0(
@@ -51,9 +54,10 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
         "for a private validation curve."), call = user_call()))
     stop(cond)
   }
-  if (inherits(object, "dpsco_formula") && is.data.frame(newx)) {
-    newy <- stats::model.response(stats::model.frame(object$terms, newx,
-                                                     xlev = object$xlevels))
+  if (from_frame) {
+    if (missing(newy))
+      newy <- stats::model.response(stats::model.frame(
+        object$terms, newx, xlev = object$xlevels))
     newx <- formula_newx(object, newx)
   }
   fam <- fit_family(object)
@@ -67,7 +71,12 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
   eta <- stats::predict(structure(object, class = setdiff(class(object),
                                                            "dpsco_formula")),
                         newx = newx, s = s, type = "link")
-  dev <- 2 * colSums(fam$eval_loss(eta, yy$y))
+  y <- yy$y
+  dev <- if (fam$name == "poisson") {
+    # the saturated model's log-likelihood is not 0 for counts
+    mu <- exp(eta)
+    2 * colSums(ifelse(y > 0, y * log(y / mu), 0) - (y - mu))
+  } else 2 * colSums(fam$eval_loss(eta, y))
   stats::setNames(dev, colnames(eta))
 }
 

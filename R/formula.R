@@ -95,11 +95,15 @@ formula_design <- function(formula, data, xlev, dots) {
   tt <- stats::terms(formula, data = data)
   mf <- tryCatch(stats::model.frame(tt, data = data, xlev = xlev,
                                     na.action = stats::na.pass),
-                 error = function(e)
-                   arg_error(if (grepl("new level", conditionMessage(e))) "xlev"
-                             else "data", "does not fit the formula: ",
-                             conditionMessage(e), " (every value of a factor ",
-                             "predictor must be among its declared levels)."))
+                 error = function(e) {
+                   lev <- grepl("new level", conditionMessage(e))
+                   arg_error(if (lev) "xlev" else "data",
+                             "does not fit the formula: ", conditionMessage(e),
+                             if (lev) paste0(" (every value of a factor ",
+                                             "predictor must be among its ",
+                                             "declared levels)"),
+                             ".")
+                 })
   tt <- attr(mf, "terms")
   pred <- attr(tt, "term.labels")
   vars <- names(mf)[-1L]

@@ -108,3 +108,14 @@ test_that("a binomial formula keeps the response factor's declared classes", {
   expect_identical(ff$classnames, c("lo", "hi"))
   expect_equal(unname(coef(ff)), unname(coef(fm)), tolerance = 1e-12)
 })
+
+test_that("deviance() of a formula fit reads new data from a data frame", {
+  df <- form_data()
+  ff <- dpsco(y ~ a + b + g, data = df[1:300, ], xlev = levs,
+              method = "none", lambda = c(0.1, 0.01))
+  te <- df[301:400, ]
+  b <- coef(ff)
+  eta <- sweep(hand_x(te) %*% b[-1, ], 2, b[1, ], "+")
+  expect_equal(unname(deviance(ff, newx = te)),
+               unname(colSums((te$y - eta)^2)), tolerance = 1e-10)
+})
