@@ -82,6 +82,7 @@
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
 #'   for the default above.
 #' @param tau as in [dpsco()]: the quantile level of `family = "quantile"`.
+#' @rdname cv.dpsco
 #' @param secure as in [dpsco()]: secure noise for the fit and for the
 #'   choice (the curve's discrete Gaussian release and the exponential
 #'   mechanism's uniforms from the operating system's generator).
@@ -113,18 +114,18 @@
 #' coef(cvfit)
 #' summary(cvfit)
 #' @export
-cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
                      holdout = 0.2, type.measure = NULL, curve = 0,
                      loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
-  this_call <- match.call()
-  family <- match_choice(family, "family")
+  this_call <- generic_call(match.call(), "cv.dpsco")
+  family <- match_choice(family_arg(family), "family")
   # the family as the fit will have it; tau checked (check_tau())
   fam <- as_family(family, tau)
   tau <- fam$tau
   spec <- check_method(method, family, "clip", cv = TRUE)
   method <- spec$name
-  check_dots_names(list(...), names(formals(dpsco)),
+  check_dots_names(list(...), names(formals(dpsco.default)),
                    c("x", "y", "family", "method", "epsilon", "delta",
                      "public_n", "tau", "secure"), "cv.dpsco")
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
@@ -133,6 +134,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
               "needs x in memory (a matrix or a dgCMatrix).")
   n_rows <- nrow(x)
   n <- check_public_n(public_n, n_rows)
+  check_y_columns(y, family)
   yy <- check_y(y, n_rows, fam)
   check_number(holdout, "holdout", 0, 0.5)
   # the public expected sizes of the two parts: the training fit's public

@@ -378,11 +378,18 @@
 #'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
 #'   frame is converted, see Input checks), a sparse `Matrix`, or a
-#'   file-backed `bigmemory::big.matrix` (see Sparse and file-backed x).
+#'   file-backed `bigmemory::big.matrix` (see Sparse and file-backed x);
+#'   or, for the formula method, a formula `y ~ terms` (see "Formula
+#'   interface").
 #' @param y response: numeric for `"gaussian"` and `"quantile"`; 0/1 or a two-level factor for
 #'   `"binomial"` (the second level is the event).
 #' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic) or
-#'   `"quantile"` (smoothed quantile regression; see the section below).
+#'   `"quantile"` (smoothed quantile regression; see the section below); or
+#'   a family object of `stats`, `gaussian()` (identity link) or
+#'   `binomial()` (logit link), as glmnet takes them.  A binomial `y` must
+#'   be one record per trial (a two-column matrix of counts is refused:
+#'   expanding it changes the number of records, see [dpsco_families]).
+#'   `"cox"` is not available (see [dpsco_families]).
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
 #'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
 #'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or
@@ -437,7 +444,11 @@
 #'   curvature at the start, a bound on the curvature that costs no
 #'   privacy).
 #' @param batch_size expected batch size `m` in \[1, n\].
-#' @param iterations steps per lambda `T`.
+#' @param iterations steps per lambda `T`.  With `method = "none"` and
+#'   `iterations` not given, the non-private baseline is solved to
+#'   convergence instead (a proximal Newton method with the exact Hessian,
+#'   see [dpsco_baseline]), so it is the exact non-private solution of
+#'   the same objective.
 #' @param step_size base step size of `"spgd"` (see `control$schedule`),
 #'   or the model step `eta` of `"newton"` (the model's curvature is the
 #'   released one divided by `eta`).
@@ -504,8 +515,14 @@
 #' # the unit scale of the private bounds)
 #' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
 #' coef(fw, s = 2)
+#' # the formula interface (factor levels declared public with xlev)
+#' df <- data.frame(a = x[, 1], b = x[, 2],
+#'                  g = factor(sample(c("u", "v"), n, TRUE)), y = y)
+#' ff <- dpsco(y ~ a + b + g, data = df, xlev = list(g = c("u", "v")))
+#' predict(ff, newdata = df[1:3, ], s = ff$lambda[5])
+#' @rdname dpsco
 #' @export
-dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   method = NULL,
                   epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
                   nlambda = NULL,
@@ -517,10 +534,13 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
                   lp = NULL, tau = NULL,
-                  trace.it = getOption("dpsco.trace.it", interactive())) {
-  this_call <- match.call()
+                  trace.it = getOption("dpsco.trace.it", interactive()),
+                  ...) {
+  this_call <- generic_call(match.call(), "dpsco")
+  # (`...` is the generic's; a name not matched above is an error)
+  check_no_dots(list(...), "dpsco")
   tuning_given <- !missing(tuning)
-  family <- match_choice(family, "family")
+  family <- match_choice(family_arg(family), "family")
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
   quant <- quantile_options(family, tau, control)
@@ -551,6 +571,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   # the public number of records: every divisor and noise scale of the fit
   n <- check_public_n(public_n, nrow(x))
+  check_y_columns(y, family)
   yy <- check_y(y, nrow(x), family)
   on_radii <- spec$path == "radius"
   if (!is.matrix(x) && (on_radii || !isFALSE(standardize))) {
@@ -579,7 +600,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                batch_size = batch_size, iterations = iterations,
                step_size = step_size, trace = trace, threads = threads,
                radius = radius, lp = lp, trace.it = check_trace_it(trace.it))
-  if (on_radii) radius_path(spec, args) else lambda_path(spec, args)
+  if (on_radii) return(radius_path(spec, args))
+  baseline_fit(lambda_path(spec, args), spec, args)
 }
 
 # The accountant's view of a privacy part.

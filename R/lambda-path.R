@@ -199,6 +199,8 @@ lambda_path <- function(spec, a) {
     settings$curvature <- tn$curvature
     settings$memory <- control$memory
   }
+  # a method that solves to convergence does so unless iterations is given
+  if (isTRUE(spec$converges)) settings$converge <- is.null(iterations)
   settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
                                      environment())
   res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)

@@ -1,4 +1,4 @@
-#' @include registry.R lambda-path.R oracles.R
+#' @include registry.R lambda-path.R oracles.R baseline.R
 NULL
 
 # The non-private baseline: the same proximal gradient loop without
@@ -13,6 +13,8 @@ register_method(
   secure = FALSE, cv = TRUE,
   control = lambda_path_control,
   optimizers = c("newton", "spgd"), truncation = "none",
+  # solved to convergence when iterations is not given (baseline.R)
+  converges = TRUE,
   oracle = new_oracle(
     "none",
     setup = function(out, control, m, d, eps, log_delta) {
@@ -21,4 +23,4 @@ register_method(
       out
     },
     paper = function(base, k) 0, private = FALSE),
-  fit = engine_path_fit)
+  fit = none_path_fit)

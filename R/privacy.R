@@ -449,7 +449,7 @@ privacy_warning <- function(...) {
   msg <- paste0(...)
   warning(structure(
     class = c("dpsco_privacy_warning", "warning", "condition"),
-    list(message = msg, call = sys.call(-1))))
+    list(message = msg, call = user_call())))
 }
 
 # What a method with a stated (epsilon, delta) guarantee may spend after

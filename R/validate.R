@@ -36,9 +36,32 @@ arg_error <- function(arg, ...) {
   msg <- paste0("`", arg, "` ", ...)
   cond <- structure(
     class = c("dpsco_arg_error", "dpsco_error", "error", "condition"),
-    list(message = msg, call = sys.call(-1), arg = arg)
+    list(message = msg, call = user_call(), arg = arg)
   )
   stop(cond)
+}
+
+# The call the user wrote that led here: the outermost frame running a
+# function of this package (so not a helper such as check_number()), or,
+# when that frame is an S3 method, the call of the generic that dispatched
+# to it (predict(fit, ...) rather than predict.dpsco(fit, ...)).  Falls
+# back to the caller of the caller when no frame belongs to the package.
+user_call <- function() {
+  ns <- topenv(environment(user_call))
+  n <- sys.nframe() - 1L
+  for (i in seq_len(n)) {
+    f <- sys.function(i)
+    if (!is.function(f) || is.primitive(f) ||
+        !identical(topenv(environment(f)), ns)) next
+    if (i > 1L) {
+      g <- sys.function(i - 1L)
+      if (is.function(g) && !is.primitive(g) &&
+          "UseMethod" %in% all.names(body(g)))
+        return(sys.call(i - 1L))
+    }
+    return(sys.call(i))
+  }
+  sys.call(-2L)
 }
 
 check_number <- function(v, arg, lower = -Inf, upper = Inf,

@@ -23,6 +23,7 @@
  *   spgd.c            the optimizer loop over steps and lambdas
  *   newton.c          its preconditioned sibling (noisy proximal Newton)
  *   quad_lasso.c      penalised minimiser of a released quadratic model
+ *   quad_entry.c      its .Call entry, for the converged non-private baseline
  *   spgd.h            what only those three (and entry.c) share
  *   frank_wolfe.c     private Frank-Wolfe over the l1 ball (exponential
  *                     mechanism per step), full-data or one pass in chunks

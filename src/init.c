@@ -21,6 +21,7 @@ SEXP dpsco_dg_sample(SEXP, SEXP, SEXP);
 SEXP dpsco_secure_unif(SEXP);
 SEXP dpsco_settings_pass(SEXP, SEXP);
 SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -46,6 +47,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_secure_unif, 1),
     CALLDEF(dpsco_settings_pass, 2),
     CALLDEF(dpsco_pld, 7),
+    CALLDEF(dpsco_quad_lasso, 4),
     {NULL, NULL, 0}
 };
 

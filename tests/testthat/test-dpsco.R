@@ -757,3 +757,20 @@ test_that("the engine's fit and release refuse unknown and missing settings fiel
   expect_error(fit(c(s, step_size = 0.1, rate = 1, alpha = 1)),
                "dpsco_fit: settings field 'alpha' given twice", fixed = TRUE)
 })
+
+test_that("dpsco() is a generic whose default method keeps the matrix call", {
+  set.seed(1)
+  x <- matrix(rnorm(100), 50, 2)
+  y <- drop(x %*% c(1, -1)) + rnorm(50)
+  f <- dpsco(x, y, method = "none", lambda = 0.05)
+  expect_identical(f$call[[1L]], as.name("dpsco"))
+  expect_equal(coef(f), coef(dpsco.default(x, y, method = "none",
+                                           lambda = 0.05)), tolerance = 0)
+  # a name that is no argument is an error naming it (not swallowed by ...)
+  e <- tryCatch(dpsco(x, y, epsilonn = 1), dpsco_arg_error = function(e) e)
+  expect_identical(e$arg, "epsilonn")
+  # partial matching of the arguments before ... is unchanged
+  set.seed(2)
+  a <- dpsco(x, y, eps = 0.5, nlambda = 2)
+  expect_identical(privacy(a)$epsilon, 0.5)
+})

@@ -88,6 +88,16 @@ test_that("privacy() returns the record attached to the fit", {
   expect_identical(rec$shares$released, "6 gradients")
 })
 
+test_that("a privacy warning shows the user's call", {
+  set.seed(1)
+  x <- matrix(rnorm(60), 30, 2)
+  y <- rnorm(30)
+  w <- tryCatch(dpsco(x, y, delta = 0.5, nlambda = 2),
+                dpsco_privacy_warning = function(w) w)
+  expect_identical(conditionCall(w), quote(dpsco(x, y, delta = 0.5, nlambda = 2)))
+  expect_match(conditionMessage(w), "1 / n = 0.03333")
+})
+
 test_that("clip: record fields equal the formulas", {
   d <- priv_data()
   eps <- 2

@@ -482,7 +482,7 @@ hard_table <- list(
   row("function y", "y", "numeric vector", quote(dpsco(tuning = "public", x, f1))),
   row("complex y", "y", "numeric vector", quote(dpsco(tuning = "public", x, y + 0i))),
   row("length-0 y", "y", "has length 0", quote(dpsco(tuning = "public", x, numeric(0)))),
-  row("two-column y", "y", "has length", quote(dpsco(tuning = "public", x, cbind(y, y)))),
+  row("two-column y", "y", "2-column matrix", quote(dpsco(tuning = "public", x, cbind(y, y)))),
   row("factor y for gaussian", "y", "binomial", quote(dpsco(tuning = "public", x, factor(y > 0)))),
   row("one-value character y for binomial", "y", "two classes",
       quote(dpsco(tuning = "public", x, rep("a", n), family = "binomial"))),
@@ -870,4 +870,29 @@ test_that("a factor y keeps its declared levels; a method name is matched exactl
                       c(list(method = "kamath"), common))
   expect_identical(f[[1]]$beta, f[[2]]$beta)
   expect_identical(f[[1]]$method, "kamath")
+})
+
+# Errors show the call the user wrote, not the helper that found the
+# problem (check_number(), check_x(), ...).
+test_that("conditionCall() of an argument error is the user's call", {
+  d <- val_data()
+  x <- d$x
+  y <- d$y
+  e <- tryCatch(dpsco(x, y, epsilon = -1), error = function(e) e)
+  expect_identical(conditionCall(e), quote(dpsco(x, y, epsilon = -1)))
+  fit <- dpsco(x, y, method = "none", lambda = 0.1)
+  e <- tryCatch(predict(fit, newx = "a"), error = function(e) e)
+  expect_identical(conditionCall(e), quote(predict(fit, newx = "a")))
+  e <- tryCatch(cv.dpsco(x, y, holdout = 2), error = function(e) e)
+  expect_identical(conditionCall(e), quote(cv.dpsco(x, y, holdout = 2)))
+  # an error found in the dpsco() that cv.dpsco() runs still shows cv.dpsco()
+  e <- tryCatch(cv.dpsco(x, y, nlambda = -1), error = function(e) e)
+  expect_identical(conditionCall(e), quote(cv.dpsco(x, y, nlambda = -1)))
+  e <- tryCatch(coef(fit, s = -1), error = function(e) e)
+  expect_identical(conditionCall(e), quote(coef(fit, s = -1)))
+  # called from the user's own function: the package's call in it
+  wrap <- function(eps) dpsco(x, y, epsilon = eps)
+  e <- tryCatch(wrap(-2), error = function(e) e)
+  expect_identical(conditionCall(e), quote(dpsco(x, y, epsilon = eps)))
+  expect_match(paste(format(conditionCall(e)), collapse = ""), "^dpsco\\(")
 })

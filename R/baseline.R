@@ -1,0 +1,155 @@
+#' @include registry.R lambda-path.R
+NULL
+
+#' The converged non-private baseline
+#'
+#' `method = "none"` is the non-private reference of [dpsco()].  When
+#' `iterations` is not given (and no `trace` is asked for, `x` is not
+#' file-backed and has at most 4000 coefficients), its path is
+#' solved to convergence rather than run for the private methods' fixed
+#' number of steps: at each `lambda`, warm-started from the previous
+#' solution, a proximal Newton method takes the exact full-data gradient
+#' and Hessian of the loss, minimises the penalised quadratic model
+#' exactly by coordinate descent (the solver of the private Newton path),
+#' and backtracks until the objective decreases enough.  It stops when the
+#' objective changes by less than `1e-12` relative (and the step is below
+#' `1e-9`), or after 200 steps per lambda.  The objective is the fit's
+#' (glmnet's scaling, the sum of losses over the public `n`), on the data
+#' as the fit sees them (with private tuning, `x` clamped to its bounds),
+#' so a gaussian path agrees with `glmnet(standardize = FALSE)` and an
+#' unpenalised quantile fit with `conquer::conquer()` at the same
+#' bandwidth.  The fit adds no noise and has `epsilon = Inf`.  Give
+#' `iterations` to run the stochastic proximal gradient loop instead (for
+#' comparisons step by step with the private methods).  A converged fit
+#' has `settings$optimizer = "converged"` and class `"dpsco_baseline"`,
+#' whose [summary()] describes this solver.
+#'
+#' @name dpsco_baseline
+#' @keywords internal
+NULL
+
+baseline_tol <- 1e-12
+baseline_maxit <- 200L
+
+# The fit function of method "none": the converged path when lambda_path()
+# marks the settings so (iterations not given), else the engine's loop.
+none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
+  converge <- isTRUE(settings$converge)
+  settings$converge <- NULL  # not a field of the engine's settings
+  if (!baseline_converges(converge, x, settings$intercept == 1L, trace_at))
+    return(engine_path_fit(x, y, settings, lambda, beta0, trace_at))
+  converged_path(as.matrix(x), y, settings, lambda, beta0)
+}
+
+# Is the path solved to convergence?  `converge`: iterations not given.
+# Not with a trace of the steps, a file-backed x, or above the exact
+# d x d Hessian's width limit (the Newton path's).
+baseline_converges <- function(converge, x, intercept, trace_at) {
+  converge && !length(trace_at) && !is_mapped(x) &&
+    ncol(x) + intercept <= curvature_max_d()
+}
+
+# dpsco()'s fit of a method that converges: marked so that summary()
+# describes the solver that ran, not the fixed loop's settings.
+baseline_fit <- function(fit, spec, a) {
+  if (!isTRUE(spec$converges) ||
+      !baseline_converges(is.null(a$iterations), a$x, a$intercept,
+                          if (isTRUE(a$trace) || is.numeric(a$trace)) 1L))
+    return(fit)
+  fit$settings$optimizer <- "converged"
+  class(fit) <- c("dpsco_baseline", class(fit))
+  fit
+}
+
+#' @export
+summary.dpsco_baseline <- function(object, ...) {
+  out <- NextMethod()
+  st <- object$settings
+  out$text[1L] <- sprintf(paste(
+    "A %s-penalised %s model (alpha = %s) was fitted on n = %s records and",
+    "p = %d predictors along %d penalties, not privately, by a proximal",
+    "Newton method with the exact Hessian solved to convergence",
+    "(relative change of the objective below %s) at each penalty; its",
+    "settings were %s."),
+    if (st$alpha == 1) "lasso" else "elastic-net", model_label(object),
+    format(st$alpha), format_count(object$nobs), object$dim[1L],
+    length(object$lambda), format(baseline_tol),
+    if (identical(st$tuning, "private"))
+      "those of private tuning, computed without noise"
+    else "public")
+  out
+}
+
+# The loss's second derivative in eta, per record.
+loss_curvature <- function(fam, eta, y) {
+  switch(fam$name,
+    gaussian = rep(1, length(eta)),
+    binomial = { p <- stats::plogis(eta); p * (1 - p) },
+    poisson = exp(eta),
+    quantile = kernel_density((eta - y) / fam$bandwidth, fam$smoother,
+                              fam$tau) / fam$bandwidth,
+    {
+      # any other family: the derivative of its residual, numerically
+      e <- 1e-6 * pmax(1, abs(eta))
+      (fam$residual(eta + e, y) - fam$residual(eta - e, y)) / (2 * e)
+    })
+}
+
+converged_path <- function(x, y, settings, lambda, beta0) {
+  name <- names(family_codes)[match(settings$family, family_codes)]
+  fam <- family_object(name, list(
+    tau = settings$tau, bandwidth = settings$bandwidth,
+    smoother = names(kernel_codes)[match(settings$kernel, kernel_codes)]))
+  intercept <- settings$intercept == 1L
+  z <- if (intercept) cbind(rep(1, nrow(x)), x) else x
+  # the engine's divisor: the public n (expected batch over its rate)
+  n <- settings$m / settings$rate
+  pen <- c(if (intercept) 0, settings$penalty_factor)
+  alpha <- settings$alpha
+  # records' weights and offsets when the engine's settings carry them
+  wts <- settings$weights %||% 1
+  off <- settings$offsets %||% 0
+  penalty <- function(b, lam)
+    lam * sum(pen * (alpha * abs(b) + (1 - alpha) * b^2 / 2))
+  objective <- function(eta, b, lam)
+    sum(wts * fam$loss(eta, y)) / n + penalty(b, lam)
+  d <- ncol(z)
+  b <- as.double(beta0)
+  out <- matrix(0, d, length(lambda))
+  for (l in seq_along(lambda)) {
+    lam <- lambda[l]
+    opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor)
+    eta <- off + drop(z %*% b)
+    f <- objective(eta, b, lam)
+    for (it in seq_len(baseline_maxit)) {
+      g <- drop(crossprod(z, wts * fam$residual(eta, y))) / n
+      w <- wts * loss_curvature(fam, eta, y)
+      h <- crossprod(z, z * w) / n
+      # a tiny ridge keeps the model's diagonal positive (an all-zero
+      # column, or a separated logistic fit); the line search checks the
+      # true objective, so the fixed point is unchanged
+      diag(h) <- diag(h) + 1e-12 * (1 + max(diag(h)))
+      bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
+      dir <- bn - b
+      if (max(abs(dir)) == 0) break
+      # Armijo on the penalised objective (Lee, Sun and Saunders 2014)
+      dec <- sum(g * dir) + penalty(bn, lam) - penalty(b, lam)
+      t <- 1
+      repeat {
+        bt <- b + t * dir
+        etat <- off + drop(z %*% bt)
+        ft <- objective(etat, bt, lam)
+        if (ft <= f + 0.25 * t * dec || t < 1e-10) break
+        t <- t / 2
+      }
+      done <- abs(f - ft) <= baseline_tol * max(1, abs(ft)) &&
+        max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt)))
+      b <- bt
+      eta <- etat
+      f <- ft
+      if (done) break
+    }
+    out[, l] <- b
+  }
+  list(beta = out, trace = NULL)
+}

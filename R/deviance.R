@@ -1,0 +1,95 @@
+#' Deviance and number of records of a private fit
+#'
+#' glmnet's `deviance()` gives, for every lambda, the deviance of the fit
+#' on its training data.  For a private fit that number is a statistic of
+#' the data computed without noise: releasing it would spend privacy that
+#' no budget covered (with many lambdas it can reveal a record).  So
+#' `deviance()` of a `dpsco` fit needs data given by the user: it computes
+#' the deviance of the released path on `newx`, `newy` (post-processing of
+#' the released coefficients; on held-out data it costs nothing, and on
+#' the training data it is the user's own, unaccounted, use of the data).
+#' Called without them it is an error that says so.  A privately chosen
+#' penalty and a noisy validation curve within the budget come from
+#' [cv.dpsco()].
+#'
+#' The deviance is twice the summed loss of the family: the residual sum
+#' of squares for `"gaussian"`, the binomial deviance
+#' `-2 sum log-likelihood` for `"binomial"` and twice the summed check
+#' loss (unsmoothed) for `"quantile"` (and the Poisson deviance for a
+#' `"poisson"` fit).
+#'
+#' `nobs()` is the public number of records `n` (`public_n`), the size at
+#' which the guarantee is stated and every divisor of the fit is taken, not
+#' a count of the rows.
+#'
+#' @param object a `dpsco` fit (or, for `nobs()`, a `cv.dpsco` object).
+#' @param newx,newy predictors and response of the records to evaluate, as
+#'   `x` and `y` of [dpsco()] (a formula fit also takes a data frame as
+#'   `newx`, with the response in its column).
+#' @param s penalties (or radii) at which to evaluate; default the whole
+#'   path.
+#' @param ... not used.
+#' @return `deviance()`: one deviance per value of the path (or of `s`).
+#'   `nobs()`: a number.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(400 * 5), 400, 5)
+#' y <- drop(x %*% c(1, -1, 0, 0, 0)) + rnorm(400)
+#' fit <- dpsco(x[1:300, ], y[1:300], epsilon = 1, nlambda = 5)
+#' deviance(fit, newx = x[301:400, ], newy = y[301:400])
+#' nobs(fit)
+#' @export
+deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
+  check_no_dots(list(...), "deviance")
+  from_frame <- !missing(newx) && inherits(object, "dpsco_formula") &&
+    is.data.frame(newx)
+  if (missing(newx) || (missing(newy) && !from_frame)) {
+    cond <- structure(
+      class = c("dpsco_error", "error", "condition"),
+      list(message = paste0(
+        "the deviance of a private fit on its training data is not ",
+        "released: it is a noise-free statistic of the data outside the ",
+        "privacy budget.  Give held-out data, deviance(fit, newx = , newy = ),",
+        " for the deviance of the released path on them, or use cv.dpsco() ",
+        "for a private validation curve."), call = user_call()))
+    stop(cond)
+  }
+  if (from_frame) {
+    if (missing(newy))
+      newy <- stats::model.response(stats::model.frame(
+        object$terms, newx, xlev = object$xlevels))
+    newx <- formula_newx(object, newx)
+  }
+  fam <- fit_family(object)
+  newx <- check_design(newx, "newx", min_rows = 1L)
+  yy <- check_y(newy, nrow(newx), fam$name)
+  if (!is.null(yy$classnames) && !is.null(object$classnames) &&
+      is.factor(newy) && !identical(yy$classnames, object$classnames))
+    arg_error("newy", "has classes ", paste(yy$classnames, collapse = ", "),
+              " but the fit has ", paste(object$classnames, collapse = ", "),
+              ".")
+  eta <- stats::predict(structure(object, class = setdiff(class(object),
+                                                           "dpsco_formula")),
+                        newx = newx, s = s, type = "link")
+  y <- yy$y
+  dev <- if (fam$name == "poisson") {
+    # the saturated model's log-likelihood is not 0 for counts
+    mu <- exp(eta)
+    2 * colSums(ifelse(y > 0, y * log(y / mu), 0) - (y - mu))
+  } else 2 * colSums(fam$eval_loss(eta, y))
+  stats::setNames(dev, colnames(eta))
+}
+
+#' @rdname deviance.dpsco
+#' @export
+nobs.dpsco <- function(object, ...) {
+  check_no_dots(list(...), "nobs")
+  object$privacy$public_n %||% object$nobs
+}
+
+#' @rdname deviance.dpsco
+#' @export
+nobs.cv.dpsco <- function(object, ...) {
+  check_no_dots(list(...), "nobs")
+  object$privacy$public_n
+}

@@ -1,0 +1,164 @@
+#' Tidy summaries of private fits
+#'
+#' Methods of the `generics` `tidy()`, `glance()` and `augment()` (the
+#' broom verbs), with broom's column names for glmnet objects where they
+#' carry over.  Everything they show is released (the coefficient path,
+#' the privacy record, the noisy validation curve of [cv.dpsco()]) or
+#' public, so they cost no privacy.  Columns of glmnet's tidiers that are
+#' statistics of the training data (`dev.ratio`, `nulldev`) have no private
+#' counterpart and are left out.
+#'
+#' `tidy(<dpsco>)`: one row per non-zero coefficient and path value:
+#' `term`, `step` (the index along the path), `estimate`, and `lambda` (or
+#' `radius` for a constraint-set method).
+#'
+#' `glance(<dpsco>)`: one row: `nobs` (the public number of records),
+#' `npasses` (the optimiser's steps over the whole path: steps per lambda
+#' times lambdas for a penalised path, the privacy record's `steps` for a
+#' constraint-set method), `epsilon`, `delta` (the target), `epsilon_accounted` (the
+#' accountant's epsilon for the whole path, `Inf` for `method = "none"`),
+#' `method` and `family`.
+#'
+#' `augment(<dpsco>)`: `newx` (or `newdata` for a formula fit) with the
+#' prediction `.fitted` at one penalty `s` (type `"response"`), and the
+#' residual `.resid` when `newy` is given.  There is no default data: the
+#' training data are not part of the fit.
+#'
+#' `tidy(<cv.dpsco>)`: one row per path value: `lambda` (or `radius`),
+#' `estimate` (the noisy validation curve `cvm`), `std.error` (the
+#' standard deviation of the noise added to it, `cvsd`), `conf.low`,
+#' `conf.high` (the released band `cvlo`, `cvup`, one noise sd either
+#' side) and `nzero`; the curve columns are `NA` when no curve was
+#' released (`curve = 0`).  `glance(<cv.dpsco>)`:
+#' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
+#' `epsilon_accounted`.
+#'
+#' @param x a `dpsco` or `cv.dpsco` object.
+#' @param return_zeros keep the zero coefficients?
+#' @param newx,newy (augment) predictors, and optionally the response, of
+#'   the records to augment.
+#' @param newdata (augment, formula fits) a data frame instead of `newx`.
+#' @param s (augment) one penalty (or radius); default the smallest
+#'   penalty of the path (the last value).
+#' @param ... not used.
+#' @return A data frame.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(300 * 4), 300, 4)
+#' y <- drop(x %*% c(1, -1, 0, 0)) + rnorm(300)
+#' fit <- dpsco(x, y, epsilon = 1, nlambda = 4)
+#' tidy(fit)
+#' glance(fit)
+#' head(augment(fit, newx = x, newy = y, s = fit$lambda[4]))
+#' @name dpsco_tidiers
+NULL
+
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
+#' @importFrom generics augment
+#' @export
+generics::augment
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method tidy dpsco
+tidy.dpsco <- function(x, return_zeros = FALSE, ...) {
+  check_no_dots(list(...), "tidy")
+  if (!is.logical(return_zeros) || length(return_zeros) != 1L ||
+      is.na(return_zeros))
+    arg_error("return_zeros", "must be TRUE or FALSE.")
+  axis <- path_axis(x)
+  b <- rbind(`(Intercept)` = x$a0, x$beta)
+  if (!x$intercept) b <- b[-1L, , drop = FALSE]
+  k <- ncol(b)
+  out <- data.frame(term = rep(rownames(b), k),
+                    step = rep(seq_len(k), each = nrow(b)),
+                    estimate = as.vector(b),
+                    stringsAsFactors = FALSE)
+  out[[axis$name]] <- rep(axis$values, each = nrow(b))
+  if (!return_zeros) out <- out[out$estimate != 0, , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method glance dpsco
+glance.dpsco <- function(x, ...) {
+  check_no_dots(list(...), "glance")
+  pr <- x$privacy
+  steps <- if (!is.null(pr$nlambda) && !is.null(pr$steps))
+             as.double(pr$steps) * pr$nlambda
+           else as.double(pr$steps %||% NA)
+  data.frame(nobs = pr$public_n %||% x$nobs, npasses = steps,
+             epsilon = pr$epsilon, delta = pr$delta,
+             epsilon_accounted = pr$epsilon_accounted %||% Inf,
+             method = x$method, family = x$family,
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method augment dpsco
+augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
+                          ...) {
+  check_no_dots(list(...), "augment")
+  vals <- path_values(x)
+  s <- s %||% vals[length(vals)]
+  if (!is.numeric(s) || length(s) != 1L)
+    arg_error("s", "must be one penalty value.")
+  if (!is.null(newdata)) {
+    if (!inherits(x, "dpsco_formula"))
+      arg_error("newdata", "needs a fit of the formula method; give newx.")
+    data <- newdata
+    if (is.null(newy) && deparse(x$terms[[2L]]) %in% names(newdata))
+      newy <- newdata[[deparse(x$terms[[2L]])]]
+    newx <- formula_newx(x, newdata)
+  } else {
+    if (missing(newx))
+      arg_error("newx", "is needed: the training data are not part of a ",
+                "private fit.")
+    data <- as.data.frame(as.matrix(newx))
+  }
+  fit <- structure(x, class = setdiff(class(x), "dpsco_formula"))
+  data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
+                                      type = "response"))
+  if (!is.null(newy)) {
+    yy <- check_y(newy, nrow(data), fit_family(x)$name)
+    data$.resid <- yy$y - data$.fitted
+  }
+  data
+}
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method tidy cv.dpsco
+tidy.cv.dpsco <- function(x, ...) {
+  check_no_dots(list(...), "tidy")
+  axis <- names(x)[1L]
+  vals <- x[[1L]]
+  na <- rep(NA_real_, length(vals))
+  out <- data.frame(vals, estimate = x$cvm %||% na,
+                    std.error = if (is.null(x$cvm)) na
+                                else rep_len(x$cvsd, length(vals)),
+                    conf.low = x$cvlo %||% na, conf.high = x$cvup %||% na,
+                    nzero = as.integer(x$nzero))
+  names(out)[1L] <- axis
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method glance cv.dpsco
+glance.cv.dpsco <- function(x, ...) {
+  check_no_dots(list(...), "glance")
+  pr <- x$privacy
+  out <- data.frame(x[[paste0(names(x)[1L], ".min")]],
+                    nobs = pr$public_n, epsilon = pr$epsilon,
+                    delta = pr$delta,
+                    epsilon_accounted = pr$epsilon_accounted %||% Inf)
+  names(out)[1L] <- paste0(names(x)[1L], ".min")
+  out
+}

@@ -1,0 +1,61 @@
+# deviance() of a private fit on user-given data (never on the training
+# data silently) and nobs() as the public n.
+
+dv_data <- function(n = 300) {
+  set.seed(31)
+  x <- matrix(rnorm(n * 4), n, 4)
+  list(x = x, y = drop(x %*% c(1, -1, 0, 0)) + rt(n, 3),
+       yb = as.numeric(runif(n) < plogis(drop(x %*% c(1, -1, 0, 0)))))
+}
+# the linear predictor, new data clamped to the fit's private bounds as
+# predict() documents (fit$x_range: lower and upper bound per column)
+lin <- function(fit, x) {
+  if (!is.null(fit$x_range))
+    x <- sweep(sweep(x, 2, fit$x_range[1, ], pmax), 2, fit$x_range[2, ], pmin)
+  sweep(x %*% fit$beta, 2, fit$a0, "+")
+}
+
+test_that("deviance on new data is twice the summed loss, per lambda", {
+  d <- dv_data()
+  tr <- 1:200
+  te <- 201:300
+  f <- dpsco(d$x[tr, ], d$y[tr], epsilon = 1, nlambda = 4)
+  eta <- lin(f, d$x[te, ])
+  expect_equal(unname(deviance(f, newx = d$x[te, ], newy = d$y[te])),
+               unname(colSums((d$y[te] - eta)^2)), tolerance = 1e-10)
+  fb <- dpsco(d$x[tr, ], d$yb[tr], family = "binomial", epsilon = 1,
+              nlambda = 3)
+  eb <- lin(fb, d$x[te, ])
+  pr <- plogis(eb)
+  ref <- -2 * colSums(d$yb[te] * log(pr) + (1 - d$yb[te]) * log(1 - pr))
+  expect_equal(unname(deviance(fb, newx = d$x[te, ], newy = d$yb[te])),
+               unname(ref), tolerance = 1e-8)
+  fq <- dpsco(d$x[tr, ], d$y[tr], family = "quantile", tau = 0.3,
+              method = "none", lambda = c(0.1, 0.01))
+  u <- d$y[te] - lin(fq, d$x[te, ])
+  expect_equal(unname(deviance(fq, newx = d$x[te, ], newy = d$y[te])),
+               unname(2 * colSums(u * (0.3 - (u < 0)))), tolerance = 1e-10)
+  # at chosen penalties: the interpolated path's
+  s <- f$lambda[2]
+  expect_equal(unname(deviance(f, newx = d$x[te, ], newy = d$y[te], s = s)),
+               sum((d$y[te] - predict(f, d$x[te, ], s = s))^2),
+               tolerance = 1e-10)
+})
+
+test_that("deviance without data is an error that says why", {
+  d <- dv_data()
+  f <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2)
+  e <- tryCatch(deviance(f), error = function(e) e)
+  expect_s3_class(e, "dpsco_error")
+  expect_match(conditionMessage(e), "not released")
+  expect_identical(conditionCall(e), quote(deviance(f)))
+})
+
+test_that("nobs() is the public number of records", {
+  d <- dv_data()
+  f <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2, public_n = 350)
+  expect_identical(nobs(f), 350)
+  expect_identical(nobs(dpsco(d$x, d$y, epsilon = 1, nlambda = 2)), 300)
+  cvf <- cv.dpsco(d$x, d$y, epsilon = 1, public_n = 320)
+  expect_identical(nobs(cvf), 320)
+})

@@ -1,0 +1,75 @@
+# tidy(), glance() and augment() of dpsco and cv.dpsco objects against the
+# fit's own released values.
+
+td_data <- function(n = 300) {
+  set.seed(41)
+  x <- matrix(rnorm(n * 4), n, 4)
+  list(x = x, y = drop(x %*% c(1, -1, 0, 0)) + rnorm(n))
+}
+
+test_that("tidy() lists the path's coefficients as broom does for glmnet", {
+  d <- td_data()
+  f <- dpsco(d$x, d$y, epsilon = 1, nlambda = 4)
+  b <- coef(f)
+  td <- tidy(f)
+  nz <- which(b != 0, arr.ind = TRUE)
+  expect_identical(nrow(td), nrow(nz))
+  expect_equal(td$estimate, b[b != 0])
+  expect_identical(td$term, rownames(b)[nz[, 1]])
+  expect_identical(td$step, unname(nz[, 2]))
+  expect_equal(td$lambda, f$lambda[nz[, 2]])
+  tz <- tidy(f, return_zeros = TRUE)
+  expect_identical(nrow(tz), length(b))
+  expect_equal(tz$estimate, as.vector(b))
+  # a constraint-set method's path is one of radii
+  fw <- dpsco(d$x, d$y, method = "fw", epsilon = 1, radius = c(0.5, 2))
+  tr <- tidy(fw, return_zeros = TRUE)
+  expect_equal(tr$radius, rep(c(0.5, 2), each = 5))
+})
+
+test_that("glance() gives the public n, the steps and the privacy spent", {
+  d <- td_data()
+  f <- dpsco(d$x, d$y, epsilon = 0.5, delta = 1e-5, nlambda = 3,
+             public_n = 310)
+  g <- glance(f)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$nobs, 310)
+  expect_identical(g$npasses, as.double(f$settings$iterations * 3))
+  expect_identical(g$epsilon, 0.5)
+  expect_identical(g$delta, 1e-5)
+  expect_equal(g$epsilon_accounted, privacy(f)$epsilon_accounted)
+  expect_lte(g$epsilon_accounted, 0.5)
+  expect_identical(g$method, "clip")
+})
+
+test_that("augment() adds fitted values and residuals of given data", {
+  d <- td_data()
+  f <- dpsco(d$x, d$y, method = "none", lambda = c(0.1, 0.01))
+  a <- augment(f, newx = d$x[1:5, ], newy = d$y[1:5], s = 0.01)
+  b <- coef(f, s = 0.01)
+  fit <- drop(b[1] + d$x[1:5, ] %*% b[-1])
+  expect_equal(a$.fitted, fit, tolerance = 1e-12)
+  expect_equal(a$.resid, d$y[1:5] - fit, tolerance = 1e-12)
+  expect_equal(as.matrix(a[, 1:4]), d$x[1:5, ], ignore_attr = TRUE)
+  expect_error(augment(f), class = "dpsco_arg_error")
+})
+
+test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
+  d <- td_data()
+  set.seed(7)
+  cvf <- cv.dpsco(d$x, d$y, epsilon = 1, curve = 0.5)
+  td <- tidy(cvf)
+  expect_equal(td$lambda, cvf$lambda)
+  expect_equal(td$estimate, unname(cvf$cvm))
+  expect_equal(td$std.error, rep(cvf$cvsd, length(cvf$lambda)))
+  expect_equal(td$conf.low, unname(cvf$cvlo))
+  expect_equal(td$conf.high, unname(cvf$cvup))
+  expect_true(all(td$conf.low < td$conf.high))
+  expect_equal(td$nzero, unname(cvf$dpsco.fit$df))
+  gl <- glance(cvf)
+  expect_equal(gl$lambda.min, cvf$lambda.min)
+  expect_equal(gl$epsilon_accounted, cvf$privacy$epsilon_accounted)
+  # no curve released: its columns are NA
+  cv0 <- cv.dpsco(d$x, d$y, epsilon = 1, curve = 0)
+  expect_true(all(is.na(tidy(cv0)$estimate)))
+})
