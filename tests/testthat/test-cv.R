@@ -309,7 +309,7 @@ test_that("the default releases no curve: the whole validation budget chooses", 
   # bench/cv_display.R: on blog at epsilon 1 the curve's noise sd exceeds
   # the spread of the true validation losses at every share (ratio 1.25 on
   # average even at share 0.99), so by default no curve is released
-  expect_identical(formals(cv.dpsco)$curve, 0)
+  expect_identical(formals(dpsco:::cv.dpsco.default)$curve, 0)
   d <- cv_data(n = 600)
   set.seed(21)
   cvf <- cv.dpsco(d$x, d$y, nlambda = 5)
