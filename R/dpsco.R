@@ -594,7 +594,7 @@ max_threads <- function() .Call(C_dpsco_max_threads)
 # coef() and plot() dispatch on.
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,
                       classnames, settings, privacy, trace_at, std, nobs,
-                      path) {
+                      path, support = NULL) {
   p <- ncol(x)
   vars <- colnames(x) %||% paste0("V", seq_len(p))
   lam_names <- paste0("s", seq_along(lambda) - 1L)
@@ -623,14 +623,21 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
     }
     trace <- list(steps = trace_at, a0 = tr_a0, beta = tr_beta)
   }
-  structure(list(a0 = a0, beta = beta, lambda = lambda,
-                 df = colSums(beta != 0), dim = dim(beta), nobs = nobs,
-                 family = family, method = method, intercept = intercept,
-                 call = call, settings = settings, privacy = privacy,
-                 standardize = std[c("mode", "center", "scale")],
-                 x_range = std$range,
-                 classnames = classnames, trace = trace),
-            class = c(paste0("dpsco_", path), "dpsco"))
+  if (!is.null(support)) {
+    # the coefficients before the support rule, in the units of beta
+    raw <- unstandardize_split(split(support$raw), std)$beta
+    dimnames(raw) <- dimnames(beta)
+    support$beta_raw <- raw
+  }
+  out <- list(a0 = a0, beta = beta, lambda = lambda,
+              df = colSums(beta != 0), dim = dim(beta), nobs = nobs,
+              family = family, method = method, intercept = intercept,
+              call = call, settings = settings, privacy = privacy,
+              standardize = std[c("mode", "center", "scale")],
+              x_range = std$range,
+              classnames = classnames, trace = trace)
+  out$support <- support  # (no element when NULL)
+  structure(out, class = c(paste0("dpsco_", path), "dpsco"))
 }
 
 unstandardize_split <- function(sp, std) {
