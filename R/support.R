@@ -24,16 +24,20 @@
 #   m_t = (1 - b_t) m_(t-1) + b_t x_t  the running (tail) average,
 #                                     b_t = 1 / (t - tail_from) in the tail
 # with the next lambda started from its output (warm start).  Without a
-# released curvature (public tuning, wide data) every direction gets
-# a = 0: the deviation is then the random walk of the noisy steps, an
-# upper bound on what any curvature would leave.
+# released curvature (public tuning, wide data: "spgd" only) nothing tells
+# how fast a direction contracts; the rule then takes each iterate to carry
+# its own step's noise alone (rho = 0, kappa = gamma_t), step size times
+# the gradient noise averaged over the tail: a lower bound on the sd where
+# the loss is flat, so a milder rule there.  (The random walk of a flat
+# direction, rho = 1, would zero every coefficient of a long path.)
 
 # The output's noise sd per coordinate (rows, intercept first when
 # present) and lambda (columns), in the units of the coefficients the
 # engine returns.  `curvature`: the released A or NULL.
 support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
                        steps, nlambda, output, sqrt_schedule = FALSE, d) {
-  if (is.null(curvature)) {
+  flat <- is.null(curvature)
+  if (flat) {
     vals <- 0
     vecs2 <- matrix(1, d, 1L)
   } else {
@@ -54,7 +58,7 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
   for (l in seq_len(nlambda)) {
     for (t in seq_len(steps)) {
       g <- if (sqrt_schedule && !newton) step_size / sqrt(t) else step_size
-      rho <- if (newton) rep(0, k) else 1 - g * vals
+      rho <- if (newton || flat) rep(0, k) else 1 - g * vals
       kap <- if (newton) step_size / vals else rep(g, k)
       wt <- if (first) 0 else w
       first <- FALSE
