@@ -242,7 +242,7 @@
 #' selected variables.  With `dpsco_control(support = "noise")` (the
 #' default) every penalised coefficient of the penalised methods (clip,
 #' kamath, holland and `"prox_clipped_sgd"`) whose size is at most
-#' `support_level` (`c`, default 3) times its own noise sd is set to
+#' `support_level` (`c`, default 5) times its own noise sd is set to
 #' exactly 0, at every lambda.  The sd comes from values the fit has
 #' released or declared public only, so the rule is post-processing and
 #' costs no privacy: the sd `s = z Delta` of the Gaussian noise added to
@@ -263,7 +263,7 @@
 #' the loss is flat.  The
 #' intercept and the columns of penalty factor 0 are never set to 0.
 #'
-#' The level `c = 3` was chosen with `bench/support.R`: on BlogFeedback at
+#' The level `c = 5` was chosen with `bench/support.R`: on BlogFeedback at
 #' `epsilon = 1`, with an all-zero and ten row-permuted (pure noise)
 #' columns appended, it is the level at which the null columns are 0 in
 #' the model `cv.dpsco()` selects in at least 95% of 20 fits, while the

@@ -165,3 +165,23 @@ test_that("bad support settings are errors naming the argument", {
   expect_error(dpsco_control(support_level = -1), "support_level")
   expect_error(dpsco_control(support_level = NA), "support_level")
 })
+
+test_that("without a released curvature: step size times the noise, averaged", {
+  dat <- support_data(n = 800)
+  set.seed(7)
+  fit <- dpsco(tuning = "public", dat$x, dat$y, epsilon = 2, nlambda = 3,
+               iterations = 12, step_size = 0.2, calibration = "paper")
+  sp <- fit$support
+  expect_null(sp$curvature)
+  # each iterate carries its own step's noise: the average of 12 of them
+  sd <- 0.2 * privacy(fit)$noise_sd / sqrt(12)
+  expect_equal(unname(sp$sd), matrix(sd, 6, 3), tolerance = 1e-12)
+  expect_rule(fit, sp$sd)
+})
+
+test_that("the constraint-set methods do not take the support settings", {
+  dat <- support_data(n = 300)
+  expect_error(dpsco(dat$x, dat$y, method = "fw", epsilon = 1,
+                     control = dpsco_control(support = "none")),
+               class = "dpsco_arg_error")
+})
