@@ -206,8 +206,7 @@ lambda_path <- function(spec, a) {
   # the support: coefficients within the noise the optimiser carried are 0
   # (post-processing of released values: R/support.R)
   sup <- apply_support(res$beta, control, noise$sd, optimizer, step_size,
-                       if (tuned) tn$curvature, if (tuned) tn$released$ridge,
-                       steps, output, intercept, pf)
+                       if (tuned) tn$curvature, steps, output, intercept, pf)
   res$beta <- sup$beta
 
   public <- c(public_n_note(n), "p (dimension)",

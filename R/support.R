@@ -11,45 +11,38 @@
 # lasso's support.  The rule reads no data, so it costs no budget.
 #
 # The noise is propagated through the optimiser linearised about the
-# path's solution, in the eigenbasis of the released curvature A, where
-# the directions are independent (the gradient noise is isotropic).  A is
-# the loss's curvature estimate plus a ridge r on every eigenvalue, so the
-# loss's curvature in a direction of eigenvalue a is h = (a - r) / eta for
-# "newton" (whose model is A / eta) and h = a - r for "spgd".  Per
-# direction, step t, with n_t the fresh noise (sd s):
-#   "newton"  the step's gradient error eps_t = w c_(t-1) + (1 - w) n_t
-#             (w the memory, none at the path's first step; c the error of
-#             the carried estimate), the iterate's deviation
-#             x_t = x_(t-1) - (eta / a) (h x_(t-1) + eps_t), and the carried
-#             error c_t = eps_t + (r / eta) (x_t - x_(t-1)) (the model's
-#             curvature a / eta against the loss's h);
-#   "spgd"    x_t = (1 - gamma_t h) x_(t-1) + gamma_t n_t;
-# the running (tail) average m_t = (1 - b_t) m_(t-1) + b_t x_t with
-# b_t = 1 / (t - tail_from) in the tail, and the next lambda started from
-# the output (warm start; "newton" carries c to it by the model).  A
-# direction the ridge alone holds (a = r, e.g. an all-zero column) does
-# not contract: its deviation is the random walk of the noisy steps.
-# Without a released curvature (public tuning, wide data: "spgd" only)
-# nothing tells how fast a direction contracts; the rule then takes each
-# iterate to carry its own step's noise alone (step size times the
-# gradient noise, averaged over the tail): a lower bound on the sd where
-# the loss is flat, so a milder rule there.  (The random walk of every
-# direction would zero every coefficient of a long path.)
+# path's solution, under the quadratic model the optimiser itself uses
+# (the loss's Hessian is A / eta for "newton", A for "spgd"), in the
+# eigenbasis of A, where the directions are independent (the gradient
+# noise is isotropic).  Per direction with eigenvalue a, step t:
+#   e_t = w e_(t-1) + (1 - w) n_t     the gradient error used (n_t the
+#                                     fresh noise, w the Newton memory; the
+#                                     path's first step has no memory)
+#   x_t = rho_t x_(t-1) + kappa_t e_t  the iterate's deviation: "newton"
+#                                     rho = 0, kappa = eta / a; "spgd"
+#                                     rho = 1 - gamma_t a, kappa = gamma_t
+#   m_t = (1 - b_t) m_(t-1) + b_t x_t  the running (tail) average,
+#                                     b_t = 1 / (t - tail_from) in the tail
+# with the next lambda started from its output (warm start).  Without a
+# released curvature (public tuning, wide data: "spgd" only) nothing tells
+# how fast a direction contracts; the rule then takes each iterate to carry
+# its own step's noise alone (rho = 0, kappa = gamma_t), step size times
+# the gradient noise averaged over the tail: a lower bound on the sd where
+# the loss is flat, so a milder rule there.  (The random walk of a flat
+# direction, rho = 1, would zero every coefficient of a long path.)
 
 # The output's noise sd per coordinate (rows, intercept first when
 # present) and lambda (columns), in the units of the coefficients the
-# engine returns.  `curvature`: the released A or NULL; `ridge`: the ridge
-# r in it.
-support_sd <- function(noise_sd, optimizer, step_size, curvature, ridge,
-                       memory, steps, nlambda, output, sqrt_schedule = FALSE,
-                       d) {
+# engine returns.  `curvature`: the released A or NULL.
+support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
+                       steps, nlambda, output, sqrt_schedule = FALSE, d) {
   flat <- is.null(curvature)
   if (flat) {
     vals <- 0
     vecs2 <- matrix(1, d, 1L)
   } else {
     ev <- eigen(curvature, symmetric = TRUE)
-    vals <- pmax(ev$values, ridge)
+    vals <- pmax(ev$values, 0)
     vecs2 <- ev$vectors^2
   }
   newton <- optimizer == "newton"
@@ -58,53 +51,38 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, ridge,
   tail_from <- if (newton || output == "tail") steps %/% 2L else 0L
   last <- output == "last"
   k <- length(vals)
-  zero <- rep(0, k)
-  # the covariance of the state (c, x, m) per direction, S[[i]][[j]]
-  S <- lapply(1:3, function(i) lapply(1:3, function(j) zero))
-  # S <- F S F' + G G' (F, G lists of vectors over the directions)
-  propagate <- function(S, F, G) {
-    FS <- lapply(1:3, function(i) lapply(1:3, function(j)
-      F[[i]][[1]] * S[[1]][[j]] + F[[i]][[2]] * S[[2]][[j]] +
-        F[[i]][[3]] * S[[3]][[j]]))
-    lapply(1:3, function(i) lapply(1:3, function(j)
-      FS[[i]][[1]] * F[[j]][[1]] + FS[[i]][[2]] * F[[j]][[2]] +
-        FS[[i]][[3]] * F[[j]][[3]] + G[[i]] * G[[j]]))
-  }
-  if (newton) {
-    u <- ridge / vals          # the share of a step a direction keeps
-    kap <- step_size / vals
-    q <- ridge / step_size
-  }
+  # the covariance of (e, x, m) per direction: 6 vectors
+  ee <- ex <- em <- xx <- xm <- mm <- numeric(k)
   var_out <- matrix(0, k, nlambda)
   first <- TRUE
   for (l in seq_len(nlambda)) {
     for (t in seq_len(steps)) {
-      b <- if (t > tail_from) 1 / (t - tail_from) else 0
-      if (newton) {
-        wt <- if (first) 0 else w
-        F <- list(list(wt * (1 - u), q * (u - 1), zero),
-                  list(-kap * wt, u, zero),
-                  list(-b * kap * wt, b * u, zero + 1 - b))
-        G <- list((1 - wt) * (1 - u), -kap * (1 - wt), -b * kap * (1 - wt))
-      } else {
-        g <- if (sqrt_schedule) step_size / sqrt(t) else step_size
-        rho <- if (flat) zero else 1 - g * (vals - ridge)
-        F <- list(list(zero, zero, zero), list(zero, rho, zero),
-                  list(zero, b * rho, zero + 1 - b))
-        G <- list(zero, zero + g, zero + b * g)
-      }
+      g <- if (sqrt_schedule && !newton) step_size / sqrt(t) else step_size
+      rho <- if (newton || flat) rep(0, k) else 1 - g * vals
+      kap <- if (newton) step_size / vals else rep(g, k)
+      wt <- if (first) 0 else w
       first <- FALSE
-      S <- propagate(S, F, G)
+      b <- if (t > tail_from) 1 / (t - tail_from) else 0
+      # (e, x, m) <- F (e, x, m) + G n, F lower triangular
+      f11 <- wt
+      f21 <- kap * wt; f22 <- rho
+      f31 <- b * f21;  f32 <- b * rho; f33 <- 1 - b
+      g1 <- 1 - wt; g2 <- kap * g1; g3 <- b * g2
+      n_ee <- f11^2 * ee + g1^2
+      n_ex <- f11 * (f21 * ee + f22 * ex) + g1 * g2
+      n_em <- f11 * (f31 * ee + f32 * ex + f33 * em) + g1 * g3
+      n_xx <- f21^2 * ee + 2 * f21 * f22 * ex + f22^2 * xx + g2^2
+      n_xm <- f21 * (f31 * ee + f32 * ex + f33 * em) +
+        f22 * (f31 * ex + f32 * xx + f33 * xm) + g2 * g3
+      n_mm <- f31^2 * ee + f32^2 * xx + f33^2 * mm + 2 * f31 * f32 * ex +
+        2 * f31 * f33 * em + 2 * f32 * f33 * xm + g3^2
+      ee <- n_ee; ex <- n_ex; em <- n_em; xx <- n_xx; xm <- n_xm; mm <- n_mm
     }
     if (!last) {
-      # the output, the average, is the next lambda's start; newton's
-      # carried estimate moves with it by the model
-      one <- zero + 1
-      qq <- if (newton) q else zero
-      S <- propagate(S, list(list(one, -qq, qq), list(zero, zero, one),
-                             list(zero, zero, one)), list(zero, zero, zero))
+      # the output, the average, is the next lambda's start
+      ex <- em; xx <- mm; xm <- mm
     }
-    var_out[, l] <- S[[2]][[2]]
+    var_out[, l] <- xx
   }
   noise_sd * sqrt(vecs2 %*% var_out)
 }
@@ -124,20 +102,18 @@ support_threshold <- function(beta, sd, level, intercept, pf) {
 # the fit keeps (fit$support), or the path unchanged for `support =
 # "none"` and for noiseless fits.
 apply_support <- function(beta, control, noise_sd, optimizer, step_size,
-                          curvature, ridge, steps, output, intercept, pf) {
+                          curvature, steps, output, intercept, pf) {
   rule <- control$support %||% "noise"
   if (rule == "none" || !(noise_sd > 0))
     return(list(beta = beta, record = NULL))
   level <- control$support_level
   memory <- if (optimizer == "newton") control$memory else 0
-  ridge <- if (is.null(curvature)) 0 else ridge
-  sd <- support_sd(noise_sd, optimizer, step_size, curvature, ridge, memory,
-                   steps, ncol(beta), output,
-                   identical(control$schedule, "sqrt"), nrow(beta))
+  sd <- support_sd(noise_sd, optimizer, step_size, curvature, memory, steps,
+                   ncol(beta), output, identical(control$schedule, "sqrt"),
+                   nrow(beta))
   list(beta = support_threshold(beta, sd, level, intercept, pf),
        record = list(rule = "noise", level = level, sd = sd, raw = beta,
                      noise_sd = noise_sd, optimizer = optimizer,
                      step_size = step_size, curvature = curvature,
-                     ridge = ridge,
                      memory = memory, steps = steps, output = output))
 }

@@ -21,7 +21,8 @@
 #             (how the default level was chosen).
 #
 # Settings (environment variables):
-#   DPSCO_BENCH_SEEDS   number of seeds (default 20)
+#   DPSCO_BENCH_SEEDS   the last seed (default 20)
+#   DPSCO_BENCH_FIRST   the first seed (default 1), to split a run in parts
 #   DPSCO_SUPPORT       "noise" or "none": dpsco_control(support = ) (unset:
 #                       the default; leave it unset for a version without it)
 #   DPSCO_SUPPORT_LEVEL dpsco_control(support_level = ) (unset: the default)
@@ -42,6 +43,7 @@ script_dir <- local({
 source(file.path(script_dir, "data.R"))
 
 n_seeds <- as.integer(Sys.getenv("DPSCO_BENCH_SEEDS", "20"))
+first_seed <- as.integer(Sys.getenv("DPSCO_BENCH_FIRST", "1"))
 sup <- Sys.getenv("DPSCO_SUPPORT", "")
 levels <- as.numeric(strsplit(Sys.getenv("DPSCO_SUPPORT_LEVEL", ""), ",")[[1L]])
 if (!length(levels)) levels <- NA_real_
@@ -75,7 +77,7 @@ max_ratio <- function(fit, rows) {
 
 res <- list()
 ratios <- list()
-for (s in seq_len(n_seeds)) {
+for (s in seq(first_seed, n_seeds)) {
   set.seed(s)
   tr <- sample.int(n, round(0.7 * n))
   xtr <- dat$x[tr, ]
@@ -164,7 +166,8 @@ for (lv in levels) {
 }
 if (length(ratios)) {
   # per fit, per null column: the largest ratio over the path
-  col_max <- sapply(ratios, function(r) apply(r, 1L, max))
+  col_max <- sapply(Filter(Negate(is.null), ratios),
+                    function(r) apply(r, 1L, max))
   fit_max <- apply(col_max, 2L, max)
   cat("\nSupport level c against the null columns of dpsco()'s path (every lambda):\n")
   for (cc in c(2, 2.5, 3, 3.5, 4, 4.5, 5, 6))

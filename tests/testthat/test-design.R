@@ -35,7 +35,9 @@ fits_by_form <- function(forms, seed, ...) {
   lapply(forms, function(x) {
     set.seed(seed)
     fit <- dpsco(x, ...)
-    list(beta = fit$beta, a0 = fit$a0, lambda = fit$lambda,
+    # beta: the engine's path, before the support rule; support: after it
+    list(beta = if (is.null(fit$support)) fit$beta else fit$support$beta_raw,
+         support = fit$beta, a0 = fit$a0, lambda = fit$lambda,
          privacy = fit$privacy$released)
   })
 }

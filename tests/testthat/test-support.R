@@ -12,8 +12,9 @@ support_data <- function(n = 3000, seed = 11) {
 }
 
 # The optimisers linearised in the coordinates themselves (full matrices,
-# no eigenbasis): A the released curvature, r its ridge, the loss's
-# curvature H = (A - r I) / eta ("newton") or A - r I ("spgd").
+# no eigenbasis), under the optimiser's own model: the loss's curvature is
+# H = (A - r I) / eta ("newton") or A - r I ("spgd"), A the released
+# curvature, with r = 0 (the rule takes A as it is, ridge included).
 # "newton": state (c, x, m), c the carried gradient error, x the iterate's
 # deviation, m the tail average; per step eps = w c + (1 - w) n,
 # x' = x - eta A^-1 (H x + eps), c' = eps + (r / eta)(x' - x).
@@ -23,7 +24,7 @@ sd_ref <- function(sp, nlambda) {
   d <- nrow(A)
   I <- diag(d)
   O <- matrix(0, d, d)
-  r <- sp$ridge
+  r <- 0
   eta <- sp$step_size
   newton <- sp$optimizer == "newton"
   T <- sp$steps
