@@ -18,7 +18,8 @@ NULL
 #   mechanism, released  (disjoint) functions giving the record's text.
 
 # Control fields of every penalised method.
-lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory")
+lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory",
+                         "support", "support_level")
 
 # The engine's path: every lambda warm-started from the previous one.
 engine_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
@@ -204,6 +205,11 @@ lambda_path <- function(spec, a) {
   settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
                                      environment())
   res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)
+  # the support: coefficients within the noise the optimiser carried are 0
+  # (post-processing of released values: R/support.R)
+  sup <- apply_support(res$beta, control, noise$sd, optimizer, step_size,
+                       if (tuned) tn$curvature, steps, output, intercept, pf)
+  res$beta <- sup$beta
 
   public <- c(public_n_note(n), "p (dimension)",
               if (!tuned || !first_release) "lambda grid",
@@ -244,5 +250,5 @@ lambda_path <- function(spec, a) {
                             threads_used = min(threads, max_threads()),
                             quantile = quant),
             privacy = record, trace_at = trace_at, std = std, nobs = n,
-            path = "lambda")
+            path = "lambda", support = sup$record)
 }

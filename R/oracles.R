@@ -91,6 +91,14 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   new point by the quadratic model (`g + A (b_new - b) / eta`), which
 #'   averages the noise of successive releases (post-processing).  0 uses
 #'   each release alone.
+#' @param support the support rule of the penalised methods' paths:
+#'   `"noise"` (default) sets to exactly 0 every penalised coefficient
+#'   within `support_level` times its noise sd, the sd the optimiser's
+#'   noise leaves in it, computed from released values (post-processing,
+#'   no privacy cost; see the section "Support" of [dpsco()]); `"none"`
+#'   returns the optimiser's output as it is.
+#' @param support_level the multiple `c >= 0` of the noise sd below which
+#'   `support = "noise"` sets a coefficient to 0.
 #' @param shrink the shrinkage level `K` of the constraint-set methods
 #'   (`dpsco(method = "htp_lasso")`, and `"objective"`, `"mirror"` and
 #'   `"mirror_shuffled"` with `tuning = "public"`): every entry of `x` and
@@ -166,7 +174,9 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           quantiles = c(clip = 0.995, row = 0.9), kappa = NULL,
                           bandwidth = NULL, kernel = "gaussian",
                           smoothing = c("convolution", "moreau"),
-                          ridge = 1, memory = 0.5, shrink = NULL,
+                          ridge = 1, memory = 0.5,
+                          support = c("noise", "none"), support_level = 5,
+                          shrink = NULL,
                           objective_tol = NULL, strong_convexity = 0,
                           sgd_ridge = 0,
                           objective_maxit = 1e5, mirror_alpha = NULL,
@@ -211,6 +221,8 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
   check_number(ridge, "ridge", 0)
   check_number(memory, "memory", 0, 1, lower_open = FALSE)
   if (memory >= 1) arg_error("memory", "must be below 1.")
+  support <- match_choice(support, "support")
+  check_number(support_level, "support_level", 0, lower_open = FALSE)
   if (!is.null(shrink)) check_number(shrink, "shrink", 0)
   if (!is.null(objective_tol) &&
       (!is.numeric(objective_tol) || !length(objective_tol) ||
@@ -242,7 +254,8 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                  quantiles = quantiles, kappa = kappa,
                  bandwidth = bandwidth, kernel = kernel,
                  smoothing = smoothing, ridge = ridge,
-                 memory = memory, shrink = shrink,
+                 memory = memory, support = support,
+                 support_level = support_level, shrink = shrink,
                  objective_tol = objective_tol,
                  strong_convexity = strong_convexity, sgd_ridge = sgd_ridge,
                  objective_maxit = objective_maxit,

@@ -54,7 +54,9 @@ one_pass_audit <- function(method, trials) {
                                      tuning = "public", lambda = 0.1,
                                      iterations = 1, alpha = 0, step_size = 0.5,
                                      epsilon = 2, delta = audit_one_pass_delta,
-                                     threads = 1, control = dpsco_control(clip = C)))
+                                     threads = 1,
+                                     control = dpsco_control(clip = C,
+                                                             support = "none")))
     sd_fit <- fit$privacy$noise_multiplier * C / n
     same <- identical(withr::with_seed(1, run(nb$x1, nb$y1, sd_fit, C)),
                       unname(c(fit$a0, fit$beta[, 1])))

@@ -274,7 +274,8 @@ test_that("Algorithm 4 is method \"holland\" with batch_size = n", {
   fit <- dpsco(x, y, method = "holland", tuning = "public", batch_size = n,
                lambda = 0, iterations = steps, step_size = eta,
                intercept = FALSE, epsilon = eps, delta = delta,
-               control = dpsco_control(s = s, nu = nu, output = "last"))
+               control = dpsco_control(s = s, nu = nu, output = "last",
+                                       support = "none"))
   sigma <- fit$privacy$noise_sd
   set.seed(4)
   w <- c(0, 0)

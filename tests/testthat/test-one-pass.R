@@ -396,7 +396,9 @@ test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last ite
     withr::with_seed(17, dpsco(dat$x, dat$y, method = "prox_clipped_sgd",
                                tuning = "public", lambda = lam, alpha = 0.7,
                                epsilon = 2, delta = 1e-5, step_size = 0.3,
-                               control = dpsco_control(clip = 1.2), ...))
+                               control = dpsco_control(clip = 1.2,
+                                                       support = "none"),
+                               ...))
   # every record in one of 7 blocks of expected size 500 / 7; then 5
   # blocks of expected size 40, so that each record sits a pass out with
   # probability 1 - 5 * 40 / 500

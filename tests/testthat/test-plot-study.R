@@ -31,7 +31,9 @@ test_that("risk_path() is the held-out loss of each traced iterate", {
       expect_equal(rp$risk, hand, tolerance = 1e-12)
     }
     # the last traced step of the average is the fitted coefficient vector
-    eta <- d$fit$a0[2] + drop(d$newx %*% d$fit$beta[, 2])
+    # (before the support rule: the trace holds the optimiser's iterates)
+    b <- if (is.null(d$fit$support)) d$fit$beta else d$fit$support$beta_raw
+    eta <- d$fit$a0[2] + drop(d$newx %*% b[, 2])
     last <- if (family == "gaussian") mean((d$newy - eta)^2) / 2
             else mean(log(1 + exp(eta)) - d$newy * eta)
     expect_equal(tail(risk_path(d$fit, d$newx, d$newy)$risk, 1), last,

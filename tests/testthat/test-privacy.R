@@ -356,9 +356,13 @@ test_that("the noise actually added has the recorded standard deviation", {
   y <- rep(5, n)
   for (m in c("clip", "kamath", "holland")) {
     set.seed(99)
-    ctl <- switch(m, clip = dpsco_control(output = "last", clip = 1),
-                  kamath = dpsco_control(output = "last", rho = 2),
-                  holland = dpsco_control(output = "last", s = 1))
+    # (support = "none": the coefficients are the raw noisy step)
+    ctl <- switch(m, clip = dpsco_control(output = "last", clip = 1,
+                                          support = "none"),
+                  kamath = dpsco_control(output = "last", rho = 2,
+                                         support = "none"),
+                  holland = dpsco_control(output = "last", s = 1,
+                                          support = "none"))
     draws <- unlist(lapply(1:250, function(i) {
       f <- dpsco(tuning = "public", x, y, method = m, epsilon = 40, delta = 1e-3, lambda = 0,
                  iterations = 1, step_size = 1, calibration = "paper",

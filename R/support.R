@@ -1,0 +1,119 @@
+# The support of a private penalised path (post-processing).
+#
+# A coefficient of a noisy optimiser's output is the solution's value plus
+# the noise the optimiser carried into it.  Its noise sd follows from
+# released or public values only: the sd `s` of the Gaussian noise added
+# to every gradient coordinate at each step (z times the sensitivity), the
+# step size, the released curvature A, the memory of the Newton path, the
+# number of steps and the iterates averaged.  A penalised coefficient
+# within `level` noise sds of 0 is set to exactly 0: a selected variable is
+# then one the data moved beyond the noise, as a statistician reads a
+# lasso's support.  The rule reads no data, so it costs no budget.
+#
+# The noise is propagated through the optimiser linearised about the
+# path's solution, under the quadratic model the optimiser itself uses
+# (the loss's Hessian is A / eta for "newton", A for "spgd"), in the
+# eigenbasis of A, where the directions are independent (the gradient
+# noise is isotropic).  Per direction with eigenvalue a, step t:
+#   e_t = w e_(t-1) + (1 - w) n_t     the gradient error used (n_t the
+#                                     fresh noise, w the Newton memory; the
+#                                     path's first step has no memory)
+#   x_t = rho_t x_(t-1) + kappa_t e_t  the iterate's deviation: "newton"
+#                                     rho = 0, kappa = eta / a; "spgd"
+#                                     rho = 1 - gamma_t a, kappa = gamma_t
+#   m_t = (1 - b_t) m_(t-1) + b_t x_t  the running (tail) average,
+#                                     b_t = 1 / (t - tail_from) in the tail
+# with the next lambda started from its output (warm start).  Without a
+# released curvature (public tuning, wide data: "spgd" only) nothing tells
+# how fast a direction contracts; the rule then takes each iterate to carry
+# its own step's noise alone (rho = 0, kappa = gamma_t), step size times
+# the gradient noise averaged over the tail: a lower bound on the sd where
+# the loss is flat, so a milder rule there.  (The random walk of a flat
+# direction, rho = 1, would zero every coefficient of a long path.)
+
+# The output's noise sd per coordinate (rows, intercept first when
+# present) and lambda (columns), in the units of the coefficients the
+# engine returns.  `curvature`: the released A or NULL.
+support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
+                       steps, nlambda, output, sqrt_schedule = FALSE, d) {
+  flat <- is.null(curvature)
+  if (flat) {
+    vals <- 0
+    vecs2 <- matrix(1, d, 1L)
+  } else {
+    ev <- eigen(curvature, symmetric = TRUE)
+    vals <- pmax(ev$values, 0)
+    vecs2 <- ev$vectors^2
+  }
+  newton <- optimizer == "newton"
+  w <- if (newton) memory else 0
+  # newton's steps are averaged over their tail always; spgd's by `output`
+  tail_from <- if (newton || output == "tail") steps %/% 2L else 0L
+  last <- output == "last"
+  k <- length(vals)
+  # the covariance of (e, x, m) per direction: 6 vectors
+  ee <- ex <- em <- xx <- xm <- mm <- numeric(k)
+  var_out <- matrix(0, k, nlambda)
+  first <- TRUE
+  for (l in seq_len(nlambda)) {
+    for (t in seq_len(steps)) {
+      g <- if (sqrt_schedule && !newton) step_size / sqrt(t) else step_size
+      rho <- if (newton || flat) rep(0, k) else 1 - g * vals
+      kap <- if (newton) step_size / vals else rep(g, k)
+      wt <- if (first) 0 else w
+      first <- FALSE
+      b <- if (t > tail_from) 1 / (t - tail_from) else 0
+      # (e, x, m) <- F (e, x, m) + G n, F lower triangular
+      f11 <- wt
+      f21 <- kap * wt; f22 <- rho
+      f31 <- b * f21;  f32 <- b * rho; f33 <- 1 - b
+      g1 <- 1 - wt; g2 <- kap * g1; g3 <- b * g2
+      n_ee <- f11^2 * ee + g1^2
+      n_ex <- f11 * (f21 * ee + f22 * ex) + g1 * g2
+      n_em <- f11 * (f31 * ee + f32 * ex + f33 * em) + g1 * g3
+      n_xx <- f21^2 * ee + 2 * f21 * f22 * ex + f22^2 * xx + g2^2
+      n_xm <- f21 * (f31 * ee + f32 * ex + f33 * em) +
+        f22 * (f31 * ex + f32 * xx + f33 * xm) + g2 * g3
+      n_mm <- f31^2 * ee + f32^2 * xx + f33^2 * mm + 2 * f31 * f32 * ex +
+        2 * f31 * f33 * em + 2 * f32 * f33 * xm + g3^2
+      ee <- n_ee; ex <- n_ex; em <- n_em; xx <- n_xx; xm <- n_xm; mm <- n_mm
+    }
+    if (!last) {
+      # the output, the average, is the next lambda's start
+      ex <- em; xx <- mm; xm <- mm
+    }
+    var_out[, l] <- xx
+  }
+  noise_sd * sqrt(vecs2 %*% var_out)
+}
+
+# Zero the penalised coefficients of `beta` (d x nlambda, the engine's
+# units) within `level` times their noise sd `sd`.  Intercept and columns
+# with penalty factor 0 are never zeroed: the user asked for them.
+support_threshold <- function(beta, sd, level, intercept, pf) {
+  rows <- which(pf > 0) + intercept
+  b <- beta[rows, , drop = FALSE]
+  b[abs(b) <= level * sd[rows, , drop = FALSE]] <- 0
+  beta[rows, ] <- b
+  beta
+}
+
+# The support rule of a fitted path: the thresholded beta and the record
+# the fit keeps (fit$support), or the path unchanged for `support =
+# "none"` and for noiseless fits.
+apply_support <- function(beta, control, noise_sd, optimizer, step_size,
+                          curvature, steps, output, intercept, pf) {
+  rule <- control$support %||% "noise"
+  if (rule == "none" || !(noise_sd > 0))
+    return(list(beta = beta, record = NULL))
+  level <- control$support_level
+  memory <- if (optimizer == "newton") control$memory else 0
+  sd <- support_sd(noise_sd, optimizer, step_size, curvature, memory, steps,
+                   ncol(beta), output, identical(control$schedule, "sqrt"),
+                   nrow(beta))
+  list(beta = support_threshold(beta, sd, level, intercept, pf),
+       record = list(rule = "noise", level = level, sd = sd, raw = beta,
+                     noise_sd = noise_sd, optimizer = optimizer,
+                     step_size = step_size, curvature = curvature,
+                     memory = memory, steps = steps, output = output))
+}

@@ -1,0 +1,202 @@
+# The support rule (R/support.R): a penalised coefficient within
+# `support_level` noise sds of 0 is 0.  The reference recomputes the noise
+# sd from the fit's stored released values in plain R by another route
+# than the package's: the joint covariance of the optimiser's linearised
+# state in the coordinates (3d x 3d matrices), not per eigen-direction.
+
+support_data <- function(n = 3000, seed = 11) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 4), n, 4)
+  y <- drop(x %*% c(1, -1, 1, 0)) + rt(n, df = 3)
+  list(x = cbind(x, 0), y = y)
+}
+
+# The optimisers linearised in the coordinates themselves (full matrices,
+# no eigenbasis), under the optimiser's own model: the loss's curvature is
+# H = (A - r I) / eta ("newton") or A - r I ("spgd"), A the released
+# curvature, with r = 0 (the rule takes A as it is, ridge included).
+# "newton": state (c, x, m), c the carried gradient error, x the iterate's
+# deviation, m the tail average; per step eps = w c + (1 - w) n,
+# x' = x - eta A^-1 (H x + eps), c' = eps + (r / eta)(x' - x).
+# "spgd": x' = (I - g H) x + g n.  Each lambda starts from its output.
+sd_ref <- function(sp, nlambda) {
+  A <- sp$curvature
+  d <- nrow(A)
+  I <- diag(d)
+  O <- matrix(0, d, d)
+  r <- 0
+  eta <- sp$step_size
+  newton <- sp$optimizer == "newton"
+  T <- sp$steps
+  from <- T %/% 2
+  S <- matrix(0, 3 * d, 3 * d)
+  out <- matrix(0, d, nlambda)
+  first <- TRUE
+  for (l in seq_len(nlambda)) {
+    for (t in seq_len(T)) {
+      b <- if (t > from) 1 / (t - from) else 0
+      if (newton) {
+        w <- if (first) 0 else sp$memory
+        K <- eta * solve(A)
+        H <- (A - r * I) / eta
+        # eps = w c + (1 - w) n; x' = (I - K H) x - K eps
+        Xc <- -K * w
+        Xx <- I - K %*% H
+        Xn <- -K * (1 - w)
+        Cc <- w * I + (r / eta) * Xc
+        Cx <- (r / eta) * (Xx - I)
+        Cn <- (1 - w) * I + (r / eta) * Xn
+      } else {
+        g <- eta
+        Xc <- O
+        Xx <- I - g * (A - r * I)
+        Xn <- g * I
+        Cc <- Cx <- Cn <- O
+      }
+      first <- FALSE
+      F <- rbind(cbind(Cc, Cx, O), cbind(Xc, Xx, O),
+                 cbind(b * Xc, b * Xx, (1 - b) * I))
+      G <- rbind(Cn, Xn, b * Xn)
+      S <- F %*% S %*% t(F) + G %*% t(G)
+    }
+    q <- if (newton) r / eta else 0
+    E <- rbind(cbind(I, -q * I, q * I), cbind(O, O, I), cbind(O, O, I))
+    S <- E %*% S %*% t(E)
+    out[, l] <- diag(S[d + seq_len(d), d + seq_len(d)])
+  }
+  sp$noise_sd * sqrt(out)
+}
+
+# The rule itself, applied to the stored raw path.
+expect_rule <- function(fit, sd) {
+  sp <- fit$support
+  pen <- seq_len(nrow(fit$beta)) + fit$intercept
+  small <- abs(sp$raw[pen, ]) <= sp$level * sd[pen, ]
+  expect_true(any(small) && any(!small))
+  expect_true(all(fit$beta[small] == 0))
+  expect_equal(unname(fit$beta[!small]), unname(sp$beta_raw[!small]),
+               tolerance = 1e-12)
+}
+
+test_that("the all-zero column gets exactly 0, the true effects stay", {
+  dat <- support_data()
+  set.seed(1)
+  fit <- dpsco(dat$x, dat$y, epsilon = 3)
+  set.seed(1)
+  raw <- dpsco(dat$x, dat$y, epsilon = 3,
+               control = dpsco_control(support = "none"))
+  # its gradient is only noise: without the rule it is not 0
+  expect_true(any(raw$beta[5, ] != 0))
+  expect_true(all(fit$beta[5, ] == 0))
+  # the true effects are selected together at some penalty
+  expect_true(any(colSums(fit$beta[1:3, ] != 0) == 3))
+  # the rule draws no random numbers: the raw path is the fit without it
+  expect_identical(fit$support$beta_raw, raw$beta)
+  expect_identical(fit$a0, raw$a0)
+  expect_null(raw$support)
+})
+
+test_that("newton: the rule matches a plain-R reference from released values", {
+  dat <- support_data()
+  set.seed(2)
+  fit <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 6)
+  sp <- fit$support
+  expect_identical(sp$optimizer, "newton")
+  expect_identical(sp$steps, 2L)
+  # the optimiser's noise sd of the privacy record
+  expect_equal(sp$noise_sd, privacy(fit)$noise_sd)
+  sd <- sd_ref(sp, 6)
+  expect_equal(unname(sp$sd), unname(sd), tolerance = 1e-8)
+  expect_rule(fit, sd)
+  expect_equal(fit$df, colSums(sp$beta_raw != 0) -
+                 colSums(sp$beta_raw != 0 & fit$beta == 0))
+})
+
+test_that("spgd: the rule matches a plain-R reference from released values", {
+  dat <- support_data()
+  set.seed(3)
+  fit <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 3, optimizer = "spgd",
+               iterations = 20, method = "holland")
+  sp <- fit$support
+  sd <- sd_ref(sp, 3)
+  expect_equal(unname(sp$sd), unname(sd), tolerance = 1e-8)
+  expect_rule(fit, sd)
+})
+
+test_that("every oracle of the path, and the level, reach the rule", {
+  dat <- support_data(n = 2000)
+  for (m in c("clip", "kamath", "holland")) {
+    set.seed(4)
+    fit <- dpsco(dat$x, dat$y, method = m, epsilon = 1, nlambda = 4)
+    expect_rule(fit, fit$support$sd)
+  }
+  set.seed(4)
+  lo <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4,
+              control = dpsco_control(support_level = 0.5))
+  set.seed(4)
+  hi <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4,
+              control = dpsco_control(support_level = 4))
+  expect_identical(lo$support$raw, hi$support$raw)
+  expect_true(sum(hi$df) < sum(lo$df))
+  expect_equal(unname(hi$df),
+               colSums(abs(hi$support$raw[-1, ]) > 4 * hi$support$sd[-1, ]))
+})
+
+test_that("method = \"none\" is unchanged and carries no support record", {
+  dat <- support_data(n = 500)
+  fit <- dpsco(dat$x, dat$y, method = "none", nlambda = 5, iterations = 50)
+  fit2 <- dpsco(dat$x, dat$y, method = "none", nlambda = 5, iterations = 50,
+                control = dpsco_control(support = "none"))
+  expect_null(fit$support)
+  expect_identical(fit$beta, fit2$beta)
+})
+
+test_that("set.seed() reproduces a fit with its support", {
+  dat <- support_data(n = 1000)
+  set.seed(5)
+  a <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4)
+  set.seed(5)
+  b <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4)
+  expect_identical(a$beta, b$beta)
+  expect_identical(a$support, b$support)
+})
+
+test_that("print() and plot() show the support", {
+  dat <- support_data(n = 1000)
+  set.seed(6)
+  fit <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4)
+  out <- utils::capture.output(print(fit))
+  df <- as.integer(sapply(strsplit(trimws(out[grep("^[0-9]+ ", trimws(out))]),
+                                   " +"), `[`, 2L))
+  expect_equal(df, unname(colSums(fit$beta != 0)))
+  expect_true(sum(df) < sum(colSums(fit$support$beta_raw != 0)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(fit))
+})
+
+test_that("bad support settings are errors naming the argument", {
+  expect_error(dpsco_control(support = "yes"), "support")
+  expect_error(dpsco_control(support_level = -1), "support_level")
+  expect_error(dpsco_control(support_level = NA), "support_level")
+})
+
+test_that("without a released curvature: step size times the noise, averaged", {
+  dat <- support_data(n = 800)
+  set.seed(7)
+  fit <- dpsco(tuning = "public", dat$x, dat$y, epsilon = 2, nlambda = 3,
+               iterations = 12, step_size = 0.2, calibration = "paper")
+  sp <- fit$support
+  expect_null(sp$curvature)
+  # each iterate carries its own step's noise: the average of 12 of them
+  sd <- 0.2 * privacy(fit)$noise_sd / sqrt(12)
+  expect_equal(unname(sp$sd), matrix(sd, 6, 3), tolerance = 1e-12)
+  expect_rule(fit, sp$sd)
+})
+
+test_that("the constraint-set methods do not take the support settings", {
+  dat <- support_data(n = 300)
+  expect_error(dpsco(dat$x, dat$y, method = "fw", epsilon = 1,
+                     control = dpsco_control(support = "none")),
+               class = "dpsco_arg_error")
+})
