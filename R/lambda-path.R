@@ -207,8 +207,10 @@ lambda_path <- function(spec, a) {
   res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)
   # the support: coefficients within the noise the optimiser carried are 0
   # (post-processing of released values: R/support.R)
+  curv <- if (tuned && !is.null(tn$curvature))
+            structure(tn$curvature, eigen = tn$curvature_eigen)
   sup <- apply_support(res$beta, control, noise$sd, optimizer, step_size,
-                       if (tuned) tn$curvature, steps, output, intercept, pf)
+                       curv, steps, output, intercept, pf)
   res$beta <- sup$beta
 
   public <- c(public_n_note(n), "p (dimension)",

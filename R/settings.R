@@ -244,7 +244,8 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
         else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
-  c(out, list(curvature = cu$curvature, step_size = eta, parts = st$parts,
+  c(out, list(curvature = cu$curvature, curvature_eigen = cu$eigen,
+              step_size = eta, parts = st$parts,
               released = st$released, public = st$public))
 }
 
@@ -395,7 +396,7 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
   # the loss's curvature at beta0 (the family's)
   weight <- fam$start_curvature(beta0[1L], intercept, quant)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
-  list(curvature = curv$A, top = curv$top,
+  list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
          st, "curvature", z, 1, row_bound^2 / st$n,
          "Gaussian: second-moment matrix of the rows clipped to the row bound",
@@ -481,6 +482,7 @@ curvature_matrix <- function(h, sd_h, ridge, weight) {
   vals <- pmax(ev$values, 0) + mu
   a <- ev$vectors %*% (vals * t(ev$vectors))
   a <- (a + t(a)) / 2
-  list(A = weight * a, top = weight * max(vals), ridge = weight * mu)
+  list(A = weight * a, top = weight * max(vals), ridge = weight * mu,
+       eigen = list(values = weight * vals, vectors = ev$vectors))
 }
 

@@ -33,7 +33,9 @@
 
 # The output's noise sd per coordinate (rows, intercept first when
 # present) and lambda (columns), in the units of the coefficients the
-# engine returns.  `curvature`: the released A or NULL.
+# engine returns.  `curvature`: the released A or NULL; its eigen
+# decomposition, when the settings formed one (curvature_matrix()), as the
+# attribute "eigen" saves a second one.
 support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
                        steps, nlambda, output, sqrt_schedule = FALSE, d) {
   flat <- is.null(curvature)
@@ -41,7 +43,7 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
     vals <- 0
     vecs2 <- matrix(1, d, 1L)
   } else {
-    ev <- eigen(curvature, symmetric = TRUE)
+    ev <- attr(curvature, "eigen") %||% eigen(curvature, symmetric = TRUE)
     vals <- pmax(ev$values, 0)
     vecs2 <- ev$vectors^2
   }
@@ -114,6 +116,8 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
   list(beta = support_threshold(beta, sd, level, intercept, pf),
        record = list(rule = "noise", level = level, sd = sd, raw = beta,
                      noise_sd = noise_sd, optimizer = optimizer,
-                     step_size = step_size, curvature = curvature,
+                     step_size = step_size,
+                     curvature = if (!is.null(curvature))
+                       structure(curvature, eigen = NULL),
                      memory = memory, steps = steps, output = output))
 }
