@@ -86,7 +86,7 @@
 #' cvfit
 #' coef(cvfit)
 #' @export
-cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
                      holdout = 0.2, type.measure = NULL, curve = 0.25,
                      loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
@@ -156,12 +156,13 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
-                                  class = 1, deviance = 2 * log(1000),
+                                  class = 1, deviance = deviance_bound(fam, r_bound),
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
     pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
-    colSums(pmin(record_loss(measure, yy$y[val], pred, tau), bound))
+    colSums(pmin(record_loss(measure, yy$y[val], pred, tau, fam$name),
+                 bound))
   }
 
   if (private) {
@@ -187,7 +188,9 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
               cvm = cvm, cvsd = cvsd,
               cvup = if (!is.null(cvm)) cvm + cvsd,
               cvlo = if (!is.null(cvm)) cvm - cvsd,
-              nzero = fit$df, name = measure_names[[measure]]),
+              nzero = fit$df,
+              name = if (measure == "deviance" && family == "poisson")
+                       "Poisson deviance" else measure_names[[measure]]),
            stats::setNames(list(lam[index]), paste0(name, ".min")), list(
               index = index,
               dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
@@ -228,8 +231,27 @@ measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
 # The measures whose bound scales with a bound on the error y - prediction.
 error_measures <- c("mse", "mae", "check")
 
-# Per-record losses (n_val x K) of fitted means or probabilities `pred`.
-record_loss <- function(measure, y, pred, tau = 0.5) {
+# The default clamp of the per-record deviance: 2 log(1000) for binomial
+# (a probability of 1/1000 on the observed class); for poisson the
+# deviance of a count y at a mean mu with |y - mu| <= R and log(y / mu) of
+# at most log(1000), 2 log(1000) max(R, 1), R the released error bound (a
+# clamp, so privacy never rests on it holding).
+deviance_bound <- function(fam, r_bound) {
+  if (fam$name != "poisson") return(2 * log(1000))
+  if (is.null(r_bound))
+    arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
+              "and has no clipping level to take one from.")
+  2 * log(1000) * max(r_bound, 1)
+}
+
+# Per-record losses (n_val x K) of fitted means or probabilities `pred`;
+# `family` the fit's family name (the deviance is the family's).
+record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
+  if (measure == "deviance" && family == "poisson") {
+    mu <- pmax(pred, 1e-300)
+    ylog <- ifelse(y > 0, y * log(y / mu), 0)
+    return(2 * (ylog - (y - mu)))
+  }
   switch(measure,
     check = check_loss(y - pred, tau),
     mse = (y - pred)^2,

@@ -505,7 +505,7 @@
 #' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
 #' coef(fw, s = 2)
 #' @export
-dpsco <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"),
                   method = NULL,
                   epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
                   nlambda = NULL,

@@ -4,7 +4,7 @@
 # passes records takes these fields from family_settings(), so a new family
 # is added here and in family.c only.
 
-family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L)
+family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L)
 # "moreau" is not a kernel: code 4 selects the Moreau envelope of the check
 # loss (dpsco_control(smoothing = "moreau")) instead of a convolution
 kernel_codes <- c(gaussian = 0L, logistic = 1L, uniform = 2L,
@@ -45,7 +45,7 @@ check_tau <- function(tau, family) {
 # as_family() from the user's arguments, by family_object() from a name and
 # quantile options as stored in a fit or a problem list, and by
 # prob_family() from a problem list.  Fields:
-#   name           "gaussian", "binomial" or "quantile"
+#   name           "gaussian", "binomial", "poisson" or "quantile"
 #   label          the family as print() names it (with tau for quantile)
 #   model          the model as summary() names it
 #   code, settings the engine's family code and settings fields
@@ -178,6 +178,37 @@ family_binomial <- function() {
              model_step = 1.5, y_settings = NULL)
 }
 
+# The Poisson loss e^eta - y eta (glmnet's, up to the term in y alone).
+poisson_loss <- function(eta, y) exp(eta) - y * eta
+
+family_poisson <- function() {
+  new_family("poisson", label = "poisson", model = "Poisson (log link)",
+             settings = family_settings("poisson"),
+             residual = function(eta, y) exp(eta) - y,
+             loss = poisson_loss, eval_loss = poisson_loss,
+             # e^eta has no bound: a fixed step has nothing to rest on but
+             # the unit curvature of a mean count of 1
+             curvature = 1, step_curvature = 1,
+             bounded = FALSE, slope_bound = Inf,
+             residual_bound = function(error_bound) error_bound,
+             # the residual is the prediction error mu - y itself
+             clip_bounds_error = TRUE, quadratic = FALSE,
+             null_risk_bound = function(offset) NULL,
+             inverse_link = exp, classes = FALSE,
+             # the log of the released mean count, kept off 0 by 1 / n
+             start = function(centre, n) log(max(centre, 1 / n)),
+             measures = c("deviance", "mse", "mae"), radius_top = 100,
+             null_residual = glm_null_residual(stats::poisson,
+                                               function(y) y - 1),
+             link = log,
+             # a count: the mean of y clamped to [0, its released bound]
+             centre_range = function(y_bound) c(0, y_bound),
+             # at b0 every fitted mean is the released mean count e^b0
+             start_curvature = function(b0, intercept, quant)
+               if (intercept) exp(b0) else 1,
+             model_step = 1, y_settings = NULL)
+}
+
 # tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:
 # the kernel as given (the smoother unless that is "moreau"); bandwidth:
 # the public bandwidth, NULL while it is still to be chosen (then the
@@ -256,6 +287,7 @@ family_object <- function(family, quant = NULL) {
   switch(family,
     gaussian = family_gaussian(),
     binomial = family_binomial(),
+    poisson = family_poisson(),
     quantile = family_quantile(quant$tau %||% 0.5,
                                quant$smoother %||% "gaussian", quant$kernel,
                                quant$bandwidth))
@@ -272,7 +304,8 @@ prob_family <- function(prob) {
   f <- prob$family
   if (inherits(f, "dpsco_family")) return(f)
   if (!is.character(f) || length(f) != 1L || !(f %in% names(family_codes)))
-    arg_error("family", "must be \"gaussian\", \"binomial\" or \"quantile\".")
+    arg_error("family", "must be \"gaussian\", \"binomial\", \"poisson\" or ",
+              "\"quantile\".")
   # [[ ]]: prob$fam would partially match prob$family
   q <- prob$quant
   if (is.null(q) && !is.null(es <- prob[["fam"]]) &&

@@ -185,6 +185,10 @@ check_y <- function(y, n, family) {
                 ".")
     if (!all(is.finite(y)))
       arg_error("y", "contains NA, NaN or infinite values.")
+    if (fam$name == "poisson" && any(y < 0))
+      arg_error("y", "must be non-negative counts for the poisson family; ",
+                "found ", sum(y < 0), " negative value",
+                if (sum(y < 0) > 1) "s", ".")
     y <- as.double(y)
   }
   list(y = y, classnames = classnames)

@@ -51,7 +51,8 @@
  * may be empty) still gets a valid pointer for memcpy and memset. */
 #define RECORD_ALLOC(n, type) ((type *) R_alloc((n) > 0 ? (size_t) (n) : 1, sizeof(type)))
 
-enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2 };
+enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2,
+       FAMILY_POISSON = 3 };
 enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
        KERNEL_EPANECHNIKOV = 3,
        KERNEL_MOREAU = 4 };  /* not a kernel: the check loss's Moreau envelope */
