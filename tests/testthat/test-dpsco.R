@@ -757,3 +757,52 @@ test_that("the engine's fit and release refuse unknown and missing settings fiel
   expect_error(fit(c(s, step_size = 0.1, rate = 1, alpha = 1)),
                "dpsco_fit: settings field 'alpha' given twice", fixed = TRUE)
 })
+
+# ---- poisson ----------------------------------------------------------------
+
+test_that("poisson with method none converges to glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  set.seed(7)
+  n <- 300
+  p <- 4
+  x <- matrix(stats::rnorm(n * p), n, p)
+  y <- stats::rpois(n, exp(0.4 + drop(x %*% c(0.5, -0.3, 0, 0))))
+  lam <- c(0.1, 0.03, 0.005)
+  fit <- dpsco(x, y, family = "poisson", method = "none", tuning = "public",
+               lambda = lam, iterations = 4000, step_size = 0.2,
+               control = dpsco_control(output = "last"))
+  g <- glmnet::glmnet(x, y, family = "poisson", lambda = lam,
+                      standardize = FALSE, thresh = 1e-14, maxit = 1e6)
+  expect_lt(max(abs(as.matrix(coef(fit)) - as.matrix(coef(g)))), 1e-5)
+  expect_identical(unname(as.matrix(fit$beta) == 0),
+                   unname(as.matrix(g$beta) == 0))
+  # the response is exp(eta)
+  expect_equal(predict(fit, x[1:3, ], type = "response"),
+               exp(predict(fit, x[1:3, ], type = "link")))
+})
+
+test_that("a private poisson fit records every release and refuses bad y", {
+  set.seed(8)
+  n <- 400
+  x <- matrix(stats::rnorm(n * 3), n)
+  y <- stats::rpois(n, exp(1 + 0.5 * x[, 1]))
+  for (m in c("clip", "kamath", "holland")) {
+    fit <- dpsco(x, y, family = "poisson", method = m, epsilon = 2)
+    pr <- privacy(fit)
+    expect_equal(pr$epsilon, 2, tolerance = 1e-6)
+    expect_identical(pr$shares$part, c("scale", "centre", "quantiles",
+                                       "curvature", "optimizer"))
+    expect_equal(sum(pr$shares$share), 1)
+    expect_true(all(is.finite(as.matrix(coef(fit)))))
+    # the centre is the mean count clamped to [0, the released bound on y]
+    expect_identical(pr$shares$mechanism[2], paste0(
+      "Gaussian: mean of y clamped to [0, ",
+      format(signif(pr$released$y_bound, 3)), "]"))
+    expect_named(pr$released, c("x_bound", "y_bound", "centre", "clip",
+                                "row_bound", "ridge"))
+  }
+  expect_error(dpsco(x, y - 1, family = "poisson"), class = "dpsco_arg_error",
+               regexp = "y")
+  expect_error(dpsco(x, y, family = "poisson", method = "fw"),
+               class = "dpsco_arg_error", regexp = "family")
+})
