@@ -38,7 +38,8 @@
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
 #' deviance of a probability of 1/1000 for the observed class) for
-#' `"deviance"`.  For quantile fits the loss is the (unsmoothed) check loss
+#' `"deviance"`; for poisson fits `2 log(1000) max(R, 1)` (the deviance of
+#' a count that the fitted mean misses by `R`, at a ratio of at most 1000).  For quantile fits the loss is the (unsmoothed) check loss
 #' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
 #' loss of a residual of size `R`.
 #'
@@ -54,7 +55,8 @@
 #'   in (0, 0.5].
 #' @param type.measure loss on the validation part: `"mse"` (default for
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
-#'   `"class"` (misclassification); `"check"` (quantile, the only one).
+#'   `"class"` (misclassification); `"deviance"` (default for poisson),
+#'   `"mse"` or `"mae"`; `"check"` (quantile, the only one).
 #' @param curve share of the budget of the validation part spent on
 #'   releasing the validation curve, in \[0, 1); 0 releases no curve.
 #' @param loss_bound the clamp `L` of the per-record loss (public); `NULL`
@@ -63,6 +65,10 @@
 #' @param secure as in [dpsco()]: secure noise for the fit and for the
 #'   choice (the curve's discrete Gaussian release and the exponential
 #'   mechanism's uniforms from the operating system's generator).
+#' @param weights,offset as in [dpsco()]: each record's weight and offset
+#'   go with it to its part.  On the validation part each record's clamped
+#'   loss is multiplied by its weight and the sum still divided by the
+#'   part's public expected size.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -89,7 +95,8 @@
 cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"),
                      method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
                      holdout = 0.2, type.measure = NULL, curve = 0.25,
-                     loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
+                     loss_bound = NULL, tau = NULL, secure = FALSE,
+                     weights = NULL, offset = NULL, ...) {
   this_call <- match.call()
   family <- match_choice(family, "family")
   # the family as the fit will have it; tau checked (check_tau())
@@ -99,7 +106,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quanti
   method <- spec$name
   check_dots_names(list(...), names(formals(dpsco)),
                    c("x", "y", "family", "method", "epsilon", "delta",
-                     "public_n", "tau", "secure"), "cv.dpsco")
+                     "public_n", "tau", "secure", "weights", "offset"),
+                   "cv.dpsco")
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   if (is_mapped(x))
     arg_error("x", "is file-backed; cv.dpsco() splits the records and ",
@@ -107,6 +115,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quanti
   n_rows <- nrow(x)
   n <- check_public_n(public_n, n_rows)
   yy <- check_y(y, n_rows, fam)
+  weights <- check_weights(weights, n_rows)
+  offset <- check_offset(offset, n_rows)
   check_number(holdout, "holdout", 0, 0.5)
   # the public expected sizes of the two parts: the training fit's public
   # n and the divisor of the validation curve, whatever the coins give
@@ -138,7 +148,8 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quanti
                                    levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
-               public_n = n_fit, tau = tau, secure = secure, ...)
+               public_n = n_fit, tau = tau, secure = secure,
+               weights = weights[!val], offset = offset[!val], ...)
   # the choice's releases and record use the fit's noise
   local_secure(secure)
   lam <- path_values(fit)
@@ -160,9 +171,12 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quanti
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
-    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
-    colSums(pmin(record_loss(measure, yy$y[val], pred, tau, fam$name),
-                 bound))
+    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response",
+                          newoffset = offset[val])
+    # a weight in [0, 1] scales its record's clamped loss, which stays in
+    # [0, bound]: the sensitivities below hold as they are
+    loss <- pmin(record_loss(measure, yy$y[val], pred, tau, fam$name), bound)
+    if (is.null(weights)) colSums(loss) else colSums(weights[val] * loss)
   }
 
   if (private) {
@@ -375,7 +389,7 @@ cv_s <- function(object, s) {
 #' Coefficients and predictions at the privately chosen penalty
 #'
 #' @param object a `cv.dpsco` object.
-#' @param newx,type as in [predict.dpsco()].
+#' @param newx,type,newoffset as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
 #'   radii, `"radius.min"` or radii.
 #' @param ... not used; any argument given here is an error.
@@ -389,10 +403,12 @@ coef.cv.dpsco <- function(object, s = NULL, ...) {
 
 #' @rdname coef.cv.dpsco
 #' @export
-predict.cv.dpsco <- function(object, newx, s = NULL, type = "link", ...) {
+predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
+                             newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
+  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type,
+                newoffset = newoffset)
 }
 
 #' Plot the private validation curve

@@ -516,7 +516,7 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"
                   calibration = c("accountant", "paper"), secure = FALSE,
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
-                  lp = NULL, tau = NULL,
+                  lp = NULL, tau = NULL, weights = NULL, offset = NULL,
                   trace.it = getOption("dpsco.trace.it", interactive())) {
   this_call <- match.call()
   tuning_given <- !missing(tuning)
@@ -552,7 +552,19 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"
   # the public number of records: every divisor and noise scale of the fit
   n <- check_public_n(public_n, nrow(x))
   yy <- check_y(y, nrow(x), family)
+  weights <- check_weights(weights, nrow(x))
+  offset <- check_offset(offset, nrow(x))
   on_radii <- spec$path == "radius"
+  # the radius methods' sensitivities rest on bounds of y and of a single
+  # released centre, which per-record weights and offsets are not part of
+  if (on_radii && !is.null(weights))
+    arg_error("weights", "apply to the penalised methods (",
+              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
+              "), not to the constraint-set method \"", spec$name, "\".")
+  if (on_radii && !is.null(offset))
+    arg_error("offset", "applies to the penalised methods (",
+              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
+              "), not to the constraint-set method \"", spec$name, "\".")
   if (!is.matrix(x) && (on_radii || !isFALSE(standardize))) {
     # centring makes a sparse x dense, and the radius methods' settings
     # read x in memory
@@ -578,7 +590,8 @@ dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"
                penalty.factor = penalty.factor, optimizer = optimizer,
                batch_size = batch_size, iterations = iterations,
                step_size = step_size, trace = trace, threads = threads,
-               radius = radius, lp = lp, trace.it = check_trace_it(trace.it))
+               radius = radius, lp = lp, trace.it = check_trace_it(trace.it),
+               weights = weights, offset = offset)
   if (on_radii) radius_path(spec, args) else lambda_path(spec, args)
 }
 
@@ -629,7 +642,8 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
                  call = call, settings = settings, privacy = privacy,
                  standardize = std[c("mode", "center", "scale")],
                  x_range = std$range,
-                 classnames = classnames, trace = trace),
+                 classnames = classnames, trace = trace,
+                 offset = isTRUE(res$offset)),
             class = c(paste0("dpsco_", path), "dpsco"))
 }
 

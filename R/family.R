@@ -89,10 +89,16 @@ check_tau <- function(tau, family) {
 #   link(mean)     the linear predictor of a declared mean of y
 #   centre_range(y_bound)  the range the private centre of y is clamped to
 #                  (NULL: the family's y_settings release the centre)
+#   centre_floor   TRUE: the released centre is kept within [its noise
+#                  sd, the bound] (poisson: a mean count; NULL otherwise)
 #   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
 #                  second moment at the start b0 (the private curvature's
 #                  weight)
 #   model_step     the default step of the Newton path's quadratic model
+#   net_offset(y, offset)  y net of per-record offsets, on the response
+#                  scale, whose bound and centre the private settings
+#                  release (the start is then the intercept beside the
+#                  offsets)
 #   y_settings     the family's own private settings of y (quantile.R:
 #                  the centre and bandwidth from a histogram of y), NULL
 #                  when it has none
@@ -135,6 +141,7 @@ family_gaussian <- function() {
              link = identity,
              centre_range = function(y_bound) c(-y_bound, y_bound),
              start_curvature = function(b0, intercept, quant) 1,
+             net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = NULL)
 }
 
@@ -175,6 +182,8 @@ family_binomial <- function() {
              },
              # a step 1.5 times the logistic model's (its curvature only
              # falls away from b0) still contracts: |1 - 1.5| < 1
+             # a 0/1 response has no net of an offset: its event rate
+             net_offset = function(y, offset) y,
              model_step = 1.5, y_settings = NULL)
 }
 
@@ -203,9 +212,14 @@ family_poisson <- function() {
              link = log,
              # a count: the mean of y clamped to [0, its released bound]
              centre_range = function(y_bound) c(0, y_bound),
+             # the released mean count kept at least its noise sd
+             # (centre_release())
+             centre_floor = TRUE,
              # at b0 every fitted mean is the released mean count e^b0
              start_curvature = function(b0, intercept, quant)
                if (intercept) exp(b0) else 1,
+             # the count per unit of exposure e^offset
+             net_offset = function(y, offset) y * exp(-offset),
              model_step = 1, y_settings = NULL)
 }
 
@@ -256,6 +270,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              # the smoothed check loss's curvature averaged over moves of
              # the size of y's spread, from y's histogram (quantile.R)
              start_curvature = function(b0, intercept, quant) quant$weight,
+             net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = quantile_settings)
 }
 

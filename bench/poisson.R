@@ -39,11 +39,16 @@ for (s in seeds) {
   tr <- sample.int(n, round(0.7 * n))
   xtr <- x[tr, ]; ytr <- y[tr]; xte <- x[-tr, ]; yte <- y[-tr]
   d_null <- dev(yte, rep(mean(ytr), length(yte)))
+  t0 <- proc.time()[[3]]
   g <- cv.glmnet(xtr, ytr, family = "poisson")
+  message("seed ", s, ": cv.glmnet ", round(proc.time()[[3]] - t0), " s")
   d_glm <- dev(yte, drop(predict(g, xte, s = "lambda.min", type = "response")))
   for (eps in epsilons) {
     set.seed(100 + s)
+    t0 <- proc.time()[[3]]
     cvf <- cv.dpsco(xtr, ytr, family = "poisson", epsilon = eps)
+    message("seed ", s, ", epsilon ", eps, ": cv.dpsco ",
+            round(proc.time()[[3]] - t0), " s")
     d_cv <- dev(yte, drop(predict(cvf, xte, s = "lambda.min", type = "response")))
     set.seed(200 + s)
     f <- dpsco(xtr, ytr, family = "poisson", epsilon = eps)

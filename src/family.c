@@ -73,3 +73,16 @@ double glm_residual(const loss_family *f, double eta, double y)
         return r > 0 ? DBL_MAX : -DBL_MAX;
     return r;
 }
+
+/* The weight w_i in [0, 1] scales the derivative, so |w_i r_i| <= |r_i|:
+ * every oracle's truncation of a record's contribution, and so every
+ * sensitivity, holds as it does without weights.  Without weights and
+ * offsets the arithmetic is the unweighted pass's, bit for bit. */
+double record_residual(const fit_problem *pr, int i, double eta)
+{
+    double e = pr->offset + eta;
+    if (pr->roff)
+        e += pr->roff[i];
+    double r = glm_residual(&pr->family, e, pr->y[i]);
+    return pr->weight ? pr->weight[i] * r : r;
+}
