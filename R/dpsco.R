@@ -1,7 +1,8 @@
 #' Differentially private lasso and l1-logistic regression paths
 #'
 #' Fits an elastic-net penalised linear (`"gaussian"`), logistic
-#' (`"binomial"`) or smoothed quantile (`"quantile"`, see the section
+#' (`"binomial"`), Poisson (`"poisson"`, log link) or smoothed quantile
+#' (`"quantile"`, see the section
 #' "Quantile regression") model along a path of penalties by differentially private
 #' stochastic proximal gradient descent, with one of the three private
 #' gradient estimators of Xie et al. or the non-private baseline.
@@ -11,8 +12,31 @@
 #'   \lambda \sum_j w_j \{\alpha|\beta_j| + (1-\alpha)\beta_j^2/2\},}{
 #'   (1/n) sum_i loss(y_i, b0 + x_i'b) + lambda sum_j w_j (alpha |b_j| +
 #'   (1 - alpha) b_j^2 / 2),}
-#' with \eqn{\ell}{loss} half the squared error or the logistic deviance
-#' over two, and penalty factors `w` rescaled to sum to `p`.
+#' with \eqn{\ell}{loss} half the squared error, the logistic deviance
+#' over two or the Poisson loss \eqn{e^\eta - y\eta}{exp(eta) - y eta},
+#' and penalty factors `w` rescaled to sum to `p`.
+#'
+#' With `weights`, record `i`'s loss is multiplied by its weight `v_i` and
+#' the sum is still divided by the public `n` (`public_n`), never by
+#' `sum(weights)`, which is a count taken on the data: where glmnet
+#' divides by `sum(weights)`, its solution at `lambda` is this fit's at
+#' `lambda * sum(weights) / n`.  Each weight must lie in \[0, 1\]: it
+#' multiplies its record's gradient, and every sensitivity of the fit
+#' assumes a weight of at most 1 (a weight outside \[0, 1\] is an error,
+#' not clamped: divide weights on another scale by a bound known without
+#' the data, not by their largest value).  A record's weight and `offset`
+#' are part of the record: they go with it wherever it is sampled, split
+#' or left out.  With private tuning the settings see them as follows: the
+#' bound on `|y|`, the centre of `y` (the starting intercept) and the
+#' quantile family's histogram are released on `y` net of the offset
+#' (`y - offset`; for poisson the count per unit of exposure
+#' `y exp(-offset)`; binomial ignores the offset there), each record
+#' unweighted; the clipping level comes from the weighted residuals with
+#' the offsets at the start; the curvature from the rows scaled by the
+#' square roots of their weights.  A weight in \[0, 1\] only shrinks a
+#' record's part in each of these releases, and the clipping bounds its
+#' gradient whatever its offset, so no sensitivity changes.  The
+#' constraint-set methods take neither.
 #'
 #' Each step draws a Poisson batch (each record independently with
 #' probability `batch_size / n`), computes a private estimate of the gradient
@@ -380,9 +404,16 @@
 #'   frame is converted, see Input checks), a sparse `Matrix`, or a
 #'   file-backed `bigmemory::big.matrix` (see Sparse and file-backed x).
 #' @param y response: numeric for `"gaussian"` and `"quantile"`; 0/1 or a two-level factor for
-#'   `"binomial"` (the second level is the event).
-#' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic) or
-#'   `"quantile"` (smoothed quantile regression; see the section below).
+#'   `"binomial"` (the second level is the event); non-negative counts for
+#'   `"poisson"`.
+#' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic),
+#'   `"poisson"` (l1-Poisson, log link; the penalised methods `"clip"`,
+#'   `"kamath"`, `"holland"` and `"none"`) or `"quantile"` (smoothed
+#'   quantile regression; see the section below).  With private tuning a
+#'   poisson fit starts from the log of the private mean count (the count
+#'   clamped to the private bound on `y`, the mean kept at least its
+#'   noise sd) and its curvature is that mean count times the second
+#'   moment of the rows.
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
 #'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
 #'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or
@@ -471,6 +502,11 @@
 #'   geometry and of the constraint ball, `1 < lp <= 2` (default 2).
 #' @param tau `family = "quantile"` only: the quantile level in (0, 1),
 #'   default 0.5.
+#' @param weights per-record weights in \[0, 1\] (default `NULL`: all 1),
+#'   the penalised methods only; see Details.
+#' @param offset per-record offsets added to the linear predictor (as in
+#'   glmnet; for poisson typically the log of an exposure), the penalised
+#'   methods only; [predict.dpsco()] then needs `newoffset`.
 #' @param trace.it show a progress bar over the lambdas of a penalised path
 #'   (with the `cli` package; it appears only when the fit runs longer than
 #'   cli's delay, two seconds by default).  Default: in interactive
@@ -480,8 +516,9 @@
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
 #'   `privacy` (see [privacy()]), `standardize` (mode, centres and scales),
-#'   `classnames` (binomial) and `trace` (a list with `steps`, `a0` and
-#'   `beta` arrays, or `NULL`).
+#'   `classnames` (binomial), `offset` (`TRUE` when fitted with an
+#'   offset) and `trace` (a list with `steps`, `a0` and `beta` arrays, or
+#'   `NULL`).
 #' @references Xie, H., Pietrosanu, M., Liu, Y., Tu, W., Jiang, B. and
 #'   Kong, L. Differentially private regularized stochastic convex
 #'   optimization with heavy-tailed data. *Statistica Sinica*.
