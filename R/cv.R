@@ -38,8 +38,10 @@
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
 #' deviance of a probability of 1/1000 for the observed class) for
-#' `"deviance"`; for poisson fits `2 log(1000) max(R, 1)` (the deviance of
-#' a count that the fitted mean misses by `R`, at a ratio of at most 1000).  For quantile fits the loss is the (unsmoothed) check loss
+#' `"deviance"`; for poisson fits `2 log(1000) max(B, 1)` for `"deviance"`
+#' (about the deviance of a count `B` at a mean 1000 times smaller), `B`
+#' the private bound on `y` (or the clipping level when that bound was
+#' declared away).  For quantile fits the loss is the (unsmoothed) check loss
 #' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
 #' loss of a residual of size `R`.
 #'
@@ -167,7 +169,7 @@ cv.dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quanti
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
-                                  class = 1, deviance = deviance_bound(fam, r_bound),
+                                  class = 1, deviance = deviance_bound(fam, y_bound %||% r_bound),
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
@@ -246,10 +248,10 @@ measure_names <- c(mse = "Mean-squared error", mae = "Mean absolute error",
 error_measures <- c("mse", "mae", "check")
 
 # The default clamp of the per-record deviance: 2 log(1000) for binomial
-# (a probability of 1/1000 on the observed class); for poisson the
-# deviance of a count y at a mean mu with |y - mu| <= R and log(y / mu) of
-# at most log(1000), 2 log(1000) max(R, 1), R the released error bound (a
-# clamp, so privacy never rests on it holding).
+# (a probability of 1/1000 on the observed class); for poisson
+# 2 log(1000) max(R, 1), about the deviance of a count R at a mean 1000
+# times smaller, R the released bound on y (else the clipping level).  A
+# clamp: privacy never rests on it holding.
 deviance_bound <- function(fam, r_bound) {
   if (fam$name != "poisson") return(2 * log(1000))
   if (is.null(r_bound))
@@ -263,7 +265,9 @@ deviance_bound <- function(fam, r_bound) {
 record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
   if (measure == "deviance" && family == "poisson") {
     mu <- pmax(pred, 1e-300)
-    ylog <- ifelse(y > 0, y * log(y / mu), 0)
+    # y recycles down each column of the n_val x K predictions
+    ylog <- y * log(pmax(y, 1e-300) / mu)
+    ylog[rep_len(y == 0, length(ylog))] <- 0
     return(2 * (ylog - (y - mu)))
   }
   switch(measure,

@@ -89,6 +89,7 @@ check_tau <- function(tau, family) {
 #   link(mean)     the linear predictor of a declared mean of y
 #   centre_range(y_bound)  the range the private centre of y is clamped to
 #                  (NULL: the family's y_settings release the centre)
+#   y_kappa        kappa of the private bound on |y| (NULL: 2)
 #   centre_floor   TRUE: the released centre is kept within [its noise
 #                  sd, the bound] (poisson: a mean count; NULL otherwise)
 #   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
@@ -215,12 +216,20 @@ family_poisson <- function() {
              # the released mean count kept at least its noise sd
              # (centre_release())
              centre_floor = TRUE,
+             # the bound on the counts further into their tail than the
+             # other families' (kappa 2): a mean count lives on the log
+             # scale, where the clamped tail's bias costs more than the
+             # noise of a larger bound
+             y_kappa = 3,
              # at b0 every fitted mean is the released mean count e^b0
              start_curvature = function(b0, intercept, quant)
                if (intercept) exp(b0) else 1,
              # the count per unit of exposure e^offset
              net_offset = function(y, offset) y * exp(-offset),
-             model_step = 1, y_settings = NULL)
+             # half the model's step: the curvature at b0 is that of the
+             # mean count, and records with larger means have more of it
+             # (full steps overshoot on heavy-tailed counts)
+             model_step = 0.5, y_settings = NULL)
 }
 
 # tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:

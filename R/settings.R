@@ -295,9 +295,10 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
     wt <- c(rep(1, ncols - need_y_bound),
             if (need_y_bound) sqrt(max(ncols - 1, 1)))
     # y's bound sets the centre and the validation loss of cv.dpsco(), not
-    # a clamp of the model: it keeps kappa = 2 whatever x's kappa
+    # a clamp of the model: it keeps the family's kappa (2 but for poisson)
+    # whatever x's kappa
     kp <- c(rep(ctl$kappa %||% default_kappa(st$n, st$z1), ncols - need_y_bound),
-            if (need_y_bound) 2)
+            if (need_y_bound) fam$y_kappa %||% 2)
     lb <- log_bounds(cols, z, kp, st$n, wt)
     if (is.null(ctl$x_bound)) out$bound <- lb$bound[seq_len(p)]
     if (need_y_bound) out$y_bound <- lb$bound[ncols]

@@ -201,6 +201,10 @@ test_that("the poisson family: loss, residual, start, link and measures", {
   expect_equal(f$start_curvature(log(3), TRUE, NULL), 3)
   expect_identical(f$measures, c("deviance", "mse", "mae"))
   expect_false(f$bounded)
+  expect_identical(f$y_kappa, 3)
+  expect_identical(f$model_step, 0.5)
+  expect_true(f$centre_floor)
+  expect_null(dpsco:::family_gaussian()$y_kappa)
   # the null residual at the intercept-only fit is y - mean(y) (the Poisson
   # MLE of a mean is the sample mean)
   x <- matrix(stats::rnorm(20), 10)

@@ -755,7 +755,7 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   pm <- function(share, k = 1) z1 * sqrt(k / share)
   kappa <- min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
   ynet <- yc * exp(-off)
-  lb <- dpsco:::log_bounds(cbind(d$x, ynet), pm(0.05, 2), c(rep(kappa, p), 2),
+  lb <- dpsco:::log_bounds(cbind(d$x, ynet), pm(0.05, 2), c(rep(kappa, p), 3),
                            n, c(rep(1, p), sqrt(p)))
   B <- unname(lb$bound[1:p])
   yb <- unname(lb$bound[p + 1])
