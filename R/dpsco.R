@@ -541,6 +541,12 @@
 #' # the unit scale of the private bounds)
 #' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
 #' coef(fw, s = 2)
+#' # counts with a log exposure as offset, records weighted in [0, 1]
+#' expo <- runif(n, 0.5, 2)
+#' yc <- rpois(n, expo * exp(0.5 + x[, 1] - x[, 2]))
+#' fpo <- dpsco(x, yc, family = "poisson", epsilon = 1, offset = log(expo),
+#'              weights = rep(c(1, 0.5), n / 2))
+#' head(predict(fpo, x, newoffset = log(expo), type = "response")[, 10])
 #' @export
 dpsco <- function(x, y, family = c("gaussian", "binomial", "poisson", "quantile"),
                   method = NULL,
