@@ -58,7 +58,10 @@
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
 #' deviance of a probability of 1/1000 for the observed class) for
-#' `"deviance"`.  For quantile fits the loss is the (unsmoothed) check loss
+#' `"deviance"`; for poisson fits `2 log(1000) max(B, 1)` for `"deviance"`
+#' (about the deviance of a count `B` at a mean 1000 times smaller), `B`
+#' the private bound on `y` (or the clipping level when that bound was
+#' declared away).  For quantile fits the loss is the (unsmoothed) check loss
 #' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
 #' loss of a residual of size `R`.
 #'
@@ -74,7 +77,8 @@
 #'   in (0, 0.5].
 #' @param type.measure loss on the validation part: `"mse"` (default for
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
-#'   `"class"` (misclassification); `"check"` (quantile, the only one).
+#'   `"class"` (misclassification); `"deviance"` (default for poisson),
+#'   `"mse"` or `"mae"`; `"check"` (quantile, the only one).
 #' @param curve share of the budget of the validation part spent on
 #'   releasing the validation curve, in \[0, 1); 0 (the default) releases
 #'   no curve and leaves the whole budget of the validation part to the
@@ -86,6 +90,10 @@
 #' @param secure as in [dpsco()]: secure noise for the fit and for the
 #'   choice (the curve's discrete Gaussian release and the exponential
 #'   mechanism's uniforms from the operating system's generator).
+#' @param weights,offset as in [dpsco()]: each record's weight and offset
+#'   go with it to its part.  On the validation part each record's clamped
+#'   loss is multiplied by its weight and the sum still divided by the
+#'   part's public expected size.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -114,10 +122,13 @@
 #' coef(cvfit)
 #' summary(cvfit)
 #' @export
-cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
-                     method = NULL, epsilon = 1, delta = NULL, public_n = NULL,
-                     holdout = 0.2, type.measure = NULL, curve = 0,
-                     loss_bound = NULL, tau = NULL, secure = FALSE, ...) {
+cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
+                                                "quantile"),
+                             method = NULL, epsilon = 1, delta = NULL,
+                             public_n = NULL, holdout = 0.2,
+                             type.measure = NULL, curve = 0, loss_bound = NULL,
+                             tau = NULL, secure = FALSE, weights = NULL,
+                             offset = NULL, ...) {
   this_call <- generic_call(match.call(), "cv.dpsco")
   family <- match_choice(family_arg(family), "family")
   # the family as the fit will have it; tau checked (check_tau())
@@ -127,7 +138,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"
   method <- spec$name
   check_dots_names(list(...), names(formals(dpsco.default)),
                    c("x", "y", "family", "method", "epsilon", "delta",
-                     "public_n", "tau", "secure"), "cv.dpsco")
+                     "public_n", "tau", "secure", "weights", "offset"),
+                   "cv.dpsco")
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   if (is_mapped(x))
     arg_error("x", "is file-backed; cv.dpsco() splits the records and ",
@@ -136,6 +148,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"
   n <- check_public_n(public_n, n_rows)
   check_y_columns(y, family)
   yy <- check_y(y, n_rows, fam)
+  weights <- check_weights(weights, n_rows)
+  offset <- check_offset(offset, n_rows)
   check_number(holdout, "holdout", 0, 0.5)
   # the public expected sizes of the two parts: the training fit's public
   # n and the divisor of the validation curve, whatever the coins give
@@ -167,7 +181,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"
                                    levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
-               public_n = n_fit, tau = tau, secure = secure, ...)
+               public_n = n_fit, tau = tau, secure = secure,
+               weights = weights[!val], offset = offset[!val], ...)
   # the choice's releases and record use the fit's noise
   local_secure(secure)
   lam <- path_values(fit)
@@ -185,12 +200,16 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
-                                  class = 1, deviance = 2 * log(1000),
+                                  class = 1, deviance = deviance_bound(fam, y_bound %||% r_bound),
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
-    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response")
-    colSums(pmin(record_loss(measure, yy$y[val], pred, tau), bound))
+    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response",
+                          newoffset = offset[val])
+    # a weight in [0, 1] scales its record's clamped loss, which stays in
+    # [0, bound]: the sensitivities below hold as they are
+    loss <- pmin(record_loss(measure, yy$y[val], pred, tau, fam$name), bound)
+    if (is.null(weights)) colSums(loss) else colSums(weights[val] * loss)
   }
 
   if (private) {
@@ -221,7 +240,9 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"
               cvup = if (!is.null(cvm)) pmin(cvm + cvsd, bound),
               cvlo = if (!is.null(cvm)) pmax(cvm - cvsd, 0),
               cvm_noisy = cvm_noisy,
-              nzero = fit$df, name = measure_names[[measure]]),
+              nzero = fit$df,
+              name = if (measure == "deviance" && family == "poisson")
+                       "Poisson deviance" else measure_names[[measure]]),
            stats::setNames(list(lam[index]), paste0(name, ".min")), list(
               index = index,
               dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
@@ -267,8 +288,29 @@ record_loss_names <- c(mse = "squared errors", mae = "absolute errors",
 # The measures whose bound scales with a bound on the error y - prediction.
 error_measures <- c("mse", "mae", "check")
 
-# Per-record losses (n_val x K) of fitted means or probabilities `pred`.
-record_loss <- function(measure, y, pred, tau = 0.5) {
+# The default clamp of the per-record deviance: 2 log(1000) for binomial
+# (a probability of 1/1000 on the observed class); for poisson
+# 2 log(1000) max(R, 1), about the deviance of a count R at a mean 1000
+# times smaller, R the released bound on y (else the clipping level).  A
+# clamp: privacy never rests on it holding.
+deviance_bound <- function(fam, r_bound) {
+  if (fam$name != "poisson") return(2 * log(1000))
+  if (is.null(r_bound))
+    arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
+              "and has no clipping level to take one from.")
+  2 * log(1000) * max(r_bound, 1)
+}
+
+# Per-record losses (n_val x K) of fitted means or probabilities `pred`;
+# `family` the fit's family name (the deviance is the family's).
+record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
+  if (measure == "deviance" && family == "poisson") {
+    mu <- pmax(pred, 1e-300)
+    # y recycles down each column of the n_val x K predictions
+    ylog <- y * log(pmax(y, 1e-300) / mu)
+    ylog[rep_len(y == 0, length(ylog))] <- 0
+    return(2 * (ylog - (y - mu)))
+  }
   switch(measure,
     check = check_loss(y - pred, tau),
     mse = (y - pred)^2,
@@ -526,7 +568,7 @@ cv_s <- function(object, s) {
 #' Coefficients and predictions at the privately chosen penalty
 #'
 #' @param object a `cv.dpsco` object.
-#' @param newx,type as in [predict.dpsco()].
+#' @param newx,type,newoffset as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
 #'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
 #'   explains why a private choice has none (see [cv.dpsco()]).
@@ -541,8 +583,10 @@ coef.cv.dpsco <- function(object, s = NULL, ...) {
 
 #' @rdname coef.cv.dpsco
 #' @export
-predict.cv.dpsco <- function(object, newx, s = NULL, type = "link", ...) {
+predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
+                             newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type)
+  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type,
+                newoffset = newoffset)
 }

@@ -1,7 +1,8 @@
 #' Differentially private lasso and l1-logistic regression paths
 #'
 #' Fits an elastic-net penalised linear (`"gaussian"`), logistic
-#' (`"binomial"`) or smoothed quantile (`"quantile"`, see the section
+#' (`"binomial"`), Poisson (`"poisson"`, log link) or smoothed quantile
+#' (`"quantile"`, see the section
 #' "Quantile regression") model along a path of penalties by differentially private
 #' stochastic proximal gradient descent, with one of the three private
 #' gradient estimators of Xie et al. or the non-private baseline.
@@ -11,8 +12,31 @@
 #'   \lambda \sum_j w_j \{\alpha|\beta_j| + (1-\alpha)\beta_j^2/2\},}{
 #'   (1/n) sum_i loss(y_i, b0 + x_i'b) + lambda sum_j w_j (alpha |b_j| +
 #'   (1 - alpha) b_j^2 / 2),}
-#' with \eqn{\ell}{loss} half the squared error or the logistic deviance
-#' over two, and penalty factors `w` rescaled to sum to `p`.
+#' with \eqn{\ell}{loss} half the squared error, the logistic deviance
+#' over two or the Poisson loss \eqn{e^\eta - y\eta}{exp(eta) - y eta},
+#' and penalty factors `w` rescaled to sum to `p`.
+#'
+#' With `weights`, record `i`'s loss is multiplied by its weight `v_i` and
+#' the sum is still divided by the public `n` (`public_n`), never by
+#' `sum(weights)`, which is a count taken on the data: where glmnet
+#' divides by `sum(weights)`, its solution at `lambda` is this fit's at
+#' `lambda * sum(weights) / n`.  Each weight must lie in \[0, 1\]: it
+#' multiplies its record's gradient, and every sensitivity of the fit
+#' assumes a weight of at most 1 (a weight outside \[0, 1\] is an error,
+#' not clamped: divide weights on another scale by a bound known without
+#' the data, not by their largest value).  A record's weight and `offset`
+#' are part of the record: they go with it wherever it is sampled, split
+#' or left out.  With private tuning the settings see them as follows: the
+#' bound on `|y|`, the centre of `y` (the starting intercept) and the
+#' quantile family's histogram are released on `y` net of the offset
+#' (`y - offset`; for poisson the count per unit of exposure
+#' `y exp(-offset)`; binomial ignores the offset there), each record
+#' unweighted; the clipping level comes from the weighted residuals with
+#' the offsets at the start; the curvature from the rows scaled by the
+#' square roots of their weights.  A weight in \[0, 1\] only shrinks a
+#' record's part in each of these releases, and the clipping bounds its
+#' gradient whatever its offset, so no sensitivity changes.  The
+#' constraint-set methods take neither.
 #'
 #' Each step draws a Poisson batch (each record independently with
 #' probability `batch_size / n`), computes a private estimate of the gradient
@@ -432,14 +456,21 @@
 #'   or, for the formula method, a formula `y ~ terms` (see "Formula
 #'   interface").
 #' @param y response: numeric for `"gaussian"` and `"quantile"`; 0/1 or a two-level factor for
-#'   `"binomial"` (the second level is the event).
-#' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic) or
-#'   `"quantile"` (smoothed quantile regression; see the section below); or
-#'   a family object of `stats`, `gaussian()` (identity link) or
-#'   `binomial()` (logit link), as glmnet takes them.  A binomial `y` must
-#'   be one record per trial (a two-column matrix of counts is refused:
+#'   `"binomial"` (the second level is the event); non-negative counts for
+#'   `"poisson"`.
+#' @param family `"gaussian"` (lasso), `"binomial"` (l1-logistic),
+#'   `"poisson"` (l1-Poisson, log link; the penalised methods `"clip"`,
+#'   `"kamath"`, `"holland"` and `"none"`) or `"quantile"` (smoothed
+#'   quantile regression; see the section below); or a family object of
+#'   `stats`, `gaussian()` (identity link), `binomial()` (logit link) or
+#'   `poisson()` (log link), as glmnet takes them.  A binomial `y` must be
+#'   one record per trial (a two-column matrix of counts is refused:
 #'   expanding it changes the number of records, see [dpsco_families]).
-#'   `"cox"` is not available (see [dpsco_families]).
+#'   `"cox"` is not available (see [dpsco_families]).  With private tuning
+#'   a poisson fit starts from the log of the private mean count (the
+#'   count clamped to the private bound on `y`, the mean kept at least its
+#'   noise sd) and its curvature is that mean count times the second
+#'   moment of the rows.
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
 #'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
 #'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or
@@ -532,6 +563,11 @@
 #'   geometry and of the constraint ball, `1 < lp <= 2` (default 2).
 #' @param tau `family = "quantile"` only: the quantile level in (0, 1),
 #'   default 0.5.
+#' @param weights per-record weights in \[0, 1\] (default `NULL`: all 1),
+#'   the penalised methods only; see Details.
+#' @param offset per-record offsets added to the linear predictor (as in
+#'   glmnet; for poisson typically the log of an exposure), the penalised
+#'   methods only; [predict.dpsco()] then needs `newoffset`.
 #' @param trace.it show a progress bar over the lambdas of a penalised path
 #'   (with the `cli` package; it appears only when the fit runs longer than
 #'   cli's delay, two seconds by default).  Default: in interactive
@@ -541,8 +577,9 @@
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
 #'   `privacy` (see [privacy()]), `standardize` (mode, centres and scales),
-#'   `classnames` (binomial), `trace` (a list with `steps`, `a0` and
-#'   `beta` arrays, or `NULL`; the iterates before the support rule) and,
+#'   `classnames` (binomial), `offset` (`TRUE` when fitted with an
+#'   offset), `trace` (a list with `steps`, `a0` and `beta` arrays, or
+#'   `NULL`; the iterates before the support rule) and,
 #'   for a private penalised path with `support = "noise"`, `support`: a
 #'   list with `rule`, `level`, `beta_raw` (the coefficients before the
 #'   rule, like `beta`), `sd` and `raw` (the noise sd of every
@@ -572,6 +609,12 @@
 #' # the unit scale of the private bounds)
 #' fw <- dpsco(x, y, method = "fw", epsilon = 1, radius = c(0.5, 1, 2, 5))
 #' coef(fw, s = 2)
+#' # counts with a log exposure as offset, records weighted in [0, 1]
+#' expo <- runif(n, 0.5, 2)
+#' yc <- rpois(n, expo * exp(0.5 + x[, 1] - x[, 2]))
+#' fpo <- dpsco(x, yc, family = "poisson", epsilon = 1, offset = log(expo),
+#'              weights = rep(c(1, 0.5), n / 2))
+#' head(predict(fpo, x, newoffset = log(expo), type = "response")[, 10])
 #' # the formula interface (factor levels declared public with xlev)
 #' df <- data.frame(a = x[, 1], b = x[, 2],
 #'                  g = factor(sample(c("u", "v"), n, TRUE)), y = y)
@@ -579,7 +622,8 @@
 #' predict(ff, newdata = df[1:3, ], s = ff$lambda[5])
 #' @rdname dpsco
 #' @export
-dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
+dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
+                                           "quantile"),
                   method = NULL,
                   epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
                   nlambda = NULL,
@@ -590,7 +634,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                   calibration = c("accountant", "paper"), secure = FALSE,
                   control = dpsco_control(), trace = FALSE,
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
-                  lp = NULL, tau = NULL,
+                  lp = NULL, tau = NULL, weights = NULL, offset = NULL,
                   trace.it = getOption("dpsco.trace.it", interactive()),
                   ...) {
   this_call <- generic_call(match.call(), "dpsco")
@@ -630,7 +674,19 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
   n <- check_public_n(public_n, nrow(x))
   check_y_columns(y, family)
   yy <- check_y(y, nrow(x), family)
+  weights <- check_weights(weights, nrow(x))
+  offset <- check_offset(offset, nrow(x))
   on_radii <- spec$path == "radius"
+  # the radius methods' sensitivities rest on bounds of y and of a single
+  # released centre, which per-record weights and offsets are not part of
+  if (on_radii && !is.null(weights))
+    arg_error("weights", "apply to the penalised methods (",
+              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
+              "), not to the constraint-set method \"", spec$name, "\".")
+  if (on_radii && !is.null(offset))
+    arg_error("offset", "applies to the penalised methods (",
+              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
+              "), not to the constraint-set method \"", spec$name, "\".")
   if (!is.matrix(x) && (on_radii || !isFALSE(standardize))) {
     # centring makes a sparse x dense, and the radius methods' settings
     # read x in memory
@@ -656,7 +712,8 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "quantile"),
                penalty.factor = penalty.factor, optimizer = optimizer,
                batch_size = batch_size, iterations = iterations,
                step_size = step_size, trace = trace, threads = threads,
-               radius = radius, lp = lp, trace.it = check_trace_it(trace.it))
+               radius = radius, lp = lp, trace.it = check_trace_it(trace.it),
+               weights = weights, offset = offset)
   if (on_radii) return(radius_path(spec, args))
   baseline_fit(lambda_path(spec, args), spec, args)
 }
@@ -714,7 +771,8 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
               call = call, settings = settings, privacy = privacy,
               standardize = std[c("mode", "center", "scale")],
               x_range = std$range,
-              classnames = classnames, trace = trace)
+              classnames = classnames, trace = trace,
+              offset = isTRUE(res$offset))
   out$support <- support  # (no element when NULL)
   structure(out, class = c(paste0("dpsco_", path), "dpsco"))
 }

@@ -8,8 +8,7 @@
 #'   \item{`binomial()`}{`"binomial"`, logit link only (the logistic loss
 #'     is the one whose per-record gradient the oracles bound; a probit or
 #'     cloglog link is an error).}
-#'   \item{`poisson()`}{`"poisson"`, log link, when the package fits that
-#'     family.}
+#'   \item{`poisson()`}{`"poisson"`, log link only.}
 #' }
 #' `quasi` families, other links and the function itself (`family =
 #' binomial` without the parentheses is accepted as `binomial()`) are

@@ -4,7 +4,7 @@
 # passes records takes these fields from family_settings(), so a new family
 # is added here and in family.c only.
 
-family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L)
+family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L)
 # "moreau" is not a kernel: code 4 selects the Moreau envelope of the check
 # loss (dpsco_control(smoothing = "moreau")) instead of a convolution
 kernel_codes <- c(gaussian = 0L, logistic = 1L, uniform = 2L,
@@ -45,7 +45,7 @@ check_tau <- function(tau, family) {
 # as_family() from the user's arguments, by family_object() from a name and
 # quantile options as stored in a fit or a problem list, and by
 # prob_family() from a problem list.  Fields:
-#   name           "gaussian", "binomial" or "quantile"
+#   name           "gaussian", "binomial", "poisson" or "quantile"
 #   label          the family as print() names it (with tau for quantile)
 #   model          the model as summary() names it
 #   code, settings the engine's family code and settings fields
@@ -89,10 +89,17 @@ check_tau <- function(tau, family) {
 #   link(mean)     the linear predictor of a declared mean of y
 #   centre_range(y_bound)  the range the private centre of y is clamped to
 #                  (NULL: the family's y_settings release the centre)
+#   y_kappa        kappa of the private bound on |y| (NULL: 2)
+#   centre_floor   TRUE: the released centre is kept within [its noise
+#                  sd, the bound] (poisson: a mean count; NULL otherwise)
 #   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
 #                  second moment at the start b0 (the private curvature's
 #                  weight)
 #   model_step     the default step of the Newton path's quadratic model
+#   net_offset(y, offset)  y net of per-record offsets, on the response
+#                  scale, whose bound and centre the private settings
+#                  release (the start is then the intercept beside the
+#                  offsets)
 #   y_settings     the family's own private settings of y (quantile.R:
 #                  the centre and bandwidth from a histogram of y), NULL
 #                  when it has none
@@ -135,6 +142,7 @@ family_gaussian <- function() {
              link = identity,
              centre_range = function(y_bound) c(-y_bound, y_bound),
              start_curvature = function(b0, intercept, quant) 1,
+             net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = NULL)
 }
 
@@ -175,7 +183,53 @@ family_binomial <- function() {
              },
              # a step 1.5 times the logistic model's (its curvature only
              # falls away from b0) still contracts: |1 - 1.5| < 1
+             # a 0/1 response has no net of an offset: its event rate
+             net_offset = function(y, offset) y,
              model_step = 1.5, y_settings = NULL)
+}
+
+# The Poisson loss e^eta - y eta (glmnet's, up to the term in y alone).
+poisson_loss <- function(eta, y) exp(eta) - y * eta
+
+family_poisson <- function() {
+  new_family("poisson", label = "poisson", model = "Poisson (log link)",
+             settings = family_settings("poisson"),
+             residual = function(eta, y) exp(eta) - y,
+             loss = poisson_loss, eval_loss = poisson_loss,
+             # e^eta has no bound: a fixed step has nothing to rest on but
+             # the unit curvature of a mean count of 1
+             curvature = 1, step_curvature = 1,
+             bounded = FALSE, slope_bound = Inf,
+             residual_bound = function(error_bound) error_bound,
+             # the residual is the prediction error mu - y itself
+             clip_bounds_error = TRUE, quadratic = FALSE,
+             null_risk_bound = function(offset) NULL,
+             inverse_link = exp, classes = FALSE,
+             # the log of the released mean count, kept off 0 by 1 / n
+             start = function(centre, n) log(max(centre, 1 / n)),
+             measures = c("deviance", "mse", "mae"), radius_top = 100,
+             null_residual = glm_null_residual(stats::poisson,
+                                               function(y) y - 1),
+             link = log,
+             # a count: the mean of y clamped to [0, its released bound]
+             centre_range = function(y_bound) c(0, y_bound),
+             # the released mean count kept at least its noise sd
+             # (centre_release())
+             centre_floor = TRUE,
+             # the bound on the counts further into their tail than the
+             # other families' (kappa 2): a mean count lives on the log
+             # scale, where the clamped tail's bias costs more than the
+             # noise of a larger bound
+             y_kappa = 3,
+             # at b0 every fitted mean is the released mean count e^b0
+             start_curvature = function(b0, intercept, quant)
+               if (intercept) exp(b0) else 1,
+             # the count per unit of exposure e^offset
+             net_offset = function(y, offset) y * exp(-offset),
+             # half the model's step: the curvature at b0 is that of the
+             # mean count, and records with larger means have more of it
+             # (full steps overshoot on heavy-tailed counts)
+             model_step = 0.5, y_settings = NULL)
 }
 
 # tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:
@@ -225,6 +279,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              # the smoothed check loss's curvature averaged over moves of
              # the size of y's spread, from y's histogram (quantile.R)
              start_curvature = function(b0, intercept, quant) quant$weight,
+             net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = quantile_settings)
 }
 
@@ -256,6 +311,7 @@ family_object <- function(family, quant = NULL) {
   switch(family,
     gaussian = family_gaussian(),
     binomial = family_binomial(),
+    poisson = family_poisson(),
     quantile = family_quantile(quant$tau %||% 0.5,
                                quant$smoother %||% "gaussian", quant$kernel,
                                quant$bandwidth))
@@ -272,7 +328,8 @@ prob_family <- function(prob) {
   f <- prob$family
   if (inherits(f, "dpsco_family")) return(f)
   if (!is.character(f) || length(f) != 1L || !(f %in% names(family_codes)))
-    arg_error("family", "must be \"gaussian\", \"binomial\" or \"quantile\".")
+    arg_error("family", "must be \"gaussian\", \"binomial\", \"poisson\" or ",
+              "\"quantile\".")
   # [[ ]]: prob$fam would partially match prob$family
   q <- prob$quant
   if (is.null(q) && !is.null(es <- prob[["fam"]]) &&

@@ -126,7 +126,8 @@ lambda_path <- function(spec, a) {
   if (tuned) {
     z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
     tn <- tune_private(x, a$y, family, spec$truncation, optimizer, intercept,
-                       z1, step_size, control, quant = quant, n = n)
+                       z1, step_size, control, quant = quant, n = n,
+                       weights = a$weights, offset = a$offset)
     quant <- tn$quant
     x <- tn$x
     std <- add_bounds(std, tn$bound)
@@ -176,7 +177,9 @@ lambda_path <- function(spec, a) {
     sqrt_schedule = as.integer(control$schedule == "sqrt"),
     last_iterate = as.integer(output == "last"),
     tail_average = as.integer(output == "tail"), alpha = alpha,
-    penalty_factor = pf, threads = threads, disjoint = as.integer(disjoint)))
+    penalty_factor = pf, threads = threads, disjoint = as.integer(disjoint)),
+    # each record's weight and offset, read with its record by the engine
+    compact(list(weights = a$weights, offsets = a$offset)))
   beta0 <- if (tuned) tn$beta0 else rep(0, d)
   if (first_release) {
     # (disjoint blocks: a clipped mean of every record, sensitivity C / n)
@@ -194,7 +197,8 @@ lambda_path <- function(spec, a) {
     if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
     lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr)
               else lambda_grid(oracle$bound, x, a$y, family, private, alpha,
-                               pf, intercept, nlam, lmr, quant$tau)
+                               pf, intercept, nlam, lmr, quant$tau,
+                               a$weights, a$offset)
   }
   if (optimizer == "newton") {
     settings$curvature <- tn$curvature
@@ -212,6 +216,9 @@ lambda_path <- function(spec, a) {
   sup <- apply_support(res$beta, control, noise$sd, optimizer, step_size,
                        curv, steps, output, intercept, pf)
   res$beta <- sup$beta
+  # the records' weights and offsets are data: only whether they were
+  # given is kept (predict() then needs newoffset)
+  res$offset <- !is.null(a$offset)
 
   public <- c(public_n_note(n), "p (dimension)",
               if (!tuned || !first_release) "lambda grid",
@@ -220,6 +227,7 @@ lambda_path <- function(spec, a) {
               else c("batch size, iterations and step sizes",
                      "oracle parameters"),
               std$public,
+              if (!is.null(a$weights)) "the bound 1 on the weights",
               "any preprocessing applied to x and y before the call")
   parts <- c(fixed, list(privacy_part(
     "optimizer", z, q, releases, noise$sensitivity,

@@ -8,7 +8,7 @@ register_method(
   "clip", rank = 1,
   label = "DP-SPGD, gradient clipping",
   reference = "Xie et al., Statistica Sinica, Algorithm 1",
-  path = "lambda", families = c("gaussian", "binomial", "quantile"),
+  path = "lambda", families = c("gaussian", "binomial", "poisson", "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n",
   secure = TRUE, cv = TRUE,

@@ -9,7 +9,7 @@ register_method(
   "holland", rank = 2,
   label = "DP-SPGD(H), Holland estimator",
   reference = "Xie et al., Statistica Sinica, Algorithm 4",
-  path = "lambda", families = c("gaussian", "binomial", "quantile"),
+  path = "lambda", families = c("gaussian", "binomial", "poisson", "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n",
   secure = TRUE, cv = TRUE,

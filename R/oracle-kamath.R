@@ -11,7 +11,7 @@ register_method(
   "kamath", rank = 3,
   label = "DP-SPGD(K), Kamath estimator",
   reference = "Xie et al., Statistica Sinica, Algorithms 2-3",
-  path = "lambda", families = c("gaussian", "binomial", "quantile"),
+  path = "lambda", families = c("gaussian", "binomial", "poisson", "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n; random group labels",
   secure = TRUE, cv = TRUE,

@@ -7,7 +7,7 @@ register_method(
   "none", rank = 4,
   label = "SPGD, not private",
   reference = "proximal stochastic gradient descent (not private)",
-  path = "lambda", families = c("gaussian", "binomial", "quantile"),
+  path = "lambda", families = c("gaussian", "binomial", "poisson", "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at rate batch_size / n",
   secure = FALSE, cv = TRUE,

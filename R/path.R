@@ -7,12 +7,13 @@
 # enters a private grid.
 
 lambda_grid <- function(bound, x, y, family, private, alpha, pf, intercept,
-                        nlambda, lambda.min.ratio, tau = 0.5) {
+                        nlambda, lambda.min.ratio, tau = 0.5, weights = NULL,
+                        offset = NULL) {
   a <- max(alpha, 1e-3)  # as glmnet: ridge paths start from alpha = 0.001
   if (!private) {
     # non-private baseline: glmnet's data-driven lambda_max, the largest
     # gradient at the fit of the unpenalised terms alone
-    r <- null_residual(x, y, family, intercept, pf == 0, tau)
+    r <- null_residual(x, y, family, intercept, pf == 0, tau, weights, offset)
     r[abs(r) <= 1e-10 * max(1, abs(y))] <- 0  # rounding of an exact fit
     grad <- abs(design_crossprod(x, r)) / nrow(x)
     lmax <- max(grad[pf > 0] / pf[pf > 0]) / a
@@ -44,7 +45,23 @@ released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
 # y minus the fitted mean of the model with only the unpenalised terms
 # (intercept and columns with penalty factor 0); non-private use only.
 # `family`: a family object, or a name (with `tau` for "quantile").
-null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5) {
-  family_object(family, list(tau = tau))$null_residual(x, y, intercept,
-                                                       unpenalised)
+null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5,
+                          weights = NULL, offset = NULL) {
+  fam <- family_object(family, list(tau = tau))
+  if (is.null(weights) && is.null(offset))
+    return(fam$null_residual(x, y, intercept, unpenalised))
+  # weighted, beside the offsets: glm's fit of the unpenalised terms (the
+  # quantile family's check loss has no glm: its offsets are taken off y)
+  w <- weights %||% rep(1, length(y))
+  off <- offset %||% rep(0, length(y))
+  if (fam$name == "quantile")
+    return(w * fam$null_residual(x, y - off, intercept, unpenalised))
+  z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
+  glm_fam <- switch(fam$name, gaussian = stats::gaussian(),
+                    binomial = stats::binomial(), poisson = stats::poisson())
+  mu <- if (ncol(z) == 0L) glm_fam$linkinv(off)
+        else suppressWarnings(stats::glm.fit(
+          z, y, weights = w, offset = off, family = glm_fam,
+          control = list(epsilon = 1e-12, maxit = 100)))$fitted.values
+  w * (y - mu)
 }

@@ -112,9 +112,12 @@ interpolate_coef <- function(object, s) {
 #'   Values between fitted penalties are interpolated linearly in lambda, as
 #'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
 #'   interpolated linearly in the radius.
-#' @param type `"link"` (linear predictor), `"response"` (fitted mean,
-#'   `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
+#' @param type `"link"` (linear predictor), `"response"` (fitted mean (for
+#'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
+#' @param newoffset offsets of the new records, added to the linear
+#'   predictor: needed (and only allowed) when the fit had an `offset`, as
+#'   in glmnet.  Not used for `"coefficients"` and `"nonzero"`.
 #' @param ... not used; any argument given here is an error (in
 #'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
@@ -149,7 +152,7 @@ check_s <- function(s) {
 #' @export
 predict.dpsco <- function(object, newx, s = NULL,
                           type = c("link", "response", "class", "coefficients",
-                                   "nonzero"), ...) {
+                                   "nonzero"), newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
   type <- match_choice(type, "type")
   b <- coef.dpsco(object, s)
@@ -163,11 +166,17 @@ predict.dpsco <- function(object, newx, s = NULL,
   newx <- check_design(newx, "newx", min_rows = 1L)
   if (ncol(newx) != nrow(b) - 1L)
     arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
+  if (isTRUE(object$offset) && is.null(newoffset))
+    arg_error("newoffset", "is needed: the fit was made with an offset.")
+  if (!isTRUE(object$offset) && !is.null(newoffset))
+    arg_error("newoffset", "applies to fits made with an offset only.")
+  newoffset <- check_offset(newoffset, nrow(newx), "newoffset")
   # block by block, so a sparse or file-backed newx is never dense whole
   slope <- b[-1L, , drop = FALSE]
   eta <- design_apply(newx, function(v, rows)
     clamp_columns(v, object$x_range) %*% slope, "rbind") +
     matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
+  if (!is.null(newoffset)) eta <- eta + newoffset
   if (type == "link") return(eta)
   # the response: the fitted mean or tau-quantile, or the probability
   prob <- fam$inverse_link(eta)

@@ -185,9 +185,19 @@ hist_quantile <- function(counts, tau, n, sd) {
 # released bound as well (the centre is then on that scale), and there is
 # no curvature; `row` asks for the private row bound (whose square is
 # their smoothness).
+# `weights` (in [0, 1]) and `offset` are the records' own (NULL: none).
+# The bound on y, its centre and the quantile family's histogram are
+# released on y net of the offset (fam$net_offset()); the clipping level
+# on the residuals each record has in the gradient, weight and offset
+# included; the curvature on the rows scaled by the square roots of their
+# weights.  A weight in [0, 1] can only shrink a record's part in any of
+# these sums, so every sensitivity below holds as stated.  The scale of x
+# and the centre of y are unweighted: the weighted sums over the public n
+# would be shrunk by the mean weight, which is unknown.
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
-                         row = !constrained, quant = NULL, n) {
+                         row = !constrained, quant = NULL, n,
+                         weights = NULL, offset = NULL) {
   p <- ncol(x)
   st <- list(parts = list(), released = list(), public = character(),
              shares = control$shares, z1 = z1, n = n)
@@ -199,6 +209,8 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     st
   }
   fam <- family_object(family, quant)
+  y_obs <- y
+  if (!is.null(offset)) y <- fam$net_offset(y, offset)
   sc <- scale_bounds(x, y, fam, quant, intercept, control, constrained, st)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
@@ -230,8 +242,9 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   ce <- centre_release(y, fam, y_bound, y_scale, quant, intercept,
                        control, p, st)
   st <- add(st, ce)
-  tl <- truncation_levels(xt, y, fam, ce$beta0, intercept, truncation, row,
-                          control, st)
+  tl <- truncation_levels(xt, if (constrained) y else y_obs, fam, ce$beta0,
+                          intercept, truncation, row, control, st,
+                          weights, offset)
   st <- add(st, tl)
   out <- list(x = xt, bound = sc$bound, beta0 = ce$beta0, clip = tl$clip,
               row_bound = tl$row_bound, quant = quant)
@@ -240,7 +253,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                        released = st$released, public = st$public)))
   cu <- if (p + intercept <= curvature_max_d())
           curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
-                            quant, intercept, control, st)
+                            quant, intercept, control, st, weights)
         else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
@@ -284,9 +297,10 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
     wt <- c(rep(1, ncols - need_y_bound),
             if (need_y_bound) sqrt(max(ncols - 1, 1)))
     # y's bound sets the centre and the validation loss of cv.dpsco(), not
-    # a clamp of the model: it keeps kappa = 2 whatever x's kappa
+    # a clamp of the model: it keeps the family's kappa (2 but for poisson)
+    # whatever x's kappa
     kp <- c(rep(ctl$kappa %||% default_kappa(st$n, st$z1), ncols - need_y_bound),
-            if (need_y_bound) 2)
+            if (need_y_bound) fam$y_kappa %||% 2)
     lb <- log_bounds(cols, z, kp, st$n, wt)
     if (is.null(ctl$x_bound)) out$bound <- lb$bound[seq_len(p)]
     if (need_y_bound) out$y_bound <- lb$bound[ncols]
@@ -324,6 +338,12 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
     rng <- fam$centre_range(y_bound)
     rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, st$n)
     centre <- rel$estimate
+    # (post-processing) a mean count below the noise sd of its release is
+    # not told apart from that noise, and a start below it would give a
+    # curvature e^b0 of almost 0, whose Newton steps diverge: kept within
+    # [noise sd, bound]
+    if (isTRUE(fam$centre_floor))
+      centre <- min(max(centre, rel$noise_sd), rng[2L])
     out$parts <- list(settings_part(
       st, "centre", z, 1, trimmed_sensitivity(matrix(rng, 2L), st$n),
       paste0("Gaussian: mean of y clamped to [", fmt3(rng[1L]), ", ",
@@ -339,7 +359,7 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
 # the rows w_i = (1, x_i) that enter the curvature (a quantile of ||w_i||),
 # from one release of their log2 histograms.
 truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
-                              ctl, st) {
+                              ctl, st, weights = NULL, offset = NULL) {
   d <- ncol(xt) + intercept
   coordinate <- truncation == "coordinate"
   need_clip <- is.null(ctl$clip) && truncation != "none"
@@ -347,9 +367,11 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # one pass over the rows (design_row_stats()): the norms ||w_i||, and
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
-  rs <- design_row_stats(xt, intercept,
-                         if (need_clip) fam$residual(beta0[1L], y),
-                         coordinate, need_row)
+  resid <- if (need_clip) {
+    r <- fam$residual(beta0[1L] + (offset %||% 0), y)
+    if (is.null(weights)) r else weights * r
+  }
+  rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
   nhist <- need_clip + need_row
   out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm)
   if (nhist) {                         # none: both levels declared
@@ -388,11 +410,11 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
 # B_H, released with Gaussian noise and made positive definite, times the
 # loss's curvature per unit of second moment.
 curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
-                              intercept, ctl, st) {
+                              intercept, ctl, st, weights = NULL) {
   d <- ncol(xt) + intercept
   z <- part_multiplier(st$z1, st$shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, st$n, w_norm, intercept)
+                          z, row_bound, st$n, w_norm, intercept, weights)
   # the loss's curvature at beta0 (the family's)
   weight <- fam$start_curvature(beta0[1L], intercept, quant)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
@@ -450,10 +472,14 @@ release_counts <- function(vals, z, counts = NULL) {
 # w may also be a design (design.R) in list(x = ), without the column of
 # ones, which `intercept` adds.
 release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
-                              intercept = FALSE) {
+                              intercept = FALSE, weights = NULL) {
+  # a record's weight in [0, 1] enters as the square root on its row, so
+  # its term stays within the row bound
+  sc <- pmin(1, row_bound / norms)
+  if (!is.null(weights)) sc <- sc * sqrt(weights)
   h <- if (inherits(w, "design_cols"))
-         design_gram(w$x, pmin(1, row_bound / norms), intercept) / n
-       else crossprod(w * pmin(1, row_bound / norms)) / n
+         design_gram(w$x, sc, intercept) / n
+       else crossprod(w * sc) / n
   d <- ncol(h)
   sd <- z * row_bound^2 / n
   if (sd > 0 && noise_secure()) {

@@ -208,6 +208,10 @@ check_y <- function(y, n, family) {
                 ".")
     if (!all(is.finite(y)))
       arg_error("y", "contains NA, NaN or infinite values.")
+    if (fam$name == "poisson" && any(y < 0))
+      arg_error("y", "must be non-negative counts for the poisson family; ",
+                "found ", sum(y < 0), " negative value",
+                if (sum(y < 0) > 1) "s", ".")
     y <- as.double(y)
   }
   list(y = y, classnames = classnames)
@@ -311,4 +315,44 @@ check_no_dots <- function(dots, caller) {
               "read the data again outside the privacy budget; ", caller,
               "() interpolates along the released path.")
   arg_error(arg, "is not an argument of ", caller, "().")
+}
+
+# Per-record weights of dpsco() and cv.dpsco(): NULL (every record 1) or n
+# finite values in [0, 1].  The bound 1 is what every sensitivity assumes
+# (a weight multiplies its record's gradient): weights on another scale
+# must be divided by a bound known without the data, never by their
+# largest value.
+check_weights <- function(weights, n) {
+  if (is.null(weights)) return(NULL)
+  if (is.matrix(weights) && ncol(weights) == 1L) weights <- drop(weights)
+  if (!is.numeric(weights) || !is.null(dim(weights)))
+    arg_error("weights", "must be a numeric vector.")
+  weights <- as.double(weights)
+  if (length(weights) != n)
+    arg_error("weights", "has length ", length(weights), " but x has ", n,
+              " rows.")
+  if (anyNA(weights) || any(!is.finite(weights)))
+    arg_error("weights", "contains NA, NaN or infinite values.")
+  if (any(weights < 0) || any(weights > 1))
+    arg_error("weights", "must lie in [0, 1] (the bound every sensitivity ",
+              "assumes); divide them by a public bound on the weights, not ",
+              "by their largest value (found ",
+              format(signif(min(weights), 3)), " to ",
+              format(signif(max(weights), 3)), ").")
+  weights
+}
+
+# Per-record offsets of dpsco(), cv.dpsco() and predict(newoffset = ): NULL
+# or n finite values added to the linear predictor.
+check_offset <- function(offset, n, arg = "offset") {
+  if (is.null(offset)) return(NULL)
+  if (is.matrix(offset) && ncol(offset) == 1L) offset <- drop(offset)
+  if (!is.numeric(offset) || !is.null(dim(offset)))
+    arg_error(arg, "must be a numeric vector.")
+  offset <- as.double(offset)
+  if (length(offset) != n)
+    arg_error(arg, "has length ", length(offset), " but x has ", n, " rows.")
+  if (anyNA(offset) || any(!is.finite(offset)))
+    arg_error(arg, "contains NA, NaN or infinite values.")
+  offset
 }

@@ -52,7 +52,8 @@
  * may be empty) still gets a valid pointer for memcpy and memset. */
 #define RECORD_ALLOC(n, type) ((type *) R_alloc((n) > 0 ? (size_t) (n) : 1, sizeof(type)))
 
-enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2 };
+enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2,
+       FAMILY_POISSON = 3 };
 enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
        KERNEL_EPANECHNIKOV = 3,
        KERNEL_MOREAU = 4 };  /* not a kernel: the check loss's Moreau envelope */
@@ -155,6 +156,12 @@ typedef struct {
 } loss_family;
 
 double glm_residual(const loss_family *f, double eta, double y);
+struct fit_problem_s;
+/* Record i's loss derivative at the predictor eta = x_i'beta: its weight
+ * times the family's derivative at eta plus the offsets.  Every layout's
+ * pass calls this one function, so a weight and an offset travel with
+ * their record whatever the storage of x. */
+double record_residual(const struct fit_problem_s *pr, int i, double eta);
 
 /* ---- oracles -------------------------------------------------------- */
 /* Every per-record gradient has the form g = r * (1, x) (intercept) or
@@ -223,9 +230,11 @@ void prox_step(double *beta, const double *grad, int p, int has_int,
 /* The problem every optimiser streams through pass.c: the records, the
  * loss and what one noisy release needs.  Each loop's own settings travel
  * separately (spgd.h's schedule, fw_setup, mirror_plan, one_pass_plan). */
-typedef struct {
+typedef struct fit_problem_s {
     records rec;
     const double *y;
+    const double *weight;  /* per record, in [0, 1], or NULL: all 1 */
+    const double *roff;    /* per-record offset, or NULL: all 0 */
     int n, p, has_int;
     loss_family family;
     double q;           /* Poisson sampling rate: the expected batch size

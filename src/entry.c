@@ -127,7 +127,7 @@ static int integer_or(const settings_list *s, const char *name, int dflt)
     {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED}, \
     {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL}, \
     {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL}, \
-    {"offset", OPTIONAL}
+    {"offset", OPTIONAL}, {"weights", OPTIONAL}, {"offsets", OPTIONAL}
 
 /* the oracle: exact (holland) asks for exact values instead of the table,
  * default 0 */
@@ -357,6 +357,20 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
     }
 }
 
+/* A per-record vector of the settings (weights, offsets): NULL when
+ * absent, else n doubles. */
+static const double *per_record(const settings_list *s, const char *name,
+                                int n)
+{
+    SEXP v = opt(s, name);
+    if (Rf_isNull(v))
+        return NULL;
+    if (TYPEOF(v) != REALSXP || Rf_length(v) != n)
+        Rf_error("internal error: settings field '%s' must hold %d doubles",
+                 name, n);
+    return REAL(v);
+}
+
 /* The problem shared by the entry points that stream records: the
  * records of x and the settings of the pass. */
 static void problem_from(fit_problem *pr, SEXP x, SEXP y,
@@ -382,6 +396,8 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
     int limit = dpsco_thread_limit();
     pr->max_threads = threads < limit ? threads : limit;
     pr->offset = num_or(s, "offset", 0.0);
+    pr->weight = per_record(s, "weights", n);
+    pr->roff = per_record(s, "offsets", n);
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,

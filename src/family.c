@@ -1,6 +1,8 @@
 /* Derivative of the per-record loss with respect to the linear predictor.
  * gaussian: (y - eta)^2 / 2        -> eta - y
  * binomial: log(1 + e^eta) - y eta -> 1 / (1 + e^-eta) - y
+ * poisson:  e^eta - y eta          -> e^eta - y (unbounded: only the
+ *           oracles' truncation bounds a record's contribution)
  * quantile: the check loss c(u) = tau u+ + (1 - tau)(-u)+ at u = y - eta,
  *           made smooth at bandwidth h in one of two ways:
  *   convolution with K_h(.) = K(. / h) / h (kernels gaussian, logistic,
@@ -55,6 +57,9 @@ double glm_residual(const loss_family *f, double eta, double y)
     if (f->kind == FAMILY_BINOMIAL) {
         r = eta >= 0 ? 1.0 / (1.0 + exp(-eta)) : exp(eta) / (1.0 + exp(eta));
         r -= y;
+    } else if (f->kind == FAMILY_POISSON) {
+        /* overflow gives +Inf, mapped to DBL_MAX below */
+        r = exp(eta) - y;
     } else if (f->kind == FAMILY_QUANTILE) {
         double u = (eta - y) / f->h;
         /* NaN (a diverged iterate) gives 0; +-Inf reach the clamp */
@@ -67,4 +72,17 @@ double glm_residual(const loss_family *f, double eta, double y)
     if (isinf(r))
         return r > 0 ? DBL_MAX : -DBL_MAX;
     return r;
+}
+
+/* The weight w_i in [0, 1] scales the derivative, so |w_i r_i| <= |r_i|:
+ * every oracle's truncation of a record's contribution, and so every
+ * sensitivity, holds as it does without weights.  Without weights and
+ * offsets the arithmetic is the unweighted pass's, bit for bit. */
+double record_residual(const fit_problem *pr, int i, double eta)
+{
+    double e = pr->offset + eta;
+    if (pr->roff)
+        e += pr->roff[i];
+    double r = glm_residual(&pr->family, e, pr->y[i]);
+    return pr->weight ? pr->weight[i] * r : r;
 }

@@ -226,8 +226,7 @@ void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
             double eta = (hi ? beta[0] : 0.0) +
                          ((sk[0] + sk[GATHER_ROWS]) +
                           (sk[2 * GATHER_ROWS] + sk[3 * GATHER_ROWS]));
-            coef[k] = glm_residual(&pr->family, pr->offset + eta,
-                                   pr->y[ix[k]]);
+            coef[k] = record_residual(pr, ix[k], eta);
         }
         oracle_add_block(o, acc, coef, block, ld, m, rec->norm, ix,
                          label ? label + c : NULL);

@@ -66,10 +66,9 @@ static void chunk_pass(const fit_problem *pr, const oracle_state *o,
             int i = idx[c], at = rec->rp[i], nz = rec->rp[i + 1] - at;
             const double *v = rec->xv + at;
             const int *col = rec->ci + at;
-            double r = glm_residual(&pr->family, pr->offset +
-                                    sparse_predictor(beta, v, col, nz, p,
-                                                     pr->has_int),
-                                    pr->y[i]);
+            double r = record_residual(pr, i,
+                                       sparse_predictor(beta, v, col, nz, p,
+                                                        pr->has_int));
             oracle_add_sparse(o, acc, r, v, col, nz, rec->norm[i],
                               rec->xmax[i], label ? label[c] : 0);
         }
@@ -82,9 +81,9 @@ static void chunk_pass(const fit_problem *pr, const oracle_state *o,
         for (int c = from; c < to; c++) {
             int i = idx[c];
             const double *x = rec->xt + (size_t) i * p;
-            double r = glm_residual(&pr->family, pr->offset +
-                                    linear_predictor(beta, x, p, pr->has_int),
-                                    pr->y[i]);
+            double r = record_residual(pr, i,
+                                       linear_predictor(beta, x, p,
+                                                        pr->has_int));
             oracle_add(o, acc, r, x, rec->norm[i], rec->xmax[i],
                        label ? label[c] : 0);
         }

@@ -596,3 +596,25 @@ test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
   grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / (0.2 * d$n), K)$grid
   expect_equal(unname(cvf$cvm_noisy / grid), round(unname(cvf$cvm_noisy / grid)))
 })
+
+test_that("poisson: the deviance is glm's, clamped at the released bound", {
+  y <- c(0, 1, 4, 12, 0, 3)
+  mu <- matrix(c(0.5, 1, 2, 8, 0.1, 30, 1, 1, 1, 1, 1, 1), 6)
+  expect_equal(dpsco:::record_loss("deviance", y, mu, family = "poisson"),
+               matrix(stats::poisson()$dev.resids(rep(y, 2), c(mu), 1), 6))
+  fam <- dpsco:::family_poisson()
+  expect_identical(dpsco:::deviance_bound(fam, 50), 2 * log(1000) * 50)
+  expect_identical(dpsco:::deviance_bound(fam, 0.2), 2 * log(1000))
+  expect_identical(dpsco:::deviance_bound(dpsco:::family_binomial(), 50),
+                   2 * log(1000))
+  set.seed(6)
+  n <- 2000
+  x <- matrix(stats::rnorm(n * 3), n)
+  yy <- stats::rpois(n, exp(0.5 + 0.6 * x[, 1]))
+  cv <- cv.dpsco(x, yy, family = "poisson", epsilon = 2)
+  expect_identical(cv$name, "Poisson deviance")
+  expect_equal(cv$loss_bound, 2 * log(1000) *
+                 max(cv$dpsco.fit$privacy$released$y_bound, 1))
+  expect_error(cv.dpsco(x, yy, family = "poisson", type.measure = "class"),
+               class = "dpsco_arg_error", regexp = "type.measure")
+})

@@ -330,3 +330,24 @@ test_that("the mapped norms of records with extreme values equal the dense ones"
   xn[60, 5] <- NaN
   expect_error(dpsco(filebacked(xn), d$y), class = "dpsco_arg_error")
 })
+
+test_that("weights and offsets travel with their records on every layout", {
+  skip_if_not_installed("Matrix")
+  skip_if_not_installed("bigmemory")
+  d <- design_data()
+  set.seed(3)
+  w <- stats::runif(nrow(d$x))
+  off <- stats::rnorm(nrow(d$x), sd = 0.3)
+  forms <- list(dense = d$x, sparse = methods::as(d$x, "CsparseMatrix"),
+                mapped = filebacked(d$x))
+  for (cs in list(list(method = "clip"),
+                  list(method = "kamath", optimizer = "spgd", batch_size = 150),
+                  list(method = "none", tuning = "public", iterations = 3))) {
+    f <- do.call(fits_by_form, c(list(forms, 11, y = d$y, nlambda = 3,
+                                      epsilon = 2, weights = w, offset = off),
+                                 cs))
+    expect_true(all(is.finite(f$dense$beta)))
+    expect_same_fit(f$sparse, f$dense)
+    expect_same_fit(f$mapped, f$dense)
+  }
+})

@@ -778,3 +778,175 @@ test_that("dpsco() is a generic whose default method keeps the matrix call", {
   a <- dpsco(x, y, eps = 0.5, nlambda = 2)
   expect_identical(privacy(a)$epsilon, 0.5)
 })
+
+# ---- poisson ----------------------------------------------------------------
+
+test_that("poisson with method none converges to glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  set.seed(7)
+  n <- 300
+  p <- 4
+  x <- matrix(stats::rnorm(n * p), n, p)
+  y <- stats::rpois(n, exp(0.4 + drop(x %*% c(0.5, -0.3, 0, 0))))
+  lam <- c(0.1, 0.03, 0.005)
+  fit <- dpsco(x, y, family = "poisson", method = "none", tuning = "public",
+               lambda = lam, iterations = 4000, step_size = 0.2,
+               control = dpsco_control(output = "last"))
+  g <- glmnet::glmnet(x, y, family = "poisson", lambda = lam,
+                      standardize = FALSE, thresh = 1e-14, maxit = 1e6)
+  expect_lt(max(abs(as.matrix(coef(fit)) - as.matrix(coef(g)))), 1e-5)
+  expect_identical(unname(as.matrix(fit$beta) == 0),
+                   unname(as.matrix(g$beta) == 0))
+  # the response is exp(eta)
+  expect_equal(predict(fit, x[1:3, ], type = "response"),
+               exp(predict(fit, x[1:3, ], type = "link")))
+})
+
+test_that("a private poisson fit records every release and refuses bad y", {
+  set.seed(8)
+  n <- 400
+  x <- matrix(stats::rnorm(n * 3), n)
+  y <- stats::rpois(n, exp(1 + 0.5 * x[, 1]))
+  for (m in c("clip", "kamath", "holland")) {
+    fit <- dpsco(x, y, family = "poisson", method = m, epsilon = 2)
+    pr <- privacy(fit)
+    expect_equal(pr$epsilon, 2, tolerance = 1e-6)
+    expect_identical(pr$shares$part, c("scale", "centre", "quantiles",
+                                       "curvature", "optimizer"))
+    expect_equal(sum(pr$shares$share), 1)
+    expect_true(all(is.finite(as.matrix(coef(fit)))))
+    # the centre is the mean count clamped to [0, the released bound on y]
+    expect_identical(pr$shares$mechanism[2], paste0(
+      "Gaussian: mean of y clamped to [0, ",
+      format(signif(pr$released$y_bound, 3)), "]"))
+    expect_named(pr$released, c("x_bound", "y_bound", "centre", "clip",
+                                "row_bound", "ridge"))
+  }
+  expect_error(dpsco(x, y - 1, family = "poisson"), class = "dpsco_arg_error",
+               regexp = "y")
+  expect_error(dpsco(x, y, family = "poisson", method = "fw"),
+               class = "dpsco_arg_error", regexp = "family")
+})
+
+# ---- weights and offset ------------------------------------------------------
+
+wo_data <- function(n = 200, family = "gaussian") {
+  set.seed(12)
+  x <- matrix(stats::rnorm(n * 4), n, 4)
+  eta <- drop(x %*% c(0.6, -0.4, 0, 0))
+  off <- stats::runif(n, -0.5, 0.5)
+  y <- if (family == "poisson") as.double(stats::rpois(n, exp(0.3 + off + eta)))
+       else eta + off + stats::rnorm(n)
+  list(x = x, y = y, off = off, w = stats::runif(n))
+}
+
+test_that("weights of 1 give the unweighted fit exactly", {
+  d <- wo_data()
+  for (args in list(list(), list(family = "poisson", y = wo_data(family = "poisson")$y),
+                    list(method = "kamath", optimizer = "spgd"))) {
+    base <- c(list(x = d$x, y = d$y, epsilon = 1, nlambda = 4),
+              args[setdiff(names(args), "y")])
+    if (!is.null(args$y)) base$y <- args$y
+    set.seed(5)
+    a <- do.call(dpsco, base)
+    set.seed(5)
+    b <- do.call(dpsco, c(base, list(weights = rep(1, nrow(d$x)))))
+    expect_identical(coef(a), coef(b))
+    expect_identical(a$privacy$released, b$privacy$released)
+  }
+})
+
+test_that("0/1 weights drop the zero-weight records at the same public n", {
+  d <- wo_data()
+  keep <- d$w > 0.3
+  w01 <- as.double(keep)
+  n <- nrow(d$x)
+  for (fam in c("gaussian", "poisson")) {
+    y <- if (fam == "poisson") wo_data(family = "poisson")$y else d$y
+    a <- dpsco(d$x, y, family = fam, method = "none", tuning = "public",
+               lambda = c(0.1, 0.02), iterations = 50, step_size = 0.2,
+               weights = w01)
+    b <- dpsco(d$x[keep, ], y[keep], family = fam, method = "none",
+               tuning = "public", lambda = c(0.1, 0.02), iterations = 50,
+               step_size = 0.2, public_n = n)
+    expect_equal(coef(a), coef(b), tolerance = 1e-14)
+  }
+  # a private release of the clipped gradient: the zero-weight records add
+  # nothing, the divisor stays the public n
+  s <- list(oracle = 1L, m = n, clip = 2, rho = 0, k = 1L, s = 1, nu = 1,
+            family = 0L, intercept = 1L, noise_sd = 0, rate = 1, threads = 1L)
+  beta <- c(0.1, 0.2, -0.1, 0, 0.3)
+  ga <- .Call(dpsco:::C_dpsco_release, d$x, d$y, c(s, list(weights = w01)), beta)
+  gb <- .Call(dpsco:::C_dpsco_release, d$x[keep, ], d$y[keep], s, beta)
+  expect_equal(ga, gb, tolerance = 1e-14)
+  # and the weight scales the record's gradient before the clip
+  r <- d$w * (drop(cbind(1, d$x) %*% beta) - d$y)
+  wn <- sqrt(1 + rowSums(d$x^2))
+  g_ref <- drop(crossprod(cbind(1, d$x), r * pmin(1, 2 / (abs(r) * wn)))) / n
+  expect_equal(.Call(dpsco:::C_dpsco_release, d$x, d$y,
+                     c(s, list(weights = d$w)), beta), g_ref,
+               tolerance = 1e-12)
+})
+
+test_that("weights and offsets with method none give glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  lam <- c(0.05, 0.01)
+  n <- 200
+  for (fam in c("gaussian", "poisson")) {
+    d <- wo_data(n, fam)
+    # the weighted loss is divided by the public n, glmnet's by sum(w):
+    # the same solution at lambda n / sum(w)
+    fit <- dpsco(d$x, d$y, family = fam, method = "none", tuning = "public",
+                 lambda = lam, iterations = 4000,
+                 step_size = if (fam == "poisson") 0.2 else 0.5,
+                 weights = d$w, offset = d$off,
+                 control = dpsco_control(output = "last"))
+    g <- glmnet::glmnet(d$x, d$y, family = fam, weights = d$w,
+                        offset = d$off, lambda = lam * n / sum(d$w),
+                        standardize = FALSE, thresh = 1e-14, maxit = 1e6)
+    expect_lt(max(abs(as.matrix(coef(fit)) - as.matrix(coef(g)))), 1e-6)
+    nx <- d$x[1:5, ]
+    expect_equal(unname(predict(fit, nx, newoffset = d$off[1:5],
+                                type = "response")),
+                 unname(predict(g, nx, newoffset = d$off[1:5],
+                                type = "response")), tolerance = 1e-6)
+  }
+})
+
+test_that("a private fit with an offset starts beside it", {
+  d <- wo_data(3000, "poisson")
+  set.seed(2)
+  fit <- dpsco(d$x, d$y, family = "poisson", epsilon = 2, offset = d$off)
+  # the centre released is the mean count per unit of exposure e^offset
+  expect_lt(abs(log(fit$privacy$released$centre) -
+                  log(mean(d$y * exp(-d$off)))), 0.2)
+  expect_lt(max(abs(coef(fit)[2:3, 10] - c(0.6, -0.4))), 0.15)
+  # cv.dpsco() carries the weights and offsets to its parts
+  set.seed(3)
+  cv <- cv.dpsco(d$x, d$y, family = "poisson", epsilon = 2, offset = d$off,
+                 weights = d$w)
+  p1 <- predict(cv, d$x[1:3, ], newoffset = d$off[1:3], type = "link")
+  p0 <- predict(cv, d$x[1:3, ], newoffset = rep(0, 3), type = "link")
+  expect_equal(drop(p1 - p0), d$off[1:3])
+})
+
+test_that("bad weights, offsets and newoffset are argument errors", {
+  d <- wo_data(50)
+  err <- function(expr, arg)
+    expect_error(expr, class = "dpsco_arg_error", regexp = paste0("`", arg, "`"))
+  err(dpsco(d$x, d$y, weights = d$w * 2), "weights")
+  err(dpsco(d$x, d$y, weights = -d$w), "weights")
+  err(dpsco(d$x, d$y, weights = d$w[-1]), "weights")
+  err(dpsco(d$x, d$y, weights = replace(d$w, 3, NA)), "weights")
+  err(dpsco(d$x, d$y, weights = as.character(d$w)), "weights")
+  err(dpsco(d$x, d$y, offset = d$off[-1]), "offset")
+  err(dpsco(d$x, d$y, offset = replace(d$off, 2, Inf)), "offset")
+  err(cv.dpsco(d$x, d$y, weights = d$w + 1), "weights")
+  err(dpsco(d$x, d$y, method = "fw", weights = d$w), "weights")
+  err(dpsco(d$x, d$y, method = "fw", offset = d$off), "offset")
+  fit <- dpsco(d$x, d$y, offset = d$off, nlambda = 2)
+  err(predict(fit, d$x), "newoffset")
+  err(predict(fit, d$x, newoffset = 1:2), "newoffset")
+  plain <- dpsco(d$x, d$y, nlambda = 2)
+  err(predict(plain, d$x, newoffset = d$off), "newoffset")
+})

@@ -734,3 +734,49 @@ test_that("wide data get no curvature release and the row bound's step", {
   expect_identical(f2$settings$optimizer, "newton")
   expect_true("curvature" %in% privacy(f2)$shares$part)
 })
+
+test_that("tune_private() for poisson with weights and offsets replays its releases", {
+  # the bound and centre of the count net of the offsets, the clip level
+  # from the weighted residuals beside the offsets, the curvature from the
+  # rows scaled by the square roots of their weights and the mean count
+  d <- settings_data(n = 600)
+  p <- d$p
+  set.seed(4)
+  yc <- as.double(stats::rpois(d$n, exp(0.5 + 0.2 * pmin(d$x[, 1], 3))))
+  w <- stats::runif(d$n)
+  off <- stats::rnorm(d$n, sd = 0.4)
+  z1 <- 3
+  n <- 750
+  set.seed(17)
+  tn <- dpsco:::tune_private(d$x, yc, "poisson", "clip", "newton", TRUE, z1,
+                             NULL, dpsco_control(), n = n, weights = w,
+                             offset = off)
+  set.seed(17)
+  pm <- function(share, k = 1) z1 * sqrt(k / share)
+  kappa <- min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
+  ynet <- yc * exp(-off)
+  lb <- dpsco:::log_bounds(cbind(d$x, ynet), pm(0.05, 2), c(rep(kappa, p), 3),
+                           n, c(rep(1, p), sqrt(p)))
+  B <- unname(lb$bound[1:p])
+  yb <- unname(lb$bound[p + 1])
+  xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
+  rel <- dpsco:::dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(0.03), n)
+  centre <- min(max(rel$estimate, pm(0.03) * yb / 2 / n), yb)
+  b0 <- log(max(centre, 1 / n))
+  wn <- sqrt(1 + rowSums(xt^2))
+  r <- w * abs(exp(b0 + off) - yc)
+  rc <- dpsco:::release_counts(cbind(r * wn, wn), pm(0.02))
+  clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
+  row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
+  rh <- dpsco:::release_curvature(cbind(1, xt) * sqrt(w), pm(0.2), row, n,
+                                  norms = wn)
+  A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, exp(b0))$A
+  expect_equal(unname(tn$bound), B, tolerance = 1e-14)
+  expect_equal(tn$beta0, c(b0, rep(0, p)), tolerance = 1e-14)
+  expect_identical(tn$clip, clip)
+  expect_identical(tn$row_bound, row)
+  expect_equal(tn$curvature, A, tolerance = 1e-12)
+  sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
+  expect_equal(sens, c(lb$sensitivity, yb / 2 / n, sqrt(2), row^2 / n),
+               tolerance = 1e-14)
+})

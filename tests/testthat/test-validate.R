@@ -487,7 +487,7 @@ hard_table <- list(
   row("one-value character y for binomial", "y", "two classes",
       quote(dpsco(tuning = "public", x, rep("a", n), family = "binomial"))),
   # choices
-  row("unknown family", "family", "one of", quote(dpsco(tuning = "public", x, y, family = "poisson"))),
+  row("unknown family", "family", "one of", quote(dpsco(tuning = "public", x, y, family = "tweedie"))),
   row("unknown method", "method", "one of", quote(dpsco(tuning = "public", x, y, method = "foo"))),
   row("NA method", "method", "one of", quote(dpsco(tuning = "public", x, y, method = NA))),
   row("two methods", "method", "one of", quote(dpsco(tuning = "public", x, y, method = c("clip", "none")))),
