@@ -102,7 +102,7 @@
 #'   `curve = 0`), `cvsd` (the sd of its noise), `cvup`, `cvlo` (`cvm`
 #'   plus and minus `cvsd`, kept in `[0, loss_bound]`), `cvm_noisy` (the
 #'   Gaussian release itself: unbiased, but it can be negative), `nzero`,
-#'   `name` (the loss), `lambda.min` (or `radius.min`: the private
+#'   `name` (the loss), `measure` (its `type.measure`), `lambda.min` (or `radius.min`: the private
 #'   choice of the exponential mechanism, not the minimum of `cvm`),
 #'   `index` (its position), `dpsco.fit`
 #'   (the path fitted on the training part), `n_fit` and `n_hold` (the
@@ -242,7 +242,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
               cvm_noisy = cvm_noisy,
               nzero = fit$df,
               name = if (measure == "deviance" && family == "poisson")
-                       "Poisson deviance" else measure_names[[measure]]),
+                       "Poisson deviance" else measure_names[[measure]],
+              measure = measure),
            stats::setNames(list(lam[index]), paste0(name, ".min")), list(
               index = index,
               dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
@@ -479,7 +480,9 @@ summary.cv.dpsco <- function(object, ...) {
   i <- object$index
   sh <- pr$shares
   sel <- sh[sh$part == "selection", , drop = FALSE]
-  measure <- names(measure_names)[match(object$name, measure_names)]
+  # (objects of 0.9.0 carry only the measure's label)
+  measure <- object$measure %||%
+    names(measure_names)[match(object$name, measure_names)]
   choice <- sprintf(paste(
     "The %s was chosen on a hold-out part of the records (expected sizes,",
     "public: %s training and %s validation records): %s = %s, position %d",

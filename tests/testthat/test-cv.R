@@ -615,6 +615,11 @@ test_that("poisson: the deviance is glm's, clamped at the released bound", {
   yy <- stats::rpois(n, exp(0.5 + 0.6 * x[, 1]))
   cv <- cv.dpsco(x, yy, family = "poisson", epsilon = 2)
   expect_identical(cv$name, "Poisson deviance")
+  expect_identical(cv$measure, "deviance")
+  # the summary names the summed losses of the choice
+  expect_true(grepl("summed deviances of the validation records",
+                    paste(utils::capture.output(print(summary(cv))),
+                          collapse = " "), fixed = TRUE))
   expect_equal(cv$loss_bound, 2 * log(1000) *
                  max(cv$dpsco.fit$privacy$released$y_bound, 1))
   expect_error(cv.dpsco(x, yy, family = "poisson", type.measure = "class"),
