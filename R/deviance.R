@@ -38,6 +38,7 @@
 #' fit <- dpsco(x[1:300, ], y[1:300], epsilon = 1, nlambda = 5)
 #' deviance(fit, newx = x[301:400, ], newy = y[301:400])
 #' nobs(fit)
+#' @importFrom stats deviance
 #' @export
 deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
   check_no_dots(list(...), "deviance")
@@ -81,6 +82,7 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
 }
 
 #' @rdname deviance.dpsco
+#' @importFrom stats nobs
 #' @export
 nobs.dpsco <- function(object, ...) {
   check_no_dots(list(...), "nobs")
