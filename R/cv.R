@@ -46,8 +46,9 @@
 #' There is no private `lambda.1se`: glmnet's rule reads the minimum of
 #' the validation curve and its standard error, statistics of the
 #' validation records that are not released, and a second private choice
-#' would take budget from `lambda.min`.  `s = "lambda.1se"` is an error
-#' that says so; a neighbouring released penalty such as
+#' would take budget from `lambda.min`.  `s = "lambda.1se"`, like
+#' `s = cvfit$lambda.1se` (which is `NA`), is an error that says so; a
+#' neighbouring released penalty such as
 #' `cvfit$lambda[cvfit$index - 1]` gives a sparser fit at no privacy cost.
 #'
 #' `L` defaults to a bound the fit has already released.  For gaussian
@@ -102,8 +103,10 @@
 #'   `curve = 0`), `cvsd` (the sd of its noise), `cvup`, `cvlo` (`cvm`
 #'   plus and minus `cvsd`, kept in `[0, loss_bound]`), `cvm_noisy` (the
 #'   Gaussian release itself: unbiased, but it can be negative), `nzero`,
-#'   `name` (the loss), `measure` (its `type.measure`), `lambda.min` (or `radius.min`: the private
-#'   choice of the exponential mechanism, not the minimum of `cvm`),
+#'   `name` (the loss), `measure` (its `type.measure`), `lambda.min` (or
+#'   `radius.min`: the private choice of the exponential mechanism, not
+#'   the minimum of `cvm`), `lambda.1se` (or `radius.1se`: `NA`, see
+#'   above; as `s` it gives the error that explains why),
 #'   `index` (its position), `dpsco.fit`
 #'   (the path fitted on the training part), `n_fit` and `n_hold` (the
 #'   public expected sizes of the two parts), `loss_bound` and `privacy`
@@ -244,7 +247,10 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
               name = if (measure == "deviance" && family == "poisson")
                        "Poisson deviance" else measure_names[[measure]],
               measure = measure),
-           stats::setNames(list(lam[index]), paste0(name, ".min")), list(
+           stats::setNames(list(lam[index]), paste0(name, ".min")),
+           # NA, not absent: coef(cvfit, s = cvfit$lambda.1se) is then the
+           # error that explains why there is none, not lambda.min
+           stats::setNames(list(NA_real_), paste0(name, ".1se")), list(
               index = index,
               dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
               loss_bound = bound, call = this_call, privacy = record))
@@ -548,6 +554,8 @@ cv_path <- function(x) {
 # The penalty (or radius) named by s: "lambda.min" ("radius.min") or
 # numbers.  There is no private "lambda.1se": the error says why.
 cv_s <- function(object, s) {
+  if (is.numeric(s) && length(s) == 1L && is.na(s))
+    s <- paste0(cv_path(object)$name, ".1se")   # cvfit$lambda.1se
   if (is.character(s)) {
     path <- cv_path(object)
     ok <- paste0(path$name, ".min")

@@ -380,8 +380,13 @@ test_that("lambda.1se is refused with the reason and what to use instead", {
   d <- cv_data(n = 400)
   set.seed(2)
   cvf <- cv.dpsco(d$x, d$y, nlambda = 4, curve = 0.25)
+  # glmnet users also write s = cvfit$lambda.1se: NA here, the same error
+  # (it used to be NULL, which silently gave lambda.min)
+  expect_identical(cvf$lambda.1se, NA_real_)
   for (f in list(function() coef(cvf, s = "lambda.1se"),
-                 function() predict(cvf, d$x[1:2, ], s = "lambda.1se"))) {
+                 function() predict(cvf, d$x[1:2, ], s = "lambda.1se"),
+                 function() coef(cvf, s = cvf$lambda.1se),
+                 function() predict(cvf, d$x[1:2, ], s = cvf$lambda.1se))) {
     err <- expect_error(f(), class = "dpsco_arg_error")
     expect_identical(err$arg, "s")
     msg <- conditionMessage(err)
