@@ -41,7 +41,7 @@ dpsco <- function(x, ...) UseMethod("dpsco")
 dpsco.formula <- function(x, data, xlev = NULL, ...) {
   fd <- formula_design(x, data, xlev, list(...))
   fit <- dpsco.default(fd$x, fd$y, intercept = fd$intercept, ...)
-  fit$call <- generic_call(match.call(), "dpsco")
+  fit$call <- generic_call(match.call(), "dpsco", formula = TRUE)
   formula_fit(fit, fd)
 }
 
@@ -58,19 +58,19 @@ cv.dpsco <- function(x, ...) UseMethod("cv.dpsco")
 cv.dpsco.formula <- function(x, data, xlev = NULL, ...) {
   fd <- formula_design(x, data, xlev, list(...))
   cv <- cv.dpsco.default(fd$x, fd$y, intercept = fd$intercept, ...)
-  cv$call <- generic_call(match.call(), "cv.dpsco")
+  cv$call <- generic_call(match.call(), "cv.dpsco", formula = TRUE)
   cv$dpsco.fit <- formula_fit(cv$dpsco.fit, fd)
   class(cv) <- c("cv.dpsco_formula", class(cv))
   cv
 }
 
-# A method's matched call as the user wrote it, through the generic (a
-# formula first argument unnamed, as in lm()).
-generic_call <- function(call, name) {
+# A method's matched call as the user wrote it, through the generic; the
+# formula methods' first argument unnamed, as in lm().  (Nothing in the
+# call is evaluated: an argument such as matrix(rnorm(n)) would draw from
+# the generator again.)
+generic_call <- function(call, name, formula = FALSE) {
   call[[1L]] <- as.name(name)
-  if (length(call) > 1L && identical(names(call)[2L], "x") &&
-      inherits(tryCatch(eval(call[[2L]], baseenv()), error = function(e) NULL),
-               "formula"))
+  if (formula && length(call) > 1L && identical(names(call)[2L], "x"))
     names(call)[2L] <- ""
   call
 }

@@ -119,3 +119,20 @@ test_that("deviance() of a formula fit reads new data from a data frame", {
   expect_equal(unname(deviance(ff, newx = te)),
                unname(colSums((te$y - eta)^2)), tolerance = 1e-10)
 })
+
+test_that("the call is recorded without evaluating its arguments again", {
+  # x given as an expression that draws from the generator: recording the
+  # call must not draw again (the fit would no longer follow the seed)
+  y <- seq_len(100) / 100
+  set.seed(3)
+  fit <- dpsco(matrix(stats::rnorm(200), 100, 2), y, method = "none",
+               lambda = 0.1)
+  after <- .Random.seed
+  set.seed(3)
+  x <- matrix(stats::rnorm(200), 100, 2)
+  ref <- dpsco(x, y, method = "none", lambda = 0.1)
+  expect_identical(after, .Random.seed)
+  expect_identical(names(fit$call)[2L], "x")
+  expect_identical(deparse(fit$call[[2L]]),
+                   "matrix(stats::rnorm(200), 100, 2)")
+})
