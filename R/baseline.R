@@ -5,7 +5,8 @@ NULL
 #'
 #' `method = "none"` is the non-private reference of [dpsco()].  When
 #' `iterations` is not given (and no `trace` is asked for, `x` is not
-#' file-backed and has at most 4000 coefficients), its path is
+#' file-backed, has at most 4000 coefficients and, if sparse, a dense copy
+#' of at most 2^26 values), its path is
 #' solved to convergence rather than run for the private methods' fixed
 #' number of steps: at each `lambda`, warm-started from the previous
 #' solution, a proximal Newton method takes the exact full-data gradient
@@ -45,8 +46,11 @@ none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
 # Not with a trace of the steps, a file-backed x, or above the exact
 # d x d Hessian's width limit (the Newton path's).
 baseline_converges <- function(converge, x, intercept, trace_at) {
+  # the solver works on a dense copy of x: a sparse x only while that copy
+  # stays small (512 MB)
   converge && !length(trace_at) && !is_mapped(x) &&
-    ncol(x) + intercept <= curvature_max_d()
+    ncol(x) + intercept <= curvature_max_d() &&
+    (is.matrix(x) || as.double(nrow(x)) * (ncol(x) + 1) <= 2^26)
 }
 
 # dpsco()'s fit of a method that converges: marked so that summary()

@@ -99,3 +99,14 @@ test_that("a converged fit says so; a fixed loop keeps its settings", {
   expect_false(inherits(h, "dpsco_baseline"))
   expect_identical(dim(h$trace$beta), c(3L, 5L, 1L))
 })
+
+test_that("a sparse x converges only while its dense copy stays small", {
+  skip_if_not_installed("Matrix")
+  big <- Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(2e5, 400))
+  small <- Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(2e3, 400))
+  # 2e5 x 401 = 8.02e7 values > 2^26; 2e3 x 401 below
+  expect_false(dpsco:::baseline_converges(TRUE, big, TRUE, integer()))
+  expect_true(dpsco:::baseline_converges(TRUE, small, TRUE, integer()))
+  expect_true(dpsco:::baseline_converges(TRUE, matrix(0, 2e3, 400), TRUE,
+                                         integer()))
+})
