@@ -73,11 +73,11 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
                                                            "dpsco_formula")),
                         newx = newx, s = s, type = "link")
   y <- yy$y
-  dev <- if (fam$name == "poisson") {
-    # the saturated model's log-likelihood is not 0 for counts
-    mu <- exp(eta)
-    2 * colSums(ifelse(y > 0, y * log(y / mu), 0) - (y - mu))
-  } else 2 * colSums(fam$eval_loss(eta, y))
+  # (the saturated model's log-likelihood is not 0 for counts: the unit
+  # deviance of cv.dpsco()'s validation loss)
+  dev <- if (fam$name == "poisson")
+           colSums(record_loss("deviance", y, exp(eta), family = "poisson"))
+         else 2 * colSums(fam$eval_loss(eta, y))
   stats::setNames(dev, colnames(eta))
 }
 

@@ -61,6 +61,20 @@ guarantee_cases <- list(
   `clip, quantile` = list(method = "clip", family = "quantile",
                           args = list(lambda = 1e-9, iterations = 1,
                                       step_size = 1)),
+  `clip, poisson` = list(method = "clip", family = "poisson",
+                         args = list(lambda = 1e-9, iterations = 1,
+                                     step_size = 1)),
+  `holland, poisson, private tuning` = list(
+    method = "holland", family = "poisson", tuning = "private",
+    args = list(nlambda = 2)),
+  # a weight and an offset are part of their record (each record, the
+  # added one too, carries weight 1, the largest allowed, and offset 0.3)
+  `clip, weights and offset` = list(method = "clip", weight = 1, offset = 0.3,
+                                    args = list(lambda = 1e-9, iterations = 1,
+                                                step_size = 1)),
+  `kamath, poisson, private tuning, weights and offset` = list(
+    method = "kamath", family = "poisson", tuning = "private", weight = 1,
+    offset = 0.3, args = list(nlambda = 2)),
   `fw, private tuning` = list(method = "fw", tuning = "private",
                               args = list(radius = 1, iterations = 1)),
   `objective, solver budget 1` = list(
@@ -76,16 +90,22 @@ guarantee_cases <- list(
 guarantee_data <- function(rows, family) {
   big <- if (family == "binomial") 1 else 1e6
   y0 <- rep(big, rows)
-  y1 <- c(y0, if (family == "binomial") 0 else -big)
+  # (a count cannot be negative: the added record's count is 0)
+  y1 <- c(y0, if (family %in% c("binomial", "poisson")) 0 else -big)
   list(x0 = matrix(0, rows, 1), y0 = y0, x1 = matrix(0, rows + 1, 1), y1 = y1)
 }
 
 guarantee_fit <- function(case, name, x, y) {
   method <- case$method %||% name
+  per_record <- list(weights = if (!is.null(case$weight))
+                                 rep(case$weight, nrow(x)),
+                     offset = if (!is.null(case$offset))
+                                rep(case$offset, nrow(x)))
   do.call(dpsco, c(list(x, y, family = case$family %||% "gaussian",
                         method = method, epsilon = case$epsilon %||% guarantee_eps,
                         delta = guarantee_delta, public_n = guarantee_N,
-                        tuning = case$tuning %||% "public"), case$args))
+                        tuning = case$tuning %||% "public"), case$args,
+                   Filter(Negate(is.null), per_record)))
 }
 
 # The released intercept at the first penalty or radius.

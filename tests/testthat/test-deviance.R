@@ -59,3 +59,17 @@ test_that("nobs() is the public number of records", {
   cvf <- cv.dpsco(d$x, d$y, epsilon = 1, public_n = 320)
   expect_identical(nobs(cvf), 320)
 })
+
+test_that("a poisson fit's deviance is glm's Poisson deviance on new data", {
+  set.seed(4)
+  n <- 300
+  x <- matrix(stats::rnorm(n * 3), n, 3)
+  y <- stats::rpois(n, exp(0.3 + 0.5 * x[, 1]))
+  fit <- dpsco(x[1:200, ], y[1:200], family = "poisson", epsilon = 2,
+               nlambda = 3)
+  mu <- predict(fit, x[201:300, ], type = "response")
+  ref <- apply(mu, 2L, function(m)
+    sum(stats::poisson()$dev.resids(y[201:300], m, 1)))
+  expect_equal(unname(deviance(fit, newx = x[201:300, ], newy = y[201:300])),
+               unname(ref), tolerance = 1e-12)
+})
