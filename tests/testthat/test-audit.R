@@ -1159,3 +1159,55 @@ test_that("long audit: objective perturbation stays within its stated epsilon", 
                   a$accounted, a$honest, a$half, a$broken))
   expect_objective_audit(a)
 })
+
+# ---------------------------------------------------------------------------
+# One full-batch gradient release of the engine with the clip oracle on the
+# Poisson residual e^eta - y, with per-record weights and offsets (each part
+# of its record), at the public n: every record of D (n - 1 of them, weight
+# 1/2, offset 0.3) has y = 0 at a start where e^eta is about 1.6e6, so its
+# gradient (r, 0) is clipped to +C; the added record (weight 1, the largest
+# allowed) has y = 1e7 and is clipped to -C.  Honest: the sum over the
+# public n, noise sd z C / n.  Broken: the weighted mean over the realised
+# weight total sum(w) (a count taken on the data), with its noise sd
+# z C / sum(w): the added record moves the other records' mean too.
+poisson_weights_audit <- function(trials) {
+  set.seed(20261302)
+  n <- 30
+  C <- 1
+  x0 <- matrix(0, n - 1, 1)
+  x1 <- matrix(0, n, 1)
+  y0 <- rep(0, n - 1)
+  y1 <- c(y0, 1e7)
+  w0 <- rep(0.5, n - 1)
+  w1 <- c(w0, 1)
+  z <- dp_noise_multiplier(audit_eps_target, audit_delta, 1, 1)
+  oracle <- dpsco:::oracle_setup("clip", dpsco_control(clip = C), n, 2,
+                                 audit_eps_target, audit_delta)
+  beta <- c(14, 0)
+  release <- function(x, y, w, m, sd) function()
+    .Call(dpsco:::C_dpsco_release, x, y,
+          c(utils::modifyList(oracle, list(m = m)),
+            dpsco:::family_settings("poisson"),
+            list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L,
+                 weights = w, offsets = rep(0.3, length(y)))), beta)
+  effect <- c(-C / n, 0)
+  shift <- release(x1, y1, w1, n, 0)() - release(x0, y0, w0, n, 0)()
+  sd <- z * oracle$sensitivity
+  broken <- function(x, y, w) release(x, y, w, sum(w), z * C / sum(w))
+  list(effect = effect, shift = shift, sensitivity = oracle$sensitivity,
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_releases(release(x0, y0, w0, n, sd),
+                               release(x1, y1, w1, n, sd), unit(effect),
+                               trials, audit_delta),
+       broken = audit_releases(broken(x0, y0, w0), broken(x1, y1, w1),
+                               unit(effect), trials, audit_delta))
+}
+
+test_that("quick audit: a weighted poisson gradient step stays within its epsilon", {
+  a <- poisson_weights_audit(trials = 4000)
+  # the added record moves the release by its clipped gradient over n,
+  # exactly (the others' weights of 1/2 do not matter once clipped)
+  expect_equal(a$shift, a$effect, tolerance = 1e-12)
+  expect_equal(sqrt(sum(a$effect^2)), a$sensitivity, tolerance = 1e-12)
+  expect_audit(a$honest, a$broken, a$accounted)
+})
