@@ -126,7 +126,7 @@
 #' summary(cvfit)
 #' @export
 cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
-                                                "quantile"),
+                                                "multinomial", "quantile"),
                              method = NULL, epsilon = 1, delta = NULL,
                              public_n = NULL, holdout = 0.2,
                              type.measure = NULL, curve = 0, loss_bound = NULL,

@@ -623,7 +623,7 @@
 #' @rdname dpsco
 #' @export
 dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
-                                           "quantile"),
+                                           "multinomial", "quantile"),
                   method = NULL,
                   epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
                   nlambda = NULL,
@@ -731,6 +731,10 @@ max_threads <- function() .Call(C_dpsco_max_threads)
 new_dpsco <- function(res, x, lambda, intercept, call, family, method,
                       classnames, settings, privacy, trace_at, std, nobs,
                       path, support = NULL) {
+  if (identical(family, "multinomial"))
+    return(new_dpsco_multinomial(res, x, lambda, intercept, call, method,
+                                 classnames, settings, privacy, std, nobs,
+                                 support))
   p <- ncol(x)
   vars <- colnames(x) %||% paste0("V", seq_len(p))
   lam_names <- paste0("s", seq_along(lambda) - 1L)
@@ -775,6 +779,52 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
               offset = isTRUE(res$offset))
   out$support <- support  # (no element when NULL)
   structure(out, class = c(paste0("dpsco_", path), "dpsco"))
+}
+
+# A multinomial path as glmnet returns one: `a0` a K x nlambda matrix of
+# intercepts, centred to sum to 0 over the classes (post-processing: the
+# probabilities do not change), `beta` a list of K p x nlambda matrices
+# named by the classes, `dfmat` each class's non-zeros and `df` the number
+# of features with a non-zero in any class.
+new_dpsco_multinomial <- function(res, x, lambda, intercept, call, method,
+                                  classnames, settings, privacy, std, nobs,
+                                  support) {
+  p <- ncol(x)
+  nclass <- length(classnames)
+  d <- p + intercept
+  vars <- colnames(x) %||% paste0("V", seq_len(p))
+  lam_names <- paste0("s", seq_along(lambda) - 1L)
+  blocks <- function(b) lapply(seq_len(nclass), function(k) {
+    bk <- b[(k - 1L) * d + seq_len(d), , drop = FALSE]
+    sp <- if (intercept) list(a0 = bk[1L, ], beta = bk[-1L, , drop = FALSE])
+          else list(a0 = rep(0, ncol(bk)), beta = bk)
+    sp <- unstandardize_split(sp, std)
+    dimnames(sp$beta) <- list(vars, lam_names)
+    sp
+  })
+  sp <- blocks(res$beta)
+  a0 <- do.call(rbind, lapply(sp, `[[`, "a0"))
+  a0 <- a0 - rep(colMeans(a0), each = nclass)
+  dimnames(a0) <- list(classnames, lam_names)
+  beta <- stats::setNames(lapply(sp, `[[`, "beta"), classnames)
+  if (!all(is.finite(a0)) || !all(vapply(beta, function(b) all(is.finite(b)), TRUE)))
+    warning("the iterates diverged (non-finite coefficients); use a smaller ",
+            "step_size or rescale x", call. = FALSE)
+  dfmat <- do.call(rbind, lapply(beta, function(b) colSums(b != 0)))
+  dimnames(dfmat) <- list(classnames, lam_names)
+  if (!is.null(support))
+    support$beta_raw <- stats::setNames(lapply(blocks(support$raw),
+                                               `[[`, "beta"), classnames)
+  out <- list(a0 = a0, beta = beta, lambda = lambda,
+              df = colSums(Reduce(`|`, lapply(beta, function(b) b != 0))),
+              dfmat = dfmat, dim = c(p, length(lambda)), nobs = nobs,
+              family = "multinomial", method = method, intercept = intercept,
+              call = call, settings = settings, privacy = privacy,
+              standardize = std[c("mode", "center", "scale")],
+              x_range = std$range, classnames = classnames, trace = NULL,
+              offset = FALSE)
+  out$support <- support
+  structure(out, class = c("dpsco_multinomial", "dpsco_lambda", "dpsco"))
 }
 
 unstandardize_split <- function(sp, std) {

@@ -18,8 +18,15 @@
 #' for one record sums over its risk set, the other records still at risk,
 #' so one record added or removed changes the gradient terms of many
 #' others; the add/remove sensitivity analysis of the gradient oracles,
-#' which bounds one record's own term, does not apply.  `"mgaussian"` and
-#' `"multinomial"` are not fitted either.
+#' which bounds one record's own term, does not apply.  `"mgaussian"` is
+#' not fitted either.
+#'
+#' **Multinomial.**  `family = "multinomial"` (a name only: the stats
+#' package has no multinomial family object) fits glmnet's symmetric
+#' multinomial model, one coefficient vector per class, each penalised.
+#' The classes are y's declared factor levels (a level absent from the data
+#' keeps its coefficients and its probability); a y that is not a factor is
+#' an error, since its classes would be read from the data.
 #'
 #' **Binomial counts.**  glmnet takes a two-column matrix of (successes,
 #' failures) for the binomial family.  Here the unit of privacy is the
@@ -75,7 +82,7 @@ family_arg <- function(family) {
               "record changes the terms of many others, and the add/remove ",
               "sensitivity bound of the gradient oracles does not hold.")
   if (is.character(family) && length(family) == 1L &&
-      family %in% c("mgaussian", "multinomial"))
+      family %in% "mgaussian")
     arg_error("family", "= \"", family, "\" is not available; the families ",
               "are ", paste0("\"", names(family_codes), "\"", collapse = ", "),
               ".")

@@ -4,7 +4,8 @@
 # passes records takes these fields from family_settings(), so a new family
 # is added here and in family.c only.
 
-family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L)
+family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L,
+                  multinomial = 4L)
 # "moreau" is not a kernel: code 4 selects the Moreau envelope of the check
 # loss (dpsco_control(smoothing = "moreau")) instead of a convolution
 kernel_codes <- c(gaussian = 0L, logistic = 1L, uniform = 2L,
@@ -13,10 +14,11 @@ kernel_codes <- c(gaussian = 0L, logistic = 1L, uniform = 2L,
 # Fields of the engine's settings list for `family`; `tau`, `bandwidth` and
 # `kernel` matter for "quantile" only.  `kernel` is a name of kernel_codes.
 family_settings <- function(family, tau = NULL, bandwidth = NULL,
-                            kernel = NULL) {
+                            kernel = NULL, nclass = 1L) {
   list(family = family_codes[[family]], tau = as.double(tau %||% 0.5),
        bandwidth = as.double(bandwidth %||% 1),
-       kernel = kernel_codes[[kernel %||% "gaussian"]])
+       kernel = kernel_codes[[kernel %||% "gaussian"]],
+       nclass = as.integer(nclass))
 }
 
 # The same fields from a fitted model's `quantile` element (NULL for the
@@ -45,7 +47,8 @@ check_tau <- function(tau, family) {
 # as_family() from the user's arguments, by family_object() from a name and
 # quantile options as stored in a fit or a problem list, and by
 # prob_family() from a problem list.  Fields:
-#   name           "gaussian", "binomial", "poisson" or "quantile"
+#   name           "gaussian", "binomial", "poisson", "multinomial" or
+#                  "quantile"
 #   label          the family as print() names it (with tau for quantile)
 #   model          the model as summary() names it
 #   code, settings the engine's family code and settings fields
@@ -78,9 +81,16 @@ check_tau <- function(tau, family) {
 #   null_risk_bound(offset)  a bound on the mean loss at w = 0 that holds
 #                  for every y, or NULL when there is none
 #   inverse_link(eta) the response predict() gives
-#   classes        TRUE when the response is a class label (0/1)
+#   classes        TRUE when the response is a class label (0/1, or 0 to
+#                  K - 1 for multinomial)
+#   multi          TRUE when the model has one predictor per class
+#                  (multinomial: eta is then an n x K matrix, and a
+#                  residual one row of K per record)
 #   start(centre, n)  the starting intercept from a released centre of y
-#                  on the response scale, n the public size
+#                  on the response scale, n the public size (multinomial:
+#                  the K intercepts from the released class shares)
+#   centre_release(y, z, n)  the family's own release of the centre
+#                  (multinomial: the class shares), NULL for the others
 #   measures       the validation measures of cv.dpsco(), the default first
 #   radius_top     the largest default radius of the constraint methods
 #   null_residual(x, y, intercept, unpenalised)
@@ -94,7 +104,10 @@ check_tau <- function(tau, family) {
 #                  sd, the bound] (poisson: a mean count; NULL otherwise)
 #   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
 #                  second moment at the start b0 (the private curvature's
-#                  weight)
+#                  weight; b0 the start's intercepts, one per class for
+#                  multinomial)
+#   class_scale(b0, intercept)  multinomial: each class's curvature at b0
+#                  as a multiple of start_curvature()
 #   model_step     the default step of the Newton path's quadratic model
 #   net_offset(y, offset)  y net of per-record offsets, on the response
 #                  scale, whose bound and centre the private settings
@@ -283,6 +296,94 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              model_step = 1, y_settings = quantile_settings)
 }
 
+# softmax of the rows of eta (a matrix, or a vector of one row), by the
+# largest entry so that nothing overflows.
+softmax_rows <- function(eta) {
+  if (!is.matrix(eta)) eta <- matrix(eta, 1L)
+  e <- exp(eta - apply(eta, 1L, max))
+  e / rowSums(e)
+}
+
+# The n x K indicators of y's classes, coded 0 to K - 1.
+class_indicators <- function(y, K) {
+  out <- matrix(0, length(y), K)
+  out[cbind(seq_along(y), y + 1L)] <- 1
+  out
+}
+
+# The multinomial (softmax) model of K classes, glmnet's "multinomial"
+# with its symmetric parametrisation: one coefficient block per class,
+# each penalised.  Its per-record gradient r_i (x) (1, x_i) has
+# r_i = softmax(eta_i) - e_(y_i), of norm at most sqrt(2), and its Hessian
+# (diag(p) - p p') (x) (1, x)(1, x)' is at most 1/2 times the rows' second
+# moment (diag(p) - p p' <= I / 2).  Functions of eta take an n x K matrix
+# (or a K vector standing for every row); y is coded 0 to K - 1.
+family_multinomial <- function(nclass = NULL) {
+  # the class shares at b0 (the intercepts; equal without intercept)
+  shares <- function(b0, intercept)
+    if (intercept) drop(softmax_rows(b0)) else rep(1 / length(b0), length(b0))
+  # Gershgorin: diag(p) - p p' <= diag(2 p (1 - p)), each at most 1/2
+  class_curvature <- function(b0, intercept) {
+    pr <- shares(b0, intercept)
+    pmin(2 * pr * (1 - pr), 1 / 2)
+  }
+  loss <- function(eta, y) {
+    if (!is.matrix(eta)) eta <- matrix(eta, length(y), length(eta), byrow = TRUE)
+    top <- apply(eta, 1L, max)
+    top + log(rowSums(exp(eta - top))) - eta[cbind(seq_along(y), y + 1L)]
+  }
+  new_family("multinomial", label = "multinomial",
+             model = "multinomial logistic", nclass = nclass,
+             settings = family_settings("multinomial", nclass = nclass %||% 2L),
+             multi = TRUE,
+             residual = function(eta, y) {
+               pr <- softmax_rows(eta)
+               ind <- class_indicators(y, ncol(pr))
+               if (nrow(pr) == 1L) pr <- pr[rep(1L, length(y)), , drop = FALSE]
+               pr - ind
+             },
+             loss = loss, eval_loss = loss,
+             curvature = 1 / 2, step_curvature = 0.5,
+             bounded = TRUE, slope_bound = sqrt(2),
+             residual_bound = function(error_bound) sqrt(2),
+             clip_bounds_error = TRUE, quadratic = FALSE,
+             null_risk_bound = function(offset) log(nclass %||% 2L),
+             inverse_link = softmax_rows, classes = TRUE,
+             # the log shares kept off 0 by 1 / (n + 2), centred (the
+             # symmetric parametrisation's intercepts sum to 0)
+             start = function(centre, n) {
+               b <- log(pmax(centre, 1 / (n + 2)))
+               b - mean(b)
+             },
+             # the shares of the K classes: the sum of the indicators over
+             # the public n, one record moving it by e_(y_i), of norm 1
+             centre_release = function(y, z, n) {
+               # K is the number of declared classes, never read from y
+               est <- tabulate(y + 1L, nclass) / n
+               sens <- 1 / n
+               if (noise_secure() && z > 0)
+                 est <- secure_values(est, z, sens)
+               else est <- est + z * sens * stats::rnorm(nclass)
+               list(estimate = est, noise_sd = z * sens, sensitivity = sens)
+             },
+             measures = c("deviance", "class"), radius_top = 1000,
+             null_residual = function(x, y, intercept, unpenalised) {
+               ind <- class_indicators(y, nclass)
+               if (!intercept) return(ind - 1 / ncol(ind))
+               ind - rep(colMeans(ind), each = nrow(ind))
+             },
+             link = function(mean) log(mean) - mean(log(mean)),
+             centre_range = function(y_bound) c(0, 1),
+             start_curvature = function(b0, intercept, quant)
+               max(class_curvature(b0, intercept)),
+             class_scale = function(b0, intercept) {
+               cc <- class_curvature(b0, intercept)
+               cc / max(cc)
+             },
+             net_offset = function(y, offset) y,
+             model_step = 1, y_settings = NULL)
+}
+
 # The family of dpsco() and cv.dpsco() from the user's arguments, with
 # their checks: tau for "quantile" only (check_tau()), and the quantile
 # options from `control` (bandwidth, kernel, smoothing), the bandwidth
@@ -312,13 +413,18 @@ family_object <- function(family, quant = NULL) {
     gaussian = family_gaussian(),
     binomial = family_binomial(),
     poisson = family_poisson(),
+    multinomial = family_multinomial(quant$nclass),
     quantile = family_quantile(quant$tau %||% 0.5,
                                quant$smoother %||% "gaussian", quant$kernel,
                                quant$bandwidth))
 }
 
 # The family of a fitted model.
-fit_family <- function(fit) family_object(fit$family, fit$settings$quantile)
+fit_family <- function(fit) {
+  if (identical(fit$family, "multinomial"))
+    return(family_multinomial(length(fit$classnames)))
+  family_object(fit$family, fit$settings$quantile)
+}
 
 # The family of a problem list as the fitting functions receive it:
 # `family` an object, or a name with, for "quantile", the options in

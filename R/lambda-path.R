@@ -37,6 +37,17 @@ lambda_path <- function(spec, a) {
   tuned <- a$tuned
   intercept <- a$intercept
   disjoint <- isTRUE(spec$disjoint)
+  # a multinomial model has one block of p + intercept coefficients per
+  # declared class; everything the oracles and the noise see has K of them
+  multi <- family == "multinomial"
+  nclass <- if (multi) length(a$classnames) else 1L
+  if (multi) {
+    if (!is.null(a$offset))
+      arg_error("offset", "is not available for the multinomial family.")
+    if (is_mapped(x))
+      arg_error("x", "is file-backed; a multinomial fit needs x in memory ",
+                "(a matrix or a dgCMatrix).")
+  }
   oracle_name <- spec$gradient_oracle %||% spec$name
   private <- method_spec(oracle_name)$oracle$private
   if (!is.null(a$radius))
@@ -105,6 +116,7 @@ lambda_path <- function(spec, a) {
               is.null(iterations) && !tuned && !disjoint)
   steps <- as.integer(steps)
   d <- p + intercept
+  dd <- nclass * d  # coordinates of every release
   if (optimizer == "newton" && wide)
     arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
               "d = ", d, " is above its limit of ", curvature_max_d(),
@@ -112,6 +124,8 @@ lambda_path <- function(spec, a) {
   step_size <- a$step_size
   if (!is.null(step_size)) check_number(step_size, "step_size", 0)
   trace_at <- check_trace(a$trace, steps)
+  if (multi && length(trace_at))
+    arg_error("trace", "is not available for the multinomial family.")
   threads <- check_count(a$threads, "threads", 1, 64)
   output <- spec$output %||% control$output %||% if (tuned) "tail" else "average"
   step_scale <- spec$step_scale %||% 1
@@ -125,13 +139,14 @@ lambda_path <- function(spec, a) {
   fixed <- if (is.null(std$part)) list() else list(std$part)
   if (tuned) {
     z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
-    tn <- tune_private(x, a$y, family, spec$truncation, optimizer, intercept,
+    tn <- tune_private(x, a$y, if (multi) family_multinomial(nclass) else family,
+                       spec$truncation, optimizer, intercept,
                        z1, step_size, control, quant = quant, n = n,
                        weights = a$weights, offset = a$offset)
     quant <- tn$quant
     x <- tn$x
     std <- add_bounds(std, tn$bound)
-    control <- equal_noise_oracle(oracle_name, control, tn$clip, d, m)
+    control <- equal_noise_oracle(oracle_name, control, tn$clip, dd, m)
     step_size <- if (is.null(step_size)) tn$step_size * step_scale
                  else tn$step_size
     fixed <- c(fixed, tn$parts)
@@ -148,7 +163,7 @@ lambda_path <- function(spec, a) {
   opt_share <- 1 - (std$part$share %||% 0)
   eps_run <- opt_share * epsilon / nlam
   delta_run <- opt_share * delta / nlam
-  oracle <- oracle_setup(oracle_name, control, m, d, eps_run, delta_run)
+  oracle <- oracle_setup(oracle_name, control, m, dd, eps_run, delta_run)
   # a privately tuned path first releases the gradient at its starting
   # point: its largest coordinate sets the grid, and the Newton path reuses
   # it as its first step
@@ -164,12 +179,12 @@ lambda_path <- function(spec, a) {
        else calibrate_noise(fixed, q, releases, epsilon, delta)
   # the secure release rounds to a grid, whose step is inside its
   # sensitivity (and so in its noise sd)
-  noise <- if (a$secure && z > 0) secure_gaussian(z, oracle$sensitivity, d)
+  noise <- if (a$secure && z > 0) secure_gaussian(z, oracle$sensitivity, dd)
            else list(sd = z * oracle$sensitivity, grid = 0,
                      sensitivity = oracle$sensitivity)
 
   settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
-                                        quant$smoother), list(
+                                        quant$smoother, nclass), list(
     intercept = as.integer(intercept),
     noise_sd = noise$sd, noise_grid = noise$grid,
     rate = if (disjoint) m / n else q, steps = steps,
@@ -180,7 +195,7 @@ lambda_path <- function(spec, a) {
     penalty_factor = pf, threads = threads, disjoint = as.integer(disjoint)),
     # each record's weight and offset, read with its record by the engine
     compact(list(weights = a$weights, offsets = a$offset)))
-  beta0 <- if (tuned) tn$beta0 else rep(0, d)
+  beta0 <- if (tuned) tn$beta0 else rep(0, dd)
   if (first_release) {
     # (disjoint blocks: a clipped mean of every record, sensitivity C / n)
     g0 <- .Call(C_dpsco_release, x, a$y,
@@ -195,14 +210,16 @@ lambda_path <- function(spec, a) {
     lmr <- a$lambda.min.ratio %||% if (tuned) 1e-3 else if (n < p) 0.01 else 1e-4
     check_number(lmr, "lambda.min.ratio", 0, 1)
     if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
-    lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr)
+    lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr,
+                                       nclass)
               else lambda_grid(oracle$bound, x, a$y, family, private, alpha,
                                pf, intercept, nlam, lmr, quant$tau,
-                               a$weights, a$offset)
+                               a$weights, a$offset, nclass)
   }
   if (optimizer == "newton") {
     settings$curvature <- tn$curvature
     settings$memory <- control$memory
+    if (multi) settings$class_scale <- tn$class_scale
   }
   # a method that solves to convergence does so unless iterations is given
   if (isTRUE(spec$converges)) settings$converge <- is.null(iterations)
@@ -213,8 +230,12 @@ lambda_path <- function(spec, a) {
   # (post-processing of released values: R/support.R)
   curv <- if (tuned && !is.null(tn$curvature))
             structure(tn$curvature, eigen = tn$curvature_eigen)
-  sup <- apply_support(res$beta, control, noise$sd, optimizer, step_size,
-                       curv, steps, output, intercept, pf)
+  sup <- if (multi)
+           apply_support_classes(res$beta, control, noise$sd, optimizer,
+                                 step_size, curv, steps, output, intercept,
+                                 pf, settings$class_scale %||% rep(1, nclass))
+         else apply_support(res$beta, control, noise$sd, optimizer, step_size,
+                            curv, steps, output, intercept, pf)
   res$beta <- sup$beta
   # the records' weights and offsets are data: only whether they were
   # given is kept (predict() then needs newoffset)

@@ -8,14 +8,17 @@
 
 lambda_grid <- function(bound, x, y, family, private, alpha, pf, intercept,
                         nlambda, lambda.min.ratio, tau = 0.5, weights = NULL,
-                        offset = NULL) {
+                        offset = NULL, nclass = 1L) {
   a <- max(alpha, 1e-3)  # as glmnet: ridge paths start from alpha = 0.001
   if (!private) {
     # non-private baseline: glmnet's data-driven lambda_max, the largest
     # gradient at the fit of the unpenalised terms alone
-    r <- null_residual(x, y, family, intercept, pf == 0, tau, weights, offset)
+    r <- as.matrix(null_residual(x, y, family, intercept, pf == 0, tau,
+                                 weights, offset, nclass))
     r[abs(r) <= 1e-10 * max(1, abs(y))] <- 0  # rounding of an exact fit
-    grad <- abs(design_crossprod(x, r)) / nrow(x)
+    # the largest over the classes of a multinomial's gradient blocks
+    grad <- do.call(pmax, lapply(seq_len(ncol(r)), function(k)
+      abs(design_crossprod(x, r[, k])))) / nrow(x)
     lmax <- max(grad[pf > 0] / pf[pf > 0]) / a
     if (lmax <= 0) lmax <- 1
   } else {
@@ -34,8 +37,11 @@ log_grid <- function(lmax, nlambda, ratio) {
 # gradient released at the starting point, the smallest penalty at which
 # every penalised coefficient would stay at 0 for that gradient, down to
 # lmr times it (post-processing of that release).
-released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
-  g <- abs(g0[seq_along(pf) + intercept])
+released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr,
+                          nclass = 1L) {
+  # per feature, the largest over a multinomial's class blocks
+  blocks <- matrix(g0, ncol = nclass)
+  g <- apply(abs(blocks[seq_along(pf) + intercept, , drop = FALSE]), 1L, max)
   pen <- pf > 0
   lmax <- if (any(pen)) max(g[pen] / pf[pen]) / max(alpha, 1e-3) else 1
   if (!(lmax > 0) || !is.finite(lmax)) lmax <- 1
@@ -46,8 +52,21 @@ released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr) {
 # (intercept and columns with penalty factor 0); non-private use only.
 # `family`: a family object, or a name (with `tau` for "quantile").
 null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5,
-                          weights = NULL, offset = NULL) {
-  fam <- family_object(family, list(tau = tau))
+                          weights = NULL, offset = NULL, nclass = 1L) {
+  fam <- family_object(family, list(tau = tau, nclass = nclass))
+  if (isTRUE(fam$multi)) {
+    # the intercept-only fit (the class shares); columns left unpenalised
+    # would need a multinomial glm, which base R does not have
+    if (any(unpenalised))
+      arg_error("penalty.factor", "of 0 (an unpenalised column) is not ",
+                "available for a multinomial fit whose lambda grid is ",
+                "taken from the data; give lambda.")
+    if (is.null(weights)) return(fam$null_residual(x, y, intercept, unpenalised))
+    ind <- class_indicators(y, nclass)
+    shares <- if (intercept) colSums(weights * ind) / sum(weights)
+              else rep(1 / nclass, nclass)
+    return(weights * (ind - rep(shares, each = length(y))))
+  }
   if (is.null(weights) && is.null(offset))
     return(fam$null_residual(x, y, intercept, unpenalised))
   # weighted, beside the offsets: glm's fit of the unpenalised terms (the

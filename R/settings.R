@@ -254,10 +254,14 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   cu <- if (p + intercept <= curvature_max_d())
           curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
                             quant, intercept, control, st, weights)
-        else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept)
+        else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept,
+                                 p + intercept)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, curvature_eigen = cu$eigen,
+              class_scale = if (isTRUE(fam$multi))
+                fam$class_scale(start_intercepts(ce$beta0, fam, p + intercept,
+                                                 intercept), intercept),
               step_size = eta, parts = st$parts,
               released = st$released, public = st$public))
 }
@@ -324,10 +328,24 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
 # link scale (binomial) or the quantile family's released centre.
 centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
                            ctl, p, st) {
-  beta0 <- rep(0, p + intercept)
+  nclass <- fam$nclass %||% 1L
+  beta0 <- rep(0, (p + intercept) * nclass)
   if (!intercept) return(list(beta0 = beta0))
   out <- list()
-  if (is.null(fam$centre_range)) {
+  if (!is.null(fam$centre_release)) {
+    if (!is.null(ctl$center))
+      arg_error("control", "$center does not apply to the multinomial ",
+                "family: its start is the released class shares.")
+    # the family's own release (multinomial: the K class shares), kept in
+    # [0, 1] (post-processing)
+    z <- part_multiplier(st$z1, st$shares[["centre"]])
+    rel <- fam$centre_release(y, z, st$n)
+    centre <- pmin(pmax(rel$estimate, 0), 1)
+    out$parts <- list(settings_part(
+      st, "centre", z, 1, rel$sensitivity,
+      "Gaussian: shares of the classes of y",
+      paste("class shares", range_text(centre))))
+  } else if (is.null(fam$centre_range)) {
     # released by the family's own settings of y
     centre <- quant$centre / y_scale
   } else if (!is.null(ctl$center)) {
@@ -350,8 +368,20 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
              fmt3(rng[2L]), "]"), paste("centre of y", fmt3(centre))))
   }
   out$released <- list(centre = centre)
-  beta0[1L] <- fam$start(centre, st$n)
+  beta0[intercept_positions(p + intercept, nclass)] <- fam$start(centre, st$n)
   c(out, list(beta0 = beta0))
+}
+
+# Where the intercepts of nclass blocks of d coefficients sit.
+intercept_positions <- function(d, nclass = 1L) seq(1L, by = d, length.out = nclass)
+
+# The start's intercepts (one per class for multinomial; the first
+# coefficient otherwise, whatever it is), as the family's functions of b0
+# take them.
+start_intercepts <- function(beta0, fam, d, intercept) {
+  if (!isTRUE(fam$multi)) return(beta0[1L])
+  nclass <- length(beta0) / d
+  if (intercept) beta0[intercept_positions(d, nclass)] else rep(0, nclass)
 }
 
 # Step 3, the truncation levels: the clipping level C (a quantile of
@@ -368,7 +398,11 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
   resid <- if (need_clip) {
-    r <- fam$residual(beta0[1L] + (offset %||% 0), y)
+    r <- if (isTRUE(fam$multi))
+           # a multinomial record's residual vector enters by its norm
+           sqrt(rowSums(fam$residual(start_intercepts(beta0, fam, d,
+                                                      intercept), y)^2))
+         else fam$residual(beta0[1L] + (offset %||% 0), y)
     if (is.null(weights)) r else weights * r
   }
   rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
@@ -416,7 +450,8 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
                           z, row_bound, st$n, w_norm, intercept, weights)
   # the loss's curvature at beta0 (the family's)
-  weight <- fam$start_curvature(beta0[1L], intercept, quant)
+  weight <- fam$start_curvature(start_intercepts(beta0, fam, d, intercept),
+                                intercept, quant)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
@@ -438,8 +473,9 @@ curvature_max_d <- function() getOption("dpsco.curvature_max_d", 4000L)
 # rows clipped to the row bound B_H is at most its trace, the mean squared
 # row norm, so at most B_H^2; times the loss's curvature at beta0 it bounds
 # the curvature the step needs, at no cost in privacy.
-row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept) {
-  weight <- fam$start_curvature(beta0[1L], intercept, quant)
+row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept, d) {
+  weight <- fam$start_curvature(start_intercepts(beta0, fam, d, intercept),
+                                intercept, quant)
   list(curvature = NULL, top = weight * row_bound^2,
        public = sprintf(paste("no curvature released (d above %d): the step",
                               "from the row bound"), curvature_max_d()))

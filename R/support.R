@@ -121,3 +121,41 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
                        structure(curvature, eigen = NULL),
                      memory = memory, steps = steps, output = output))
 }
+
+# The rule on a multinomial path: each class's block of d coefficients
+# has the Newton model A class_scale[c] / eta, i.e. the step
+# eta / class_scale[c] on A (src/newton.c), and the same noise, which
+# give each coefficient its sd; a feature is then kept in all classes or
+# zeroed in all, as a multinomial lasso selects variables.  The record
+# stacks the blocks as the path does.
+apply_support_classes <- function(beta, control, noise_sd, optimizer,
+                                  step_size, curvature, steps, output,
+                                  intercept, pf, class_scale) {
+  nclass <- length(class_scale)
+  d <- nrow(beta) / nclass
+  parts <- lapply(seq_len(nclass), function(k) {
+    rows <- (k - 1L) * d + seq_len(d)
+    apply_support(beta[rows, , drop = FALSE], control, noise_sd, optimizer,
+                  step_size / class_scale[k], curvature, steps, output,
+                  intercept, pf)
+  })
+  out <- list(beta = beta, record = parts[[1L]]$record)
+  if (is.null(out$record)) return(out)
+  sd <- do.call(rbind, lapply(parts, function(r) r$record$sd))
+  # a feature is kept in every class, or in none: it is in the model when
+  # any class's coefficient stands out of that class's noise
+  level <- control$support_level
+  rows <- which(pf > 0) + intercept
+  keep <- Reduce(`|`, lapply(seq_len(nclass), function(k) {
+    r <- (k - 1L) * d + rows
+    abs(beta[r, , drop = FALSE]) > level * sd[r, , drop = FALSE]
+  }))
+  for (k in seq_len(nclass)) {
+    r <- (k - 1L) * d + rows
+    out$beta[r, ][!keep] <- 0
+  }
+  out$record$sd <- sd
+  out$record$raw <- beta
+  out$record$step_size <- step_size / class_scale
+  out
+}

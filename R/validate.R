@@ -167,6 +167,9 @@ check_x <- function(x, arg = "x", min_rows = 2L) {
 
 # Returns list(y = numeric 0/1 or real, classnames = NULL or the two levels).
 # `family`: a family object or its name.
+# The most classes of a multinomial fit (src/dpsco.h, MAX_CLASSES).
+max_classes <- 256L
+
 check_y <- function(y, n, family) {
   fam <- family_object(family)
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
@@ -176,6 +179,21 @@ check_y <- function(y, n, family) {
   if (length(y) != n)
     arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
   classnames <- NULL
+  if (isTRUE(fam$multi)) {
+    # the classes are the factor's declared levels (public); values or
+    # labels of another type would name classes read from the data
+    if (!is.factor(y))
+      arg_error("y", "must be a factor for the multinomial family: its ",
+                "levels declare the classes (e.g. factor(y, levels = ",
+                "c(\"a\", \"b\", \"c\"))), which a ", class(y)[1L],
+                " would take from the values present.")
+    if (anyNA(y)) arg_error("y", "contains missing values.")
+    if (nlevels(y) < 2L || nlevels(y) > max_classes)
+      arg_error("y", "must declare between 2 and ", max_classes,
+                " classes for the multinomial family; it has ", nlevels(y),
+                ".")
+    return(list(y = as.double(as.integer(y) - 1L), classnames = levels(y)))
+  }
   if (fam$classes) {
     # a character y would take its classes from the values present, which
     # the fit would then report (in its class names, or in an error when

@@ -11,7 +11,8 @@
  *                     per-record block labels of one-pass methods
  *   pass.c            one step's pass over its batch, in fixed chunks
  *   family.c          per-record loss derivative (gaussian, binomial,
- *                     convolution-smoothed quantile)
+ *                     poisson, convolution-smoothed quantile; the
+ *                     multinomial's vector of derivatives)
  *   oracle.c          accumulate/finish dispatch shared by all oracles
  *   oracle_clip.c     Algorithm 1: per-record L2 clipping
  *   oracle_kamath.c   Algorithm 3: clipped group means, coordinate median
@@ -53,7 +54,10 @@
 #define RECORD_ALLOC(n, type) ((type *) R_alloc((n) > 0 ? (size_t) (n) : 1, sizeof(type)))
 
 enum { FAMILY_GAUSSIAN = 0, FAMILY_BINOMIAL = 1, FAMILY_QUANTILE = 2,
-       FAMILY_POISSON = 3 };
+       FAMILY_POISSON = 3, FAMILY_MULTINOMIAL = 4 };
+/* The most classes a multinomial fit has: a record's residual vector then
+ * fits on the stack of the pass. */
+#define MAX_CLASSES 256
 enum { KERNEL_GAUSSIAN = 0, KERNEL_LOGISTIC = 1, KERNEL_UNIFORM = 2,
        KERNEL_EPANECHNIKOV = 3,
        KERNEL_MOREAU = 4 };  /* not a kernel: the check loss's Moreau envelope */
@@ -153,6 +157,7 @@ typedef struct {
     int kernel;        /* quantile: KERNEL_* of the convolution smoothing */
     double tau;        /* quantile: level in (0, 1) */
     double h;          /* quantile: bandwidth > 0 */
+    int nclass;        /* multinomial: the number of classes K (1 otherwise) */
 } loss_family;
 
 double glm_residual(const loss_family *f, double eta, double y);
@@ -162,6 +167,10 @@ struct fit_problem_s;
  * pass calls this one function, so a weight and an offset travel with
  * their record whatever the storage of x. */
 double record_residual(const struct fit_problem_s *pr, int i, double eta);
+/* The multinomial's: with eta[c] = x_i'beta_c for the K classes, r[c] is
+ * record i's weight times softmax(eta)_c - [y_i = c]. */
+void record_residuals(const struct fit_problem_s *pr, int i,
+                      const double *eta, double *r);
 
 /* ---- oracles -------------------------------------------------------- */
 /* Every per-record gradient has the form g = r * (1, x) (intercept) or
@@ -175,7 +184,9 @@ typedef struct holland_table holland_table;
 
 typedef struct {
     int kind;
-    int dim;           /* gradient dimension = p + has_intercept */
+    int dim;           /* gradient dimension = nclass * width */
+    int width;         /* one record's (one class's) part: p + has_int */
+    int nclass;        /* multinomial: K blocks of width, one per class */
     int has_int;
     double m;          /* expected batch size: every estimator divides by it */
     double clip;       /* clip: per-record L2 bound C */
@@ -194,6 +205,8 @@ typedef struct {
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
                   double clip, double rho, int k, double s, double nu,
                   int exact, int nchunks);
+/* Make o a multinomial's oracle of nclass blocks (after oracle_setup()). */
+void oracle_classes(oracle_state *o, int nclass);
 void oracle_reset(oracle_state *o);
 void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
                 double norm, double xmax, int label);
@@ -204,6 +217,15 @@ void oracle_add_sparse(const oracle_state *o, double *acc, double r,
                        const double *v, const int *j, int nz, double norm,
                        double xmax, int label);
 void oracle_finish(oracle_state *o, double *est);
+/* A multinomial record's contribution, g = r (x) (1, x) for its K
+ * residuals r: clipping scales the whole vector by one weight,
+ * min(1, C / (||r|| ||(1, x)||)); the coordinate-wise oracles treat each
+ * class's block as they treat a record's gradient. */
+void oracle_add_classes(const oracle_state *o, double *acc, const double *r,
+                        const double *x, double norm, double xmax, int label);
+void oracle_add_classes_sparse(const oracle_state *o, double *acc,
+                               const double *r, const double *v, const int *j,
+                               int nz, double norm, double xmax, int label);
 /* The contributions of a block of m records read column by column:
  * coef[k] is record k's loss derivative r_k (clip: replaced by its
  * weight), column j's values are vals[j * ld + k], norm[ix[k]] the
@@ -225,6 +247,10 @@ void holland_h_values(const double *a, R_xlen_t n, double nu, int tabulated,
 /* ---- prox.c --------------------------------------------------------- */
 void prox_step(double *beta, const double *grad, int p, int has_int,
                double gamma, double lambda, double alpha, const double *pf);
+/* The same step on each of nclass blocks of p + has_int coefficients. */
+void prox_classes(double *beta, const double *grad, int nclass, int p,
+                  int has_int, double gamma, double lambda, double alpha,
+                  const double *pf);
 
 /* ---- pass.c --------------------------------------------------------- */
 /* The problem every optimiser streams through pass.c: the records, the
@@ -248,6 +274,12 @@ typedef struct fit_problem_s {
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
 } fit_problem;
+
+/* Coefficients of a problem: one block of p + has_int per class. */
+static inline int problem_dim(const fit_problem *pr)
+{
+    return pr->family.nclass * (pr->p + pr->has_int);
+}
 
 void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count);

@@ -121,11 +121,13 @@ static int integer_or(const settings_list *s, const char *name, int dflt)
  * reads them). */
 
 /* the problem: tau, bandwidth and kernel are the quantile family's (default
- * 0.5, 1 and gaussian smoothing), noise_grid the secure release's grid
- * (default 0: none), offset is added to every predictor (default 0) */
+ * 0.5, 1 and gaussian smoothing), nclass the multinomial's number of
+ * classes (default 1), noise_grid the secure release's grid (default 0:
+ * none), offset is added to every predictor (default 0) */
 #define PROBLEM_FIELDS \
     {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED}, \
     {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL}, \
+    {"nclass", OPTIONAL}, \
     {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL}, \
     {"offset", OPTIONAL}, {"weights", OPTIONAL}, {"offsets", OPTIONAL}
 
@@ -153,6 +155,9 @@ static const field_spec fit_fields[] = {
     {"curvature", OPTIONAL},
     {"memory", OPTIONAL},       /* required with curvature */
     {"first_gradient", OPTIONAL},
+    /* a multinomial's curvature per class, as multiples of curvature's
+     * (default 1) */
+    {"class_scale", OPTIONAL},
     /* an R function called after each lambda (the progress bar) */
     {"progress", OPTIONAL},
     {NULL, 0}
@@ -237,6 +242,7 @@ static const field_spec bs_path_fields[] = {
     /* the problem and the descent */
     {"intercept", REQUIRED}, {"family", REQUIRED},
     {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL},
+    {"nclass", OPTIONAL},       /* 1: no multinomial here */
     {"offset", REQUIRED}, {"steps", REQUIRED}, {"step", REQUIRED},
     {"threads", REQUIRED}, {"trace", REQUIRED},
     {NULL, 0}
@@ -315,6 +321,18 @@ static void family_from(loss_family *f, const settings_list *s)
     f->tau = num_or(s, "tau", 0.5);
     f->h = num_or(s, "bandwidth", 1.0);
     f->kernel = integer_or(s, "kernel", KERNEL_GAUSSIAN);
+    f->nclass = integer_or(s, "nclass", 1);
+    if (f->nclass < 1 || f->nclass > MAX_CLASSES ||
+        (f->nclass > 1) != (f->kind == FAMILY_MULTINOMIAL))
+        Rf_error("internal error: %d classes for family %d", f->nclass,
+                 f->kind);
+}
+
+/* The entry points whose loops know one predictor per record only. */
+static void single_class(const fit_problem *pr, const char *entry)
+{
+    if (pr->family.nclass > 1)
+        Rf_error("internal error: %s fits no multinomial model", entry);
 }
 
 /* The engine's records of x, which R passes as a double matrix, a
@@ -398,6 +416,11 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
     pr->offset = num_or(s, "offset", 0.0);
     pr->weight = per_record(s, "weights", n);
     pr->roff = per_record(s, "offsets", n);
+    /* a multinomial pass streams dense or sparse rows, without offsets */
+    if (pr->family.nclass > 1 &&
+        (pr->rec.layout == LAYOUT_MAPPED || pr->roff))
+        Rf_error("internal error: a multinomial fit on a mapped x or with "
+                 "offsets");
 }
 
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
@@ -406,7 +429,7 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     settings_list s = settings_open(settings, "dpsco_fit", fit_fields);
     fit_problem pr;
     problem_from(&pr, x, y, &s);
-    int dim = pr.p + pr.has_int, nlambda = Rf_length(lambda);
+    int dim = problem_dim(&pr), nlambda = Rf_length(lambda);
     spgd_schedule sc;
     sc.steps = integer(&s, "steps");
     sc.step0 = num(&s, "step_size");
@@ -424,16 +447,23 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
 
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
+    oracle_classes(&o, pr.family.nclass);
 
     /* the Newton path's settings, read before any draw */
     SEXP curv = opt(&s, "curvature");
-    quad_model qm = {dim, pr.has_int, NULL, sc.step0, 0.0, sc.alpha, sc.pf};
+    quad_model qm = {pr.p + pr.has_int, pr.has_int, NULL, sc.step0, 0.0,
+                     sc.alpha, sc.pf, pr.family.nclass, NULL};
     const double *g1 = NULL;
     if (!Rf_isNull(curv)) {
         qm.A = REAL(curv);
         qm.memory = num(&s, "memory");
         SEXP g = opt(&s, "first_gradient");
         g1 = Rf_isNull(g) ? NULL : REAL(g);
+        SEXP cs = opt(&s, "class_scale");
+        if (!Rf_isNull(cs) && Rf_length(cs) != pr.family.nclass)
+            Rf_error("internal error: %d class scales for %d classes",
+                     Rf_length(cs), pr.family.nclass);
+        qm.class_scale = Rf_isNull(cs) ? NULL : REAL(cs);
     }
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));
@@ -468,6 +498,7 @@ SEXP dpsco_fw(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
     settings_list s = settings_open(settings, "dpsco_fw", fw_fields);
     fit_problem pr;
     problem_from(&pr, x, y, &s);
+    single_class(&pr, "dpsco_fw");
     int dim = pr.p + pr.has_int, nradius = Rf_length(radius);
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
@@ -544,6 +575,7 @@ SEXP dpsco_mirror(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
                                     mirror_fit_fields);
     fit_problem pr;
     problem_from(&pr, x, y, &s);  /* rate 1, noise_sd 0 (added below) */
+    single_class(&pr, "dpsco_mirror");
     int n = pr.n, p = pr.p, has_int = pr.has_int;
     int dim = p + has_int, nr = Rf_length(radius);
     int threads = integer(&s, "threads");
@@ -604,6 +636,7 @@ SEXP dpsco_one_pass(SEXP x, SEXP y, SEXP settings, SEXP radius, SEXP beta0)
                                     one_pass_fields);
     fit_problem pr;
     problem_from(&pr, x, y, &s);  /* noise_sd unused: per phase below */
+    single_class(&pr, "dpsco_one_pass");
     int dim = pr.p + pr.has_int, nr = Rf_length(radius);
     one_pass_plan pl;
     pl.method = integer(&s, "method");
@@ -649,9 +682,10 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
                                     release_fields);
     fit_problem pr;
     problem_from(&pr, x, y, &s);
-    int dim = pr.p + pr.has_int;
+    int dim = problem_dim(&pr);
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, integer(&s, "threads"));
+    oracle_classes(&o, pr.family.nclass);
     int kamath = o.kind == ORACLE_KAMATH;
     int *idx = RECORD_ALLOC(pr.n, int);
     int *label = kamath ? RECORD_ALLOC(pr.n, int) : NULL;
@@ -790,6 +824,8 @@ SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
     bp.p = p;
     bp.has_int = integer(&st, "intercept");
     family_from(&bp.family, &st);
+    if (bp.family.nclass > 1)
+        Rf_error("internal error: dpsco_bun_steinke fits no multinomial model");
     bp.offset = num(&st, "offset");
     bp.steps = integer(&st, "steps");
     bp.step = REAL(field(&st, "step"));

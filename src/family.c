@@ -3,6 +3,8 @@
  * binomial: log(1 + e^eta) - y eta -> 1 / (1 + e^-eta) - y
  * poisson:  e^eta - y eta          -> e^eta - y (unbounded: only the
  *           oracles' truncation bounds a record's contribution)
+ * multinomial: -log softmax(eta)_y      -> softmax(eta) - e_y, a vector
+ *           (record_residuals(), one eta per class)
  * quantile: the check loss c(u) = tau u+ + (1 - tau)(-u)+ at u = y - eta,
  *           made smooth at bandwidth h in one of two ways:
  *   convolution with K_h(.) = K(. / h) / h (kernels gaussian, logistic,
@@ -85,4 +87,39 @@ double record_residual(const fit_problem *pr, int i, double eta)
         e += pr->roff[i];
     double r = glm_residual(&pr->family, e, pr->y[i]);
     return pr->weight ? pr->weight[i] * r : r;
+}
+
+/* softmax(eta) - e_y, by the largest eta so that no exp() overflows, each
+ * probability in [0, 1] and their sum 1 up to rounding: ||r|| <= sqrt(2)
+ * and |r_c| <= 1, the bounds the oracles' sensitivities rest on.  A
+ * non-finite eta (a diverged iterate) is clamped to a finite one first, and
+ * a NaN gives the record no contribution, as glm_residual() does. */
+void record_residuals(const fit_problem *pr, int i, const double *eta,
+                      double *r)
+{
+    int K = pr->family.nclass, y = (int) pr->y[i];
+    double top = -DBL_MAX, sum = 0.0;
+    for (int c = 0; c < K; c++) {
+        if (isnan(eta[c])) {
+            for (int k = 0; k < K; k++)
+                r[k] = 0.0;
+            return;
+        }
+        double e = eta[c] > DBL_MAX ? DBL_MAX
+                   : eta[c] < -DBL_MAX ? -DBL_MAX : eta[c];
+        r[c] = e;
+        if (e > top)
+            top = e;
+    }
+    for (int c = 0; c < K; c++) {
+        r[c] = exp(r[c] - top);
+        sum += r[c];
+    }
+    double w = pr->weight ? pr->weight[i] : 1.0;
+    for (int c = 0; c < K; c++) {
+        double prob = r[c] / sum;
+        if (prob > 1.0)
+            prob = 1.0;
+        r[c] = w * (prob - (c == y ? 1.0 : 0.0));
+    }
 }

@@ -43,12 +43,46 @@ static void model_shift(const quad_model *qm, double *g, const double *to,
     }
 }
 
+/* The model of class c: A class_scale[c] / eta, i.e. the step eta /
+ * class_scale[c] on A. */
+static quad_model class_model(const quad_model *qm, int c)
+{
+    quad_model m = *qm;
+    if (qm->class_scale)
+        m.eta = qm->eta / qm->class_scale[c];
+    return m;
+}
+
+/* The step and the carried gradient, block by block: a multinomial's
+ * model is block diagonal over the classes. */
+static void classes_step(const quad_model *qm, const double *est,
+                         const double *beta, double lambda, double *next,
+                         double *work)
+{
+    size_t w = (size_t) qm->dim;
+    for (int c = 0; c < qm->nclass; c++) {
+        quad_model m = class_model(qm, c);
+        quad_lasso(&m, est + c * w, beta + c * w, lambda, next + c * w,
+                   work + c * w);
+    }
+}
+
+static void classes_shift(const quad_model *qm, double *g, const double *to,
+                          const double *from, double *diff)
+{
+    size_t w = (size_t) qm->dim;
+    for (int c = 0; c < qm->nclass; c++) {
+        quad_model m = class_model(qm, c);
+        model_shift(&m, g + c * w, to + c * w, from + c * w, diff + c * w);
+    }
+}
+
 void newton_path(const fit_problem *pr, const spgd_schedule *sc,
                  oracle_state *o, const quad_model *qm, const double *lambda,
                  int nlambda, double *beta0, const double *g_first,
                  double *out, double *trace)
 {
-    int dim = pr->p + pr->has_int;
+    int dim = problem_dim(pr);
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
     double *next = (double *) R_alloc((size_t) dim, sizeof(double));
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
@@ -80,11 +114,11 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
             if (have_ghat && w > 0.0)
                 for (int j = 0; j < dim; j++)
                     est[j] = (1.0 - w) * est[j] + w * ghat[j];
-            quad_lasso(qm, est, beta, lambda[l], next, work);
+            classes_step(qm, est, beta, lambda[l], next, work);
             /* the model's gradient at the new point: est + A (next - beta) / eta */
             if (w > 0.0) {
                 memcpy(ghat, est, (size_t) dim * sizeof(double));
-                model_shift(qm, ghat, next, beta, work);
+                classes_shift(qm, ghat, next, beta, work);
                 have_ghat = 1;
             }
             memcpy(beta, next, (size_t) dim * sizeof(double));
@@ -95,7 +129,7 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
         if (!sc->last_iterate) {
             /* the carried estimate follows the output to the average */
             if (have_ghat)
-                model_shift(qm, ghat, avg, beta, work);
+                classes_shift(qm, ghat, avg, beta, work);
             memcpy(beta, avg, (size_t) dim * sizeof(double));
         }
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));

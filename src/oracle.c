@@ -14,13 +14,22 @@
  * different threads then never write to the same line. */
 #define LINE_DOUBLES 8
 
+static void accumulators_alloc(oracle_state *o)
+{
+    size_t set = (size_t) o->k * o->dim;
+    o->stride = (set + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;
+    o->acc = (double *) R_alloc(o->stride * o->nchunks, sizeof(double));
+}
+
 void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
                   double clip, double rho, int k, double s, double nu,
                   int exact, int nchunks)
 {
     o->kind = kind;
     o->has_int = has_int;
-    o->dim = p + has_int;
+    o->width = p + has_int;
+    o->nclass = 1;
+    o->dim = o->width;
     o->m = m;
     o->clip = clip;
     o->half_rho = rho / 2.0;
@@ -29,9 +38,7 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     o->nu = nu;
     o->truncate = 0;
     o->nchunks = nchunks < 1 ? 1 : nchunks;
-    size_t set = (size_t) o->k * o->dim;
-    o->stride = (set + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;
-    o->acc = (double *) R_alloc(o->stride * o->nchunks, sizeof(double));
+    accumulators_alloc(o);
     o->work = (double *) R_alloc((size_t) o->k, sizeof(double));
     o->tabulated = 0;
     o->table = NULL;
@@ -45,6 +52,16 @@ void oracle_setup(oracle_state *o, int kind, int p, int has_int, double m,
     oracle_reset(o);
 }
 
+void oracle_classes(oracle_state *o, int nclass)
+{
+    if (nclass <= 1)
+        return;
+    o->nclass = nclass;
+    o->dim = nclass * o->width;
+    accumulators_alloc(o);
+    oracle_reset(o);
+}
+
 void oracle_reset(oracle_state *o)
 {
     memset(o->acc, 0, o->stride * o->nchunks * sizeof(double));
@@ -54,7 +71,7 @@ DPSCO_CLONES
 static void plain_add(const oracle_state *o, double *restrict acc, double r,
                       const double *restrict x)
 {
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     if (o->has_int)
         *acc++ += r;
     DPSCO_SIMD
@@ -107,7 +124,7 @@ void oracle_add_block(const oracle_state *o, double *acc, double *coef,
                       const double *vals, size_t ld, int m,
                       const double *norm, const int *ix, const int *label)
 {
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     switch (o->kind) {
     case ORACLE_KAMATH:
         kamath_add_block(o, acc, coef, vals, ld, m, label);
@@ -133,6 +150,73 @@ void oracle_add_block(const oracle_state *o, double *acc, double *coef,
         for (int k = 0; k < m; k++)
             sum += coef[k] * v[k];
         a[j] = sum;
+    }
+}
+
+/* The scale the clip oracle puts on every residual of a multinomial
+ * record: its weight for the norm ||r|| (clip_weight() of ||r||) over
+ * ||r||, so that ||w r|| ||(1, x)|| <= C; 1 for the other oracles. */
+static double classes_scale(const oracle_state *o, const double *r,
+                            double norm)
+{
+    if (o->kind != ORACLE_CLIP)
+        return 1.0;
+    double ss = 0.0;
+    for (int c = 0; c < o->nclass; c++)
+        ss += r[c] * r[c];
+    double rn = sqrt(ss);
+    return rn > 0.0 ? clip_weight(o, rn, norm) / rn : 0.0;
+}
+
+void oracle_add_classes(const oracle_state *o, double *acc, const double *r,
+                        const double *x, double norm, double xmax, int label)
+{
+    double scale = classes_scale(o, r, norm);
+    if (scale == 0.0)
+        return;
+    if (o->kind == ORACLE_KAMATH)
+        acc += (size_t) label * o->dim;
+    for (int c = 0; c < o->nclass; c++) {
+        double *a = acc + (size_t) c * o->width;
+        switch (o->kind) {
+        case ORACLE_KAMATH:
+            kamath_add(o, a, r[c], x, xmax);
+            break;
+        case ORACLE_HOLLAND:
+            holland_add(o, a, r[c], x, xmax);
+            break;
+        default:  /* clip (scaled) and no oracle */
+            plain_add(o, a, scale * r[c], x);
+        }
+    }
+}
+
+void oracle_add_classes_sparse(const oracle_state *o, double *acc,
+                               const double *r, const double *v, const int *j,
+                               int nz, double norm, double xmax, int label)
+{
+    double scale = classes_scale(o, r, norm);
+    if (scale == 0.0)
+        return;
+    if (o->kind == ORACLE_KAMATH)
+        acc += (size_t) label * o->dim;
+    for (int c = 0; c < o->nclass; c++) {
+        double *a = acc + (size_t) c * o->width;
+        switch (o->kind) {
+        case ORACLE_KAMATH:
+            kamath_add_sparse(o, a, r[c], v, j, nz, xmax);
+            break;
+        case ORACLE_HOLLAND:
+            holland_add_sparse(o, a, r[c], v, j, nz);
+            break;
+        default: {
+            double w = scale * r[c];
+            if (o->has_int)
+                *a++ += w;
+            for (int k = 0; k < nz; k++)
+                a[j[k]] += w * v[k];
+        }
+        }
     }
 }
 

@@ -25,7 +25,7 @@ void clip_add(const oracle_state *o, double *restrict acc, double r,
     double w = clip_weight(o, r, norm);
     if (w == 0.0)
         return;
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     if (o->has_int)
         *acc++ += w;
     DPSCO_SIMD

@@ -52,7 +52,7 @@ void holland_add(const oracle_state *o, double *restrict acc, double r,
                  const double *restrict x, double xmax)
 {
     double s = o->s, r_s = r / o->s;
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     if (r == 0.0)
         return;
     if (o->tabulated) {
@@ -105,7 +105,7 @@ void holland_add_block(const oracle_state *o, double *acc, const double *r,
                        const double *vals, size_t ld, int m)
 {
     double s = o->s, sqrt_nu = sqrt(o->nu);
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     /* no table (exact values, or nu too large for one): c and a2 unused */
     const holland_table *tb = o->table;
     double c = tb ? tb->cubic : 0.0, a2 = tb ? tb->a_poly * tb->a_poly : 0.0;

@@ -24,7 +24,7 @@ void kamath_add(const oracle_state *o, double *restrict acc, double r,
                 const double *restrict x, double xmax)
 {
     double h = o->half_rho;
-    int p = o->dim - o->has_int;
+    int p = o->width - o->has_int;
     if (o->has_int)
         *acc++ += clamp(r, h);
     if (fabs(r) * xmax <= h) {
@@ -62,7 +62,7 @@ void kamath_add_block(const oracle_state *o, double *acc, const double *r,
                       const int *label)
 {
     double h = o->half_rho;
-    int p = o->dim - o->has_int, dim = o->dim;
+    int p = o->width - o->has_int, dim = o->dim;
     if (o->has_int)
         for (int k = 0; k < m; k++)
             acc[(size_t) (label ? label[k] : 0) * dim] += clamp(r[k], h);

@@ -2,6 +2,7 @@
  * product x_i'beta, the loss derivative and the oracle's accumulation, all
  * while the record is in cache: a row-major record, the non-zeros of a
  * sparse one, or (mapped.c) blocks of a file-backed x read by column.
+ * A multinomial record has one predictor and one residual per class.
  *
  * The batch is cut into nchunks contiguous chunks, each summed into its own
  * accumulators (oracle.c adds them in chunk order).  With OpenMP the chunks
@@ -54,12 +55,49 @@ static double sparse_predictor(const double *restrict beta,
     return (has_int ? beta[0] : 0.0) + ((s[0] + s[1]) + (s[2] + s[3]));
 }
 
+/* A multinomial chunk: per record, the K classes' predictors, the vector
+ * of residuals and the oracle's contribution to each class's block. */
+static void classes_chunk_pass(const fit_problem *pr, const oracle_state *o,
+                               double *acc, const double *beta,
+                               const int *idx, const int *label, int from,
+                               int to)
+{
+    const records *rec = &pr->rec;
+    int p = pr->p, K = pr->family.nclass, width = p + pr->has_int;
+    double eta[MAX_CLASSES], r[MAX_CLASSES];
+    for (int c = from; c < to; c++) {
+        int i = idx[c], lab = label ? label[c] : 0;
+        if (rec->layout == LAYOUT_SPARSE) {
+            int at = rec->rp[i], nz = rec->rp[i + 1] - at;
+            const double *v = rec->xv + at;
+            const int *col = rec->ci + at;
+            for (int k = 0; k < K; k++)
+                eta[k] = sparse_predictor(beta + (size_t) k * width, v, col,
+                                          nz, p, pr->has_int);
+            record_residuals(pr, i, eta, r);
+            oracle_add_classes_sparse(o, acc, r, v, col, nz, rec->norm[i],
+                                      rec->xmax[i], lab);
+        } else {
+            const double *x = rec->xt + (size_t) i * p;
+            for (int k = 0; k < K; k++)
+                eta[k] = linear_predictor(beta + (size_t) k * width, x, p,
+                                          pr->has_int);
+            record_residuals(pr, i, eta, r);
+            oracle_add_classes(o, acc, r, x, rec->norm[i], rec->xmax[i], lab);
+        }
+    }
+}
+
 static void chunk_pass(const fit_problem *pr, const oracle_state *o,
                        double *acc, const double *beta, const int *idx,
                        const int *label, int from, int to, int chunk)
 {
     const records *rec = &pr->rec;
     int p = pr->p;
+    if (pr->family.nclass > 1) {
+        classes_chunk_pass(pr, o, acc, beta, idx, label, from, to);
+        return;
+    }
     switch (rec->layout) {
     case LAYOUT_SPARSE:
         for (int c = from; c < to; c++) {

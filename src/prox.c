@@ -1,7 +1,9 @@
 /* One proximal gradient step for the elastic-net penalty
  *   lambda * sum_j pf_j (alpha |b_j| + (1 - alpha) b_j^2 / 2),
  * whose prox is soft thresholding followed by a ridge shrink.  The intercept
- * (coordinate 0 when present) is unpenalized: a plain gradient step. */
+ * (coordinate 0 when present) is unpenalized: a plain gradient step.  A
+ * multinomial's coefficients are one such block per class (prox_classes()):
+ * the penalty is glmnet's ungrouped one, the sum over classes. */
 #include <math.h>
 #include "dpsco.h"
 
@@ -20,4 +22,14 @@ void prox_step(double *beta, const double *grad, int p, int has_int,
         double v = u > thr ? u - thr : (u < -thr ? u + thr : 0.0);
         beta[j] = v / (1.0 + l2 * pf[j]);
     }
+}
+
+void prox_classes(double *beta, const double *grad, int nclass, int p,
+                  int has_int, double gamma, double lambda, double alpha,
+                  const double *pf)
+{
+    size_t width = (size_t) p + has_int;
+    for (int c = 0; c < nclass; c++)
+        prox_step(beta + c * width, grad + c * width, p, has_int, gamma,
+                  lambda, alpha, pf);
 }

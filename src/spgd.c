@@ -78,7 +78,7 @@ void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
                oracle_state *o, const double *lambda, int nlambda,
                double *beta0, double *out, double *trace)
 {
-    int dim = pr->p + pr->has_int;
+    int dim = problem_dim(pr);
     double *beta = (double *) R_alloc((size_t) dim, sizeof(double));
     double *avg = (double *) R_alloc((size_t) dim, sizeof(double));
     double *est = (double *) R_alloc((size_t) dim, sizeof(double));
@@ -120,8 +120,8 @@ void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
             }
             double gamma = sc->sqrt_schedule ? sc->step0 / sqrt((double) t)
                                              : sc->step0;
-            prox_step(beta, est, pr->p, pr->has_int, gamma, lambda[l],
-                      sc->alpha, sc->pf);
+            prox_classes(beta, est, pr->family.nclass, pr->p, pr->has_int,
+                         gamma, lambda[l], sc->alpha, sc->pf);
             path_record(sc, dim, beta, avg, t, tail_from, l, &next_trace,
                         trace);
             if (since_check >= INTERRUPT_EVERY) {

@@ -41,6 +41,9 @@ typedef struct {
     double memory;      /* weight of the carried gradient estimate */
     double alpha;
     const double *pf;
+    int nclass;         /* multinomial: K blocks of dim coefficients ... */
+    const double *class_scale;  /* ... whose curvature is A class_scale[c]
+                                 * (NULL: 1) */
 } quad_model;
 
 void quad_lasso(const quad_model *qm, const double *g, const double *c,
