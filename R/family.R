@@ -106,9 +106,12 @@ check_tau <- function(tau, family) {
 #                  second moment at the start b0 (the private curvature's
 #                  weight; b0 the start's intercepts, one per class for
 #                  multinomial)
-#   class_scale(b0, intercept)  multinomial: each class's curvature at b0
-#                  as a multiple of start_curvature()
+#   class_matrix(b0, intercept)  multinomial: the K x K class factor S of
+#                  the curvature S (x) A at b0, A the released curvature
+#                  times start_curvature() (S's top eigenvalue 1)
 #   model_step     the default step of the Newton path's quadratic model
+#   model_memory   the Newton path's default memory when it is not the
+#                  control's (NULL: dpsco_control()'s)
 #   net_offset(y, offset)  y net of per-record offsets, on the response
 #                  scale, whose bound and centre the private settings
 #                  release (the start is then the intercept beside the
@@ -315,18 +318,24 @@ class_indicators <- function(y, K) {
 # with its symmetric parametrisation: one coefficient block per class,
 # each penalised.  Its per-record gradient r_i (x) (1, x_i) has
 # r_i = softmax(eta_i) - e_(y_i), of norm at most sqrt(2), and its Hessian
-# (diag(p) - p p') (x) (1, x)(1, x)' is at most 1/2 times the rows' second
-# moment (diag(p) - p p' <= I / 2).  Functions of eta take an n x K matrix
+# (diag(p) - p p') (x) (1, x)(1, x)', which at the start b0 (every record
+# at the class shares p) the Newton path's model S (x) A takes whole.  Functions of eta take an n x K matrix
 # (or a K vector standing for every row); y is coded 0 to K - 1.
 family_multinomial <- function(nclass = NULL) {
   # the class shares at b0 (the intercepts; equal without intercept)
   shares <- function(b0, intercept)
     if (intercept) drop(softmax_rows(b0)) else rep(1 / length(b0), length(b0))
-  # Gershgorin: diag(p) - p p' <= diag(2 p (1 - p)), each at most 1/2
-  class_curvature <- function(b0, intercept) {
+  # the Hessian's class factor at b0, diag(p) - p p', made positive
+  # definite along the one direction where it is 0 (all classes moved
+  # alike, on which the loss does not depend and which the engine takes
+  # out of every release) by its mean eigenvalue
+  class_factor <- function(b0, intercept) {
     pr <- shares(b0, intercept)
-    pmin(2 * pr * (1 - pr), 1 / 2)
+    K <- length(pr)
+    s0 <- diag(pr, K) - pr %o% pr
+    s0 + sum(diag(s0)) / K^2
   }
+  top <- function(m) max(eigen(m, symmetric = TRUE, only.values = TRUE)$values)
   loss <- function(eta, y) {
     if (!is.matrix(eta)) eta <- matrix(eta, length(y), length(eta), byrow = TRUE)
     top <- apply(eta, 1L, max)
@@ -375,13 +384,16 @@ family_multinomial <- function(nclass = NULL) {
              link = function(mean) log(mean) - mean(log(mean)),
              centre_range = function(y_bound) c(0, 1),
              start_curvature = function(b0, intercept, quant)
-               max(class_curvature(b0, intercept)),
-             class_scale = function(b0, intercept) {
-               cc <- class_curvature(b0, intercept)
-               cc / max(cc)
+               top(class_factor(b0, intercept)),
+             class_matrix = function(b0, intercept) {
+               s <- class_factor(b0, intercept)
+               s / top(s)
              },
              net_offset = function(y, offset) y,
-             model_step = 1, y_settings = NULL)
+             # no memory: the model S (x) A is the Hessian at b0 only, and
+             # a gradient carried by it drifts as the probabilities move
+             # (test accuracy on Satellite at epsilon 2: 0.81 against 0.80)
+             model_step = 1, model_memory = 0, y_settings = NULL)
 }
 
 # The family of dpsco() and cv.dpsco() from the user's arguments, with

@@ -217,9 +217,12 @@ lambda_path <- function(spec, a) {
                                a$weights, a$offset, nclass)
   }
   if (optimizer == "newton") {
+    mem <- family_object(family)$model_memory
+    if (!is.null(mem) && !"memory" %in% attr(control, "given"))
+      control$memory <- mem
     settings$curvature <- tn$curvature
     settings$memory <- control$memory
-    if (multi) settings$class_scale <- tn$class_scale
+    if (multi) settings$class_matrix <- tn$class_matrix
   }
   # a method that solves to convergence does so unless iterations is given
   if (isTRUE(spec$converges)) settings$converge <- is.null(iterations)
@@ -233,7 +236,7 @@ lambda_path <- function(spec, a) {
   sup <- if (multi)
            apply_support_classes(res$beta, control, noise$sd, optimizer,
                                  step_size, curv, steps, output, intercept,
-                                 pf, settings$class_scale %||% rep(1, nclass))
+                                 pf, nclass, settings$class_matrix)
          else apply_support(res$beta, control, noise$sd, optimizer, step_size,
                             curv, steps, output, intercept, pf)
   res$beta <- sup$beta

@@ -259,9 +259,9 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, curvature_eigen = cu$eigen,
-              class_scale = if (isTRUE(fam$multi))
-                fam$class_scale(start_intercepts(ce$beta0, fam, p + intercept,
-                                                 intercept), intercept),
+              class_matrix = if (isTRUE(fam$multi))
+                fam$class_matrix(start_intercepts(ce$beta0, fam, p + intercept,
+                                                  intercept), intercept),
               step_size = eta, parts = st$parts,
               released = st$released, public = st$public))
 }

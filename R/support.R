@@ -37,7 +37,8 @@
 # decomposition, when the settings formed one (curvature_matrix()), as the
 # attribute "eigen" saves a second one.
 support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
-                       steps, nlambda, output, sqrt_schedule = FALSE, d) {
+                       steps, nlambda, output, sqrt_schedule = FALSE, d,
+                       classes = NULL) {
   flat <- is.null(curvature)
   if (flat) {
     vals <- 0
@@ -46,6 +47,10 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
     ev <- attr(curvature, "eigen") %||% eigen(curvature, symmetric = TRUE)
     vals <- pmax(ev$values, 0)
     vecs2 <- ev$vectors^2
+    if (!is.null(classes))
+      # the eigenvalues of S (x) A, the (A, S) pairs in the order of the
+      # coefficients' class blocks
+      vals <- as.vector(outer(vals, pmax(classes$values, 0)))
   }
   newton <- optimizer == "newton"
   w <- if (newton) memory else 0
@@ -86,7 +91,19 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
     }
     var_out[, l] <- xx
   }
-  noise_sd * sqrt(vecs2 %*% var_out)
+  if (flat || is.null(classes)) return(noise_sd * sqrt(vecs2 %*% var_out))
+  # the squared basis of S (x) A is the product of the squared bases, so
+  # its map of the variances is A's on one side and S's on the other,
+  # without the (K d)^2 matrix
+  # the releases' component along the sum over classes is taken out
+  # (src/pass.c): a direction of S's basis keeps the share
+  # 1 - (1'u)^2 / K of the noise
+  K <- ncol(classes$vectors)
+  keep <- pmax(1 - colSums(classes$vectors)^2 / K, 0)
+  s2 <- classes$vectors^2
+  noise_sd * sqrt(apply(var_out, 2L, function(v)
+    as.vector(vecs2 %*% (matrix(v, nrow(vecs2)) * rep(keep, each = nrow(vecs2))) %*%
+                t(s2))))
 }
 
 # Zero the penalised coefficients of `beta` (d x nlambda, the engine's
@@ -122,40 +139,69 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
                      memory = memory, steps = steps, output = output))
 }
 
-# The rule on a multinomial path: each class's block of d coefficients
-# has the Newton model A class_scale[c] / eta, i.e. the step
-# eta / class_scale[c] on A (src/newton.c), and the same noise, which
-# give each coefficient its sd; a feature is then kept in all classes or
-# zeroed in all, as a multinomial lasso selects variables.  The record
-# stacks the blocks as the path does.
+# Zero the penalised rows `rows` of one class's block b (d x nlambda)
+# where `keep` (length(rows) x nlambda) is FALSE.  With a released
+# curvature A (the second moments of the rows, the metric of the linear
+# predictor's changes) the coefficients still in the model take over what
+# the dropped ones predicted, as far as A tells: for the dropped set D and
+# the non-zero rest R (intercept included), b_R + A_RR^-1 A_RD b_D, the
+# change of b_R that brings the predictor closest to its value before the
+# drop.  Correlated features' coefficients carry large noise that cancels
+# in the predictions; dropping one without this would undo the
+# cancellation.  Post-processing of released values.
+drop_features <- function(b, keep, rows, curvature) {
+  for (l in seq_len(ncol(b))) {
+    drop <- rows[!keep[, l] & b[rows, l] != 0]
+    if (!length(drop)) next
+    rest <- setdiff(which(b[, l] != 0), drop)
+    if (!is.null(curvature) && length(rest))
+      b[rest, l] <- b[rest, l] +
+        solve(curvature[rest, rest, drop = FALSE],
+              curvature[rest, drop, drop = FALSE] %*% b[drop, l])
+    b[drop, l] <- 0
+  }
+  b
+}
+
+# The rule on a multinomial path.  With the Newton path's model
+# S (x) A / eta (S the class matrix, NULL for "spgd") the noise propagates
+# in the eigenbasis of S (x) A, the products of the two bases, with the
+# products of their eigenvalues (support_sd()'s `classes`).  A feature is
+# then kept in every class or zeroed in all: it is in the model when any
+# class's coefficient stands out of its noise, as a multinomial lasso
+# selects variables.
 apply_support_classes <- function(beta, control, noise_sd, optimizer,
                                   step_size, curvature, steps, output,
-                                  intercept, pf, class_scale) {
-  nclass <- length(class_scale)
-  d <- nrow(beta) / nclass
-  parts <- lapply(seq_len(nclass), function(k) {
-    rows <- (k - 1L) * d + seq_len(d)
-    apply_support(beta[rows, , drop = FALSE], control, noise_sd, optimizer,
-                  step_size / class_scale[k], curvature, steps, output,
-                  intercept, pf)
-  })
-  out <- list(beta = beta, record = parts[[1L]]$record)
-  if (is.null(out$record)) return(out)
-  sd <- do.call(rbind, lapply(parts, function(r) r$record$sd))
-  # a feature is kept in every class, or in none: it is in the model when
-  # any class's coefficient stands out of that class's noise
+                                  intercept, pf, nclass, class_matrix) {
+  rule <- control$support %||% "noise"
+  if (rule == "none" || !(noise_sd > 0))
+    return(list(beta = beta, record = NULL))
   level <- control$support_level
+  memory <- if (optimizer == "newton") control$memory else 0
+  classes <- if (!is.null(class_matrix) && !is.null(curvature))
+               eigen(class_matrix, symmetric = TRUE)
+  sd <- support_sd(noise_sd, optimizer, step_size, curvature, memory, steps,
+                   ncol(beta), output, identical(control$schedule, "sqrt"),
+                   nrow(beta) / nclass, classes)
+  if (is.null(classes)) sd <- sd[rep(seq_len(nrow(sd)), nclass), , drop = FALSE]
+  d <- nrow(beta) / nclass
   rows <- which(pf > 0) + intercept
   keep <- Reduce(`|`, lapply(seq_len(nclass), function(k) {
     r <- (k - 1L) * d + rows
     abs(beta[r, , drop = FALSE]) > level * sd[r, , drop = FALSE]
   }))
+  out <- beta
   for (k in seq_len(nclass)) {
-    r <- (k - 1L) * d + rows
-    out$beta[r, ][!keep] <- 0
+    r <- (k - 1L) * d + seq_len(d)
+    out[r, ] <- drop_features(beta[r, , drop = FALSE], keep, rows,
+                              curvature)
   }
-  out$record$sd <- sd
-  out$record$raw <- beta
-  out$record$step_size <- step_size / class_scale
-  out
+  list(beta = out,
+       record = list(rule = "noise", level = level, sd = sd, raw = beta,
+                     noise_sd = noise_sd, optimizer = optimizer,
+                     step_size = step_size,
+                     curvature = if (!is.null(curvature))
+                       structure(curvature, eigen = NULL),
+                     class_matrix = class_matrix,
+                     memory = memory, steps = steps, output = output))
 }

@@ -155,9 +155,9 @@ static const field_spec fit_fields[] = {
     {"curvature", OPTIONAL},
     {"memory", OPTIONAL},       /* required with curvature */
     {"first_gradient", OPTIONAL},
-    /* a multinomial's curvature per class, as multiples of curvature's
-     * (default 1) */
-    {"class_scale", OPTIONAL},
+    /* a multinomial's K x K class matrix S: the model is S (x) curvature
+     * (required with curvature when nclass > 1) */
+    {"class_matrix", OPTIONAL},
     /* an R function called after each lambda (the progress bar) */
     {"progress", OPTIONAL},
     {NULL, 0}
@@ -459,11 +459,14 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
         qm.memory = num(&s, "memory");
         SEXP g = opt(&s, "first_gradient");
         g1 = Rf_isNull(g) ? NULL : REAL(g);
-        SEXP cs = opt(&s, "class_scale");
-        if (!Rf_isNull(cs) && Rf_length(cs) != pr.family.nclass)
-            Rf_error("internal error: %d class scales for %d classes",
-                     Rf_length(cs), pr.family.nclass);
-        qm.class_scale = Rf_isNull(cs) ? NULL : REAL(cs);
+        if (pr.family.nclass > 1) {
+            SEXP cm = field(&s, "class_matrix");
+            if (TYPEOF(cm) != REALSXP ||
+                Rf_length(cm) != pr.family.nclass * pr.family.nclass)
+                Rf_error("internal error: the class matrix must hold %d x "
+                         "%d doubles", pr.family.nclass, pr.family.nclass);
+            qm.S = REAL(cm);
+        }
     }
 
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, dim, nlambda));

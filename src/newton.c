@@ -43,38 +43,51 @@ static void model_shift(const quad_model *qm, double *g, const double *to,
     }
 }
 
-/* The model of class c: A class_scale[c] / eta, i.e. the step eta /
- * class_scale[c] on A. */
-static quad_model class_model(const quad_model *qm, int c)
-{
-    quad_model m = *qm;
-    if (qm->class_scale)
-        m.eta = qm->eta / qm->class_scale[c];
-    return m;
-}
-
-/* The step and the carried gradient, block by block: a multinomial's
- * model is block diagonal over the classes. */
-static void classes_step(const quad_model *qm, const double *est,
-                         const double *beta, double lambda, double *next,
-                         double *work)
-{
-    size_t w = (size_t) qm->dim;
-    for (int c = 0; c < qm->nclass; c++) {
-        quad_model m = class_model(qm, c);
-        quad_lasso(&m, est + c * w, beta + c * w, lambda, next + c * w,
-                   work + c * w);
-    }
-}
-
+/* A multinomial's carried gradient: g += (S (x) A) (to - from) / eta,
+ * i.e. vec(A D S) / eta for the w x K matrix D of the differences. */
 static void classes_shift(const quad_model *qm, double *g, const double *to,
                           const double *from, double *diff)
 {
-    size_t w = (size_t) qm->dim;
-    for (int c = 0; c < qm->nclass; c++) {
-        quad_model m = class_model(qm, c);
-        model_shift(&m, g + c * w, to + c * w, from + c * w, diff + c * w);
+    int w = qm->dim, K = qm->nclass;
+    size_t dim = (size_t) K * w;
+    for (size_t j = 0; j < dim; j++)
+        diff[j] = to[j] - from[j];
+    for (int k = 0; k < K; k++) {
+        const double *sk = qm->S + (size_t) k * K;
+        for (int j = 0; j < w; j++) {
+            const double *col = qm->A + (size_t) j * w;
+            double acc = 0.0;
+            for (int l = 0; l < K; l++) {
+                if (sk[l] == 0.0)
+                    continue;
+                const double *dl = diff + (size_t) l * w;
+                double ad = 0.0;
+                for (int i = 0; i < w; i++)
+                    ad += col[i] * dl[i];
+                acc += sk[l] * ad;
+            }
+            g[(size_t) k * w + j] += acc / qm->eta;
+        }
     }
+}
+
+static void model_step(const quad_model *qm, const double *est,
+                       const double *beta, double lambda, double *next,
+                       double *work)
+{
+    if (qm->S)
+        quad_lasso_classes(qm, est, beta, lambda, next, work);
+    else
+        quad_lasso(qm, est, beta, lambda, next, work);
+}
+
+static void model_carry(const quad_model *qm, double *g, const double *to,
+                        const double *from, double *diff)
+{
+    if (qm->S)
+        classes_shift(qm, g, to, from, diff);
+    else
+        model_shift(qm, g, to, from, diff);
 }
 
 void newton_path(const fit_problem *pr, const spgd_schedule *sc,
@@ -114,11 +127,11 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
             if (have_ghat && w > 0.0)
                 for (int j = 0; j < dim; j++)
                     est[j] = (1.0 - w) * est[j] + w * ghat[j];
-            classes_step(qm, est, beta, lambda[l], next, work);
+            model_step(qm, est, beta, lambda[l], next, work);
             /* the model's gradient at the new point: est + A (next - beta) / eta */
             if (w > 0.0) {
                 memcpy(ghat, est, (size_t) dim * sizeof(double));
-                classes_shift(qm, ghat, next, beta, work);
+                model_carry(qm, ghat, next, beta, work);
                 have_ghat = 1;
             }
             memcpy(beta, next, (size_t) dim * sizeof(double));
@@ -129,7 +142,7 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
         if (!sc->last_iterate) {
             /* the carried estimate follows the output to the average */
             if (have_ghat)
-                classes_shift(qm, ghat, avg, beta, work);
+                model_carry(qm, ghat, avg, beta, work);
             memcpy(beta, avg, (size_t) dim * sizeof(double));
         }
         memcpy(out + (size_t) l * dim, beta, (size_t) dim * sizeof(double));

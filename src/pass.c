@@ -151,6 +151,24 @@ void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
     }
 }
 
+/* A multinomial gradient's K class blocks sum to 0 coordinate by
+ * coordinate (each record's residuals do), so the component of a release
+ * along that sum is the noise's (and the coordinate-wise oracles'
+ * truncation's) alone.  Taking it out is post-processing that leaves the
+ * estimate closer to the gradient and keeps the symmetric
+ * parametrisation from drifting along a direction the loss does not see. */
+static void centre_classes(double *est, int nclass, int width)
+{
+    for (int j = 0; j < width; j++) {
+        double mean = 0.0;
+        for (int c = 0; c < nclass; c++)
+            mean += est[(size_t) c * width + j];
+        mean /= nclass;
+        for (int c = 0; c < nclass; c++)
+            est[(size_t) c * width + j] -= mean;
+    }
+}
+
 /* One step's release, shared by the optimisers: a Poisson batch, the pass
  * over it, the oracle's estimate and its Gaussian noise, drawn in that
  * order.  Returns the realised batch size. */
@@ -166,6 +184,8 @@ int noisy_gradient(const fit_problem *pr, oracle_state *o,
      * selection, mirror descent's own noise) */
     if (o->kind != ORACLE_NONE && pr->noise_sd > 0)
         add_noise(est, o->dim, pr->noise_sd, pr->noise_grid);
+    if (o->nclass > 1)
+        centre_classes(est, o->nclass, o->width);
     return count;
 }
 

@@ -17,6 +17,8 @@ SEXP dpsco_quad_lasso(SEXP A, SEXP g, SEXP c, SEXP opts)
     if (Rf_length(opts) != 3 + dim - has_int)
         Rf_error("dpsco_quad_lasso: bad penalty factors");
     quad_model qm;
+    qm.nclass = 1;
+    qm.S = NULL;
     qm.dim = dim;
     qm.has_int = has_int;
     qm.A = REAL(A);

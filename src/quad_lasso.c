@@ -7,7 +7,12 @@
  * released gradient at c and A a released, positive definite curvature
  * matrix, so this is post-processing: it is solved to high accuracy by
  * cyclic coordinate descent, whose sweeps keep the gradient of the smooth
- * part, s = g + A (b - c) / eta, up to date one column of A at a time. */
+ * part, s = g + A (b - c) / eta, up to date one column of A at a time.
+ *
+ * A multinomial's model couples its K class blocks through the K x K
+ * class matrix S: its curvature is S (x) A / eta (quad_lasso_classes()),
+ * the multinomial Hessian's form (diag(p) - p p') (x) E[w w'] at a point
+ * where every record has the class probabilities p. */
 #include <math.h>
 #include <string.h>
 #include "spgd.h"
@@ -45,6 +50,55 @@ void quad_lasso(const quad_model *qm, const double *g, const double *c,
                 for (int i = 0; i < dim; i++)
                     s[i] += col[i] * inv_eta * step;
                 b[j] = nb;
+                double dm = fabs(step) * sqrt(qjj);
+                if (dm > moved)
+                    moved = dm;
+            }
+        }
+        if (moved <= QUAD_TOL)
+            break;
+    }
+}
+
+void quad_lasso_classes(const quad_model *qm, const double *g,
+                        const double *c, double lambda, double *b, double *s)
+{
+    int w = qm->dim, K = qm->nclass, has_int = qm->has_int;
+    size_t dim = (size_t) K * w;
+    double inv_eta = 1.0 / qm->eta;
+    memcpy(b, c, dim * sizeof(double));
+    memcpy(s, g, dim * sizeof(double));
+    for (int sweep = 0; sweep < QUAD_MAX_SWEEPS; sweep++) {
+        double moved = 0.0;
+        for (int k = 0; k < K; k++) {
+            const double *sk = qm->S + (size_t) k * K;
+            for (int j = 0; j < w; j++) {
+                const double *col = qm->A + (size_t) j * w;
+                size_t at = (size_t) k * w + j;
+                double qjj = sk[k] * col[j] * inv_eta;
+                double u = qjj * b[at] - s[at];
+                double nb;
+                if (has_int && j == 0) {
+                    nb = u / qjj;
+                } else {
+                    double pf = qm->pf[j - has_int];
+                    double thr = lambda * qm->alpha * pf;
+                    double v = u > thr ? u - thr : (u < -thr ? u + thr : 0.0);
+                    nb = v / (qjj + lambda * (1.0 - qm->alpha) * pf);
+                }
+                double step = nb - b[at];
+                if (step == 0.0)
+                    continue;
+                /* column (k, j) of S (x) A is S[, k] (x) A[, j] */
+                for (int l = 0; l < K; l++) {
+                    double f = sk[l] * inv_eta * step;
+                    if (f == 0.0)
+                        continue;
+                    double *sl = s + (size_t) l * w;
+                    for (int i = 0; i < w; i++)
+                        sl[i] += f * col[i];
+                }
+                b[at] = nb;
                 double dm = fabs(step) * sqrt(qjj);
                 if (dm > moved)
                     moved = dm;

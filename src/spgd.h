@@ -42,12 +42,14 @@ typedef struct {
     double alpha;
     const double *pf;
     int nclass;         /* multinomial: K blocks of dim coefficients ... */
-    const double *class_scale;  /* ... whose curvature is A class_scale[c]
-                                 * (NULL: 1) */
+    const double *S;    /* ... whose model curvature is S (x) A / eta, S
+                         * the K x K class matrix (NULL: one block) */
 } quad_model;
 
 void quad_lasso(const quad_model *qm, const double *g, const double *c,
                 double lambda, double *b, double *s);
+void quad_lasso_classes(const quad_model *qm, const double *g,
+                        const double *c, double lambda, double *b, double *s);
 void newton_path(const fit_problem *pr, const spgd_schedule *sc,
                  oracle_state *o, const quad_model *qm, const double *lambda,
                  int nlambda, double *beta0, const double *g_first,
