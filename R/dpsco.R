@@ -470,7 +470,14 @@
 #'   a poisson fit starts from the log of the private mean count (the
 #'   count clamped to the private bound on `y`, the mean kept at least its
 #'   noise sd) and its curvature is that mean count times the second
-#'   moment of the rows.
+#'   moment of the rows.  `"multinomial"` (glmnet's symmetric multinomial
+#'   lasso, penalised methods only, x in memory, no offset) takes a factor
+#'   `y` whose levels are the classes, declared (a level absent from the
+#'   data is kept); with private tuning it starts from the log of the
+#'   private class shares, and its Newton model is the Hessian at that
+#'   start, `(diag(p) - p p') (x) A` for the shares `p`.  Its fit holds
+#'   `a0` as a classes x lambdas matrix and `beta` as a list of one
+#'   matrix per class.
 #' @param method private gradient oracle: `"clip"`, `"holland"`,
 #'   `"kamath"` or `"none"`; or a constraint-set method, `"fw"`,
 #'   `"htp_lasso"`, `"htdp_fw"`, `"objective"`, `"mirror"` or

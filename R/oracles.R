@@ -90,13 +90,20 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   noisy gradient plus `memory` times the previous estimate moved to the
 #'   new point by the quadratic model (`g + A (b_new - b) / eta`), which
 #'   averages the noise of successive releases (post-processing).  0 uses
-#'   each release alone.
+#'   each release alone.  A multinomial fit takes 0 unless `memory` is
+#'   given: its model is the Hessian at the start only, and a gradient
+#'   carried by it drifts as the class probabilities move.
 #' @param support the support rule of the penalised methods' paths:
 #'   `"noise"` (default) sets to exactly 0 every penalised coefficient
 #'   within `support_level` times its noise sd, the sd the optimiser's
 #'   noise leaves in it, computed from released values (post-processing,
 #'   no privacy cost; see the section "Support" of [dpsco()]); `"none"`
-#'   returns the optimiser's output as it is.
+#'   returns the optimiser's output as it is.  A multinomial fit keeps or
+#'   drops a feature in all classes at once (kept when any class's
+#'   coefficient passes the level), and the kept coefficients of each
+#'   class take over the dropped ones' part of the linear predictor as far
+#'   as the released curvature tells, so that dropping one of several
+#'   correlated features does not undo their noise's cancellation.
 #' @param support_level the multiple `c >= 0` of the noise sd below which
 #'   `support = "noise"` sets a coefficient to 0.
 #' @param shrink the shrinkage level `K` of the constraint-set methods

@@ -75,6 +75,14 @@ guarantee_cases <- list(
   `kamath, poisson, private tuning, weights and offset` = list(
     method = "kamath", family = "poisson", tuning = "private", weight = 1,
     offset = 0.3, args = list(nlambda = 2)),
+  # three classes: every record of D in the first, the added one in the
+  # last
+  `holland, multinomial` = list(method = "holland", family = "multinomial",
+                                args = list(lambda = 1e-9, iterations = 1,
+                                            step_size = 1)),
+  `clip, multinomial, private tuning` = list(
+    method = "clip", family = "multinomial", tuning = "private",
+    args = list(nlambda = 2)),
   `fw, private tuning` = list(method = "fw", tuning = "private",
                               args = list(radius = 1, iterations = 1)),
   `objective, solver budget 1` = list(
@@ -88,6 +96,11 @@ guarantee_cases <- list(
 
 # D and D' for a size case (rows of D) and a family.
 guarantee_data <- function(rows, family) {
+  if (family == "multinomial") {
+    cls <- function(v) factor(v, levels = c("a", "b", "c"))
+    return(list(x0 = matrix(0, rows, 1), y0 = cls(rep("a", rows)),
+                x1 = matrix(0, rows + 1, 1), y1 = cls(c(rep("a", rows), "c"))))
+  }
   big <- if (family == "binomial") 1 else 1e6
   y0 <- rep(big, rows)
   # (a count cannot be negative: the added record's count is 0)

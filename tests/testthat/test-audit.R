@@ -1211,3 +1211,60 @@ test_that("quick audit: a weighted poisson gradient step stays within its epsilo
   expect_equal(sqrt(sum(a$effect^2)), a$sensitivity, tolerance = 1e-12)
   expect_audit(a$honest, a$broken, a$accounted)
 })
+
+# A multinomial gradient step (clip oracle, K = 3 classes) at the public
+# n, one record added: its residual vector times (1, x) clipped to C as a
+# whole.  The broken release clips each class's block to C on its own (a
+# record then moves the release by up to C sqrt(K)) with the noise of C.
+multinomial_audit <- function(trials) {
+  set.seed(20261126)
+  n <- 30
+  K <- 3
+  C <- 1
+  x0 <- matrix(0, n - 1, 1)
+  x1 <- rbind(x0, 10)
+  y0 <- rep(c(0, 1, 2), length.out = n - 1)
+  y1 <- c(y0, 0)
+  z <- dp_noise_multiplier(audit_eps_target, audit_delta, 1, 1)
+  oracle <- dpsco:::oracle_setup("clip", dpsco_control(clip = C), n, K * 2,
+                                 audit_eps_target, audit_delta)
+  beta <- rep(0, K * 2)
+  release <- function(x, y, sd) function()
+    .Call(dpsco:::C_dpsco_release, x, y,
+          c(oracle, dpsco:::family_settings("multinomial", nclass = K),
+            list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L)),
+          beta)
+  # at beta = 0 every record has the shares 1/3: r = 1/3 - e_y
+  r <- rep(1 / 3, K) - c(1, 0, 0)
+  g <- as.vector(outer(c(1, 10), r))
+  effect <- C * g / sqrt(sum(g^2)) / n
+  shift <- release(x1, y1, 0)() - release(x0, y0, 0)()
+  sd <- z * oracle$sensitivity
+  broken <- function(x, y) function() {
+    w <- cbind(1, x)
+    eta <- matrix(0, nrow(x), K)
+    res <- 1 / K - diag(K)[y + 1, , drop = FALSE]
+    blocks <- lapply(seq_len(K), function(k) {
+      gk <- w * res[, k]
+      colSums(gk * pmin(1, C / sqrt(rowSums(gk^2)))) / n
+    })
+    g <- unlist(blocks)
+    g - rep(rowMeans(matrix(g, 2)), K) + sd * stats::rnorm(length(g))
+  }
+  list(effect = effect, shift = shift, sensitivity = oracle$sensitivity,
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_releases(release(x0, y0, sd), release(x1, y1, sd),
+                               unit(effect), trials, audit_delta),
+       broken = audit_releases(broken(x0, y0), broken(x1, y1), unit(effect),
+                               trials, audit_delta))
+}
+
+test_that("quick audit: a multinomial gradient step stays within its epsilon", {
+  a <- multinomial_audit(trials = 4000)
+  # the added record moves the release by its clipped gradient over n,
+  # exactly: the centring over the classes leaves a vector whose class
+  # blocks already sum to 0 unchanged
+  expect_equal(a$shift, a$effect, tolerance = 1e-12)
+  expect_equal(sqrt(sum(a$effect^2)), a$sensitivity, tolerance = 1e-12)
+  expect_audit(a$honest, a$broken, a$accounted)
+})

@@ -110,3 +110,30 @@ test_that("a sparse x converges only while its dense copy stays small", {
   expect_true(dpsco:::baseline_converges(TRUE, matrix(0, 2e3, 400), TRUE,
                                          integer()))
 })
+
+test_that("a multinomial path matches glmnet's, grid and coefficients", {
+  skip_if_not_installed("glmnet")
+  set.seed(1)
+  n <- 300
+  x <- matrix(stats::rnorm(n * 4), n)
+  b <- matrix(c(1, -1, 0, 0, 0, 1, 1, 0, -1, 0, 0, 0), 4)
+  pr <- exp(x %*% b)
+  pr <- pr / rowSums(pr)
+  y <- factor(apply(pr, 1, function(q) sample(3, 1, prob = q)), 1:3,
+              c("a", "b", "c"))
+  g <- glmnet::glmnet(x, y, family = "multinomial", standardize = FALSE,
+                      thresh = 1e-14, nlambda = 6)
+  f <- dpsco(x, y, family = "multinomial", method = "none", tuning = "public",
+             nlambda = 6, lambda.min.ratio = 0.01)
+  # the same lambda_max, glmnet's largest gradient at the class shares
+  expect_equal(f$lambda[1], g$lambda[1], tolerance = 1e-12)
+  f <- dpsco(x, y, family = "multinomial", method = "none", tuning = "public",
+             lambda = g$lambda)
+  expect_s3_class(f, "dpsco_baseline")
+  # glmnet's intercepts are centred over the classes too
+  expect_equal(unname(f$a0), unname(g$a0), tolerance = 1e-5)
+  for (k in c("a", "b", "c"))
+    expect_equal(unname(f$beta[[k]]), unname(as.matrix(g$beta[[k]])),
+                 tolerance = 1e-5)
+  expect_equal(unname(f$df), g$df)
+})

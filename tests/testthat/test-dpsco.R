@@ -950,3 +950,37 @@ test_that("bad weights, offsets and newoffset are argument errors", {
   plain <- dpsco(d$x, d$y, nlambda = 2)
   err(predict(plain, d$x, newoffset = d$off), "newoffset")
 })
+
+test_that("a multinomial fit: glmnet's shape, reproducible, its errors", {
+  set.seed(6)
+  n <- 400
+  x <- matrix(stats::rnorm(n * 3), n)
+  y <- factor(sample(c("u", "v", "w"), n, replace = TRUE),
+              levels = c("u", "v", "w", "z"))
+  set.seed(1)
+  fit <- dpsco(x, y, family = "multinomial", epsilon = 1, nlambda = 3)
+  set.seed(1)
+  again <- dpsco(x, y, family = "multinomial", epsilon = 1, nlambda = 3)
+  expect_identical(fit$beta, again$beta)
+  expect_s3_class(fit, "dpsco_multinomial")
+  # the declared level z, absent from the data, is a class of the model
+  expect_identical(rownames(fit$a0), c("u", "v", "w", "z"))
+  expect_identical(names(fit$beta), c("u", "v", "w", "z"))
+  expect_equal(unname(colSums(fit$a0)), rep(0, 3), tolerance = 1e-12)
+  expect_identical(dim(fit$beta$u), c(3L, 3L))
+  expect_equal(fit$df, colSums(Reduce(`|`, lapply(fit$beta, `!=`, 0))))
+  # the noise covers all K (p + 1) coordinates: holland's sensitivity
+  # 2 sqrt(2) s sqrt(d) / (3 m) at d = 4 x 4
+  set.seed(1)
+  h <- dpsco(x, y, family = "multinomial", method = "holland", epsilon = 1,
+             nlambda = 2, tuning = "public", iterations = 3)
+  expect_equal(privacy(h)$sensitivity,
+               2 * sqrt(2) * h$settings$s * sqrt(16) / (3 * n))
+  expect_error(dpsco(x, y, family = "multinomial", offset = rep(0, n)),
+               "offset")
+  expect_error(dpsco(x, y, family = "multinomial", trace = TRUE), "trace")
+  expect_error(dpsco(x, as.integer(y), family = "multinomial"),
+               "must be a factor")
+  expect_error(dpsco(x, y, family = "multinomial", method = "fw"),
+               "is not fitted by method")
+})

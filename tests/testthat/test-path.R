@@ -220,3 +220,12 @@ test_that("method 'none' with a zero penalty factor starts at glmnet's lambda_ma
   g <- glmnet::glmnet(d$x, d$y, standardize = FALSE, penalty.factor = pf)
   expect_equal(f$lambda[1], g$lambda[1], tolerance = 1e-8)
 })
+
+test_that("a multinomial grid starts at the largest released coordinate of any class", {
+  # two classes of d = 3 (intercept first): intercepts are not penalised
+  g0 <- c(9, 0.5, -2, -9, 0.2, 0.4)
+  lam <- dpsco:::released_grid(g0, TRUE, 1, c(1, 0.5), 3, 0.1, nclass = 2L)
+  # features: max(|0.5|, |0.2|) / 1 and max(|-2|, |0.4|) / 0.5
+  expect_equal(lam[1], 4)
+  expect_equal(lam, 4 * c(1, sqrt(0.1), 0.1))
+})

@@ -200,3 +200,64 @@ test_that("the constraint-set methods do not take the support settings", {
                      control = dpsco_control(support = "none")),
                class = "dpsco_arg_error")
 })
+
+# Three classes from two real features, plus an all-zero column.
+multinomial_data <- function(n = 3000, seed = 12) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 2), n, 2)
+  eta <- cbind(0, 1.5 * x[, 1], -1.5 * x[, 2])
+  pr <- exp(eta) / rowSums(exp(eta))
+  y <- factor(apply(pr, 1, function(q) sample(3, 1, prob = q)), 1:3,
+              c("a", "b", "c"))
+  list(x = cbind(x, 0), y = y)
+}
+
+test_that("multinomial: the grouped rule from released values, in plain R", {
+  dat <- multinomial_data()
+  set.seed(5)
+  fit <- dpsco(dat$x, dat$y, family = "multinomial", epsilon = 1, nlambda = 4)
+  sp <- fit$support
+  expect_identical(sp$steps, 2L)
+  expect_identical(sp$memory, 0)
+  # two Newton steps without memory: the output is the second step's
+  # iterate, whose deviation is -eta (S (x) A)^-1 P n for the gradient
+  # noise n after the engine's centring over the classes,
+  # P = (I - 11'/K) (x) I
+  A <- sp$curvature
+  S <- sp$class_matrix
+  d <- nrow(A)
+  M <- solve(kronecker(S, A))
+  P <- kronecker(diag(3) - 1 / 3, diag(d))
+  sd <- sp$noise_sd * sp$step_size * sqrt(diag(M %*% P %*% M))
+  expect_equal(unname(sp$sd), matrix(sd, 3 * d, 4), tolerance = 1e-8)
+  # a feature is dropped in every class when no class's raw coefficient
+  # passes 5 sds; the kept non-zeros of its class then take over its part
+  # of the predictor in the metric of A
+  raw <- sp$raw
+  for (l in 1:4) {
+    blocks <- lapply(1:3, function(k) (k - 1) * d + 1:d)
+    keep <- Reduce(`|`, lapply(blocks, function(r)
+      abs(raw[r[-1], l]) > 5 * sd[r[-1]]))
+    for (k in 1:3) {
+      b <- raw[blocks[[k]], l]
+      drop <- which(c(FALSE, !keep) & b != 0)
+      rest <- setdiff(which(b != 0), drop)
+      if (length(drop))
+        b[rest] <- b[rest] + solve(A[rest, rest, drop = FALSE],
+                                   A[rest, drop, drop = FALSE] %*% b[drop])
+      b[drop] <- 0
+      # in the engine's units: x over its released bounds (the fit's
+      # intercepts are centred over the classes afterwards)
+      got <- fit$beta[[k]][, l] * privacy(fit)$released$x_bound
+      expect_equal(unname(got), b[-1], tolerance = 1e-10)
+    }
+  }
+  # the all-zero column is out of the selected models, the real ones in
+  expect_true(all(vapply(fit$beta, function(b) b[3, 4] == 0, TRUE)))
+  expect_true(all(fit$beta$b[1, 2:4] != 0) && all(fit$beta$c[2, 2:4] != 0))
+  # the rule off: the raw path
+  set.seed(5)
+  off <- dpsco(dat$x, dat$y, family = "multinomial", epsilon = 1, nlambda = 4,
+               control = dpsco_control(support = "none"))
+  expect_equal(off$beta, fit$support$beta_raw)
+})
