@@ -168,16 +168,23 @@ static double classes_scale(const oracle_state *o, const double *r,
     return rn > 0.0 ? clip_weight(o, rn, norm) / rn : 0.0;
 }
 
+/* Class c's block of sums (in the record's Kamath group). */
+static double *class_sums(const oracle_state *o, double *acc, int label,
+                          int c)
+{
+    if (o->kind == ORACLE_KAMATH)
+        acc += (size_t) label * o->dim;
+    return acc + (size_t) c * o->width;
+}
+
 void oracle_add_classes(const oracle_state *o, double *acc, const double *r,
                         const double *x, double norm, double xmax, int label)
 {
     double scale = classes_scale(o, r, norm);
     if (scale == 0.0)
         return;
-    if (o->kind == ORACLE_KAMATH)
-        acc += (size_t) label * o->dim;
     for (int c = 0; c < o->nclass; c++) {
-        double *a = acc + (size_t) c * o->width;
+        double *a = class_sums(o, acc, label, c);
         switch (o->kind) {
         case ORACLE_KAMATH:
             kamath_add(o, a, r[c], x, xmax);
@@ -198,10 +205,8 @@ void oracle_add_classes_sparse(const oracle_state *o, double *acc,
     double scale = classes_scale(o, r, norm);
     if (scale == 0.0)
         return;
-    if (o->kind == ORACLE_KAMATH)
-        acc += (size_t) label * o->dim;
     for (int c = 0; c < o->nclass; c++) {
-        double *a = acc + (size_t) c * o->width;
+        double *a = class_sums(o, acc, label, c);
         switch (o->kind) {
         case ORACLE_KAMATH:
             kamath_add_sparse(o, a, r[c], v, j, nz, xmax);

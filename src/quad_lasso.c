@@ -22,10 +22,24 @@
 #define QUAD_TOL 1e-9
 #define QUAD_MAX_SWEEPS 1000
 
+/* The minimiser over coordinate j (of a block: j = 0 is the intercept
+ * when there is one) of the model's curvature qjj along it and the
+ * penalty, u = qjj b_j - s_j. */
+static double coordinate_min(const quad_model *qm, int j, double qjj,
+                             double u, double lambda)
+{
+    if (qm->has_int && j == 0)
+        return u / qjj;
+    double pf = qm->pf[j - qm->has_int];
+    double thr = lambda * qm->alpha * pf;
+    double v = u > thr ? u - thr : (u < -thr ? u + thr : 0.0);
+    return v / (qjj + lambda * (1.0 - qm->alpha) * pf);
+}
+
 void quad_lasso(const quad_model *qm, const double *g, const double *c,
                 double lambda, double *b, double *s)
 {
-    int dim = qm->dim, has_int = qm->has_int;
+    int dim = qm->dim;
     double inv_eta = 1.0 / qm->eta;
     /* start from c: the smooth part's gradient there is g */
     memcpy(b, c, (size_t) dim * sizeof(double));
@@ -35,16 +49,7 @@ void quad_lasso(const quad_model *qm, const double *g, const double *c,
         for (int j = 0; j < dim; j++) {
             const double *col = qm->A + (size_t) j * dim;
             double qjj = col[j] * inv_eta;
-            double u = qjj * b[j] - s[j];
-            double nb;
-            if (has_int && j == 0) {
-                nb = u / qjj;
-            } else {
-                double pf = qm->pf[j - has_int];
-                double thr = lambda * qm->alpha * pf;
-                double v = u > thr ? u - thr : (u < -thr ? u + thr : 0.0);
-                nb = v / (qjj + lambda * (1.0 - qm->alpha) * pf);
-            }
+            double nb = coordinate_min(qm, j, qjj, qjj * b[j] - s[j], lambda);
             double step = nb - b[j];
             if (step != 0.0) {
                 for (int i = 0; i < dim; i++)
@@ -63,7 +68,7 @@ void quad_lasso(const quad_model *qm, const double *g, const double *c,
 void quad_lasso_classes(const quad_model *qm, const double *g,
                         const double *c, double lambda, double *b, double *s)
 {
-    int w = qm->dim, K = qm->nclass, has_int = qm->has_int;
+    int w = qm->dim, K = qm->nclass;
     size_t dim = (size_t) K * w;
     double inv_eta = 1.0 / qm->eta;
     memcpy(b, c, dim * sizeof(double));
@@ -76,16 +81,8 @@ void quad_lasso_classes(const quad_model *qm, const double *g,
                 const double *col = qm->A + (size_t) j * w;
                 size_t at = (size_t) k * w + j;
                 double qjj = sk[k] * col[j] * inv_eta;
-                double u = qjj * b[at] - s[at];
-                double nb;
-                if (has_int && j == 0) {
-                    nb = u / qjj;
-                } else {
-                    double pf = qm->pf[j - has_int];
-                    double thr = lambda * qm->alpha * pf;
-                    double v = u > thr ? u - thr : (u < -thr ? u + thr : 0.0);
-                    nb = v / (qjj + lambda * (1.0 - qm->alpha) * pf);
-                }
+                double nb = coordinate_min(qm, j, qjj, qjj * b[at] - s[at],
+                                           lambda);
                 double step = nb - b[at];
                 if (step == 0.0)
                     continue;
