@@ -332,9 +332,10 @@ summary.dpsco <- function(object, ...) {
     if (identical(st$tuning, "private"))
       "estimated privately inside the budget (see the privacy record)"
     else "public (the paper's settings)")
+  # (a paragraph of its own: the baseline's summary rewrites the first)
   if (inherits(object, "dpsco_multinomial"))
-    fit_text <- paste(fit_text, sprintf(paste(
-      "The response has %d classes (%s); each class has its own intercept",
+    fit_text <- c(fit_text, sprintf(paste(
+      "The response has %d classes (%s): each class has its own intercept",
       "and %d coefficients, the intercepts centred to sum to 0 over the",
       "classes, as in glmnet.  Df counts the predictors with a non-zero",
       "coefficient in any class."), length(object$classnames),
