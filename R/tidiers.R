@@ -16,7 +16,7 @@
 #' `tidy()` of a glmnet multinomial fit), one row per class, term and
 #' path value, and `augment()` gives `.fitted`, the predicted class (a
 #' factor with the fit's classes), and the class probabilities in columns
-#' `.pred_<class>`; it has no `.resid`.
+#' `.pred_<class>`; it has no `.resid` (a given `newy` is only checked).
 #'
 #' `glance(<dpsco>)`: one row: `nobs` (the public number of records),
 #' `npasses` (the optimiser's steps over the whole path: steps per lambda
@@ -152,6 +152,8 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
                            levels = x$classnames)
     for (k in seq_along(x$classnames))
       data[[paste0(".pred_", x$classnames[k])]] <- prob[, k]
+    # (no residual of a class; a given newy is still checked)
+    if (!is.null(newy)) check_y(newy, nrow(data), "multinomial")
     return(data)
   }
   data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
