@@ -4,7 +4,7 @@
 #' one line per predictor, with the number of non-zero coefficients on the
 #' top axis, as in glmnet.
 #'
-#' @param x a `dpsco` fit.
+#' @param x a `dpsco` fit (a multinomial fit: [plot.dpsco_multinomial()]).
 #' @param xvar `"lambda"` (log penalty, increasing to the right as in
 #'   glmnet and in [plot.cv.dpsco()], so the path is fitted from right to
 #'   left; for the constraint-set methods the log radius) or `"norm"` (L1

@@ -39,7 +39,9 @@ path_values <- function(object) path_axis(object)$values
 #' Print a dpsco fit
 #'
 #' One line per lambda with the number of non-zero coefficients (`Df`) and
-#' the penalty, followed by the privacy spent by the whole path.  Unlike
+#' the penalty, followed by the privacy spent by the whole path.  For a
+#' multinomial fit `Df` is, as in glmnet, the number of predictors with a
+#' non-zero coefficient in any class (per class: `fit$dfmat`).  Unlike
 #' glmnet no deviance is shown: it would be a statistic of the data outside
 #' the privacy budget.
 #'
@@ -121,7 +123,8 @@ interpolate_coef <- function(object, s) {
 #'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
 #'   interpolated linearly in the radius.
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean (for
-#'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
+#'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label; multinomial: see
+#'   [predict.dpsco_multinomial()]), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
 #' @param newoffset offsets of the new records, added to the linear
 #'   predictor: needed (and only allowed) when the fit had an `offset`, as
@@ -130,7 +133,9 @@ interpolate_coef <- function(object, s) {
 #'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
 #'   `predict()`: a matrix with one column per `s` (or a list for
-#'   `"nonzero"`).
+#'   `"nonzero"`).  A multinomial fit has its own methods, in glmnet's
+#'   forms (a matrix per class, arrays by class): see
+#'   [coef.dpsco_multinomial()].
 #' @examples
 #' set.seed(3)
 #' x <- matrix(runif(4000, -1, 1), 400, 10)
@@ -307,7 +312,9 @@ clamp_columns <- function(x, range) {
 #' @param x a `summary.dpsco` object.
 #' @param ... unused.
 #' @return An object of class `summary.dpsco`: a list with `text` (the
-#'   description), `path` (Df and Lambda) and `privacy` (the record).
+#'   description: for a multinomial fit a paragraph on its classes
+#'   follows the first), `path` (Df and Lambda) and `privacy` (the
+#'   record).
 #' @export
 summary.dpsco <- function(object, ...) {
   pr <- object$privacy
