@@ -608,7 +608,7 @@ cv_s <- function(object, s) {
 coef.cv.dpsco <- function(object, s = NULL, ...) {
   check_no_dots(list(...), "coef")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  stats::coef(object$dpsco.fit, s = cv_s(object, s))
+  stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
 }
 
 #' @rdname coef.cv.dpsco
@@ -617,6 +617,12 @@ predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
                              newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  stats::predict(object$dpsco.fit, newx, s = cv_s(object, s), type = type,
-                 newoffset = newoffset)
+  stats::predict(matrix_fit(object$dpsco.fit), newx, s = cv_s(object, s),
+                 type = type, newoffset = newoffset)
+}
+
+# A fit as its matrix methods see it (a formula fit's methods take
+# newdata; newx here is already a matrix).
+matrix_fit <- function(fit) {
+  structure(fit, class = setdiff(class(fit), "dpsco_formula"))
 }
