@@ -57,9 +57,9 @@
 #' non-zero `|y|`), or the clipping level `C` when that bound was declared
 #' away: large enough that the errors that decide a squared-error risk
 #' still count, small enough that the choice is not drowned in noise.
-#' For binomial fits it is `1` for `"class"` and `2 log(1000)` (the
-#' deviance of a probability of 1/1000 for the observed class) for
-#' `"deviance"`; for poisson fits `2 log(1000) max(B, 1)` for `"deviance"`
+#' For binomial and multinomial fits it is `1` for `"class"` and
+#' `2 log(1000)` (the deviance of a probability of 1/1000 for the observed
+#' class) for `"deviance"`; for poisson fits `2 log(1000) max(B, 1)` for `"deviance"`
 #' (about the deviance of a count `B` at a mean 1000 times smaller), `B`
 #' the private bound on `y` (or the clipping level when that bound was
 #' declared away).  For quantile fits the loss is the (unsmoothed) check loss
@@ -79,7 +79,9 @@
 #' @param type.measure loss on the validation part: `"mse"` (default for
 #'   gaussian) or `"mae"`; `"deviance"` (default for binomial) or
 #'   `"class"` (misclassification); `"deviance"` (default for poisson),
-#'   `"mse"` or `"mae"`; `"check"` (quantile, the only one).
+#'   `"mse"` or `"mae"`; `"deviance"` (default for multinomial, the
+#'   record's `-2 log p_y`) or `"class"`; `"check"` (quantile, the only
+#'   one).
 #' @param curve share of the budget of the validation part spent on
 #'   releasing the validation curve, in \[0, 1); 0 (the default) releases
 #'   no curve and leaves the whole budget of the validation part to the
@@ -207,8 +209,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k) else {
-    pred <- predict.dpsco(fit, x[val, , drop = FALSE], type = "response",
-                          newoffset = offset[val])
+    pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
+                           newoffset = offset[val])
     # a weight in [0, 1] scales its record's clamped loss, which stays in
     # [0, bound]: the sensitivities below hold as they are
     loss <- pmin(record_loss(measure, yy$y[val], pred, tau, fam$name), bound)
@@ -245,7 +247,10 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
               cvm_noisy = cvm_noisy,
               nzero = fit$df,
               name = if (measure == "deviance" && family == "poisson")
-                       "Poisson deviance" else measure_names[[measure]],
+                       "Poisson deviance"
+                     else if (measure == "deviance" && family == "multinomial")
+                       "Multinomial deviance"
+                     else measure_names[[measure]],
               measure = measure),
            stats::setNames(list(lam[index]), paste0(name, ".min")),
            # NA, not absent: coef(cvfit, s = cvfit$lambda.1se) is then the
@@ -309,8 +314,21 @@ deviance_bound <- function(fam, r_bound) {
 }
 
 # Per-record losses (n_val x K) of fitted means or probabilities `pred`;
-# `family` the fit's family name (the deviance is the family's).
+# `family` the fit's family name (the deviance is the family's).  For
+# "multinomial", pred is the n_val x classes x K array of probabilities
+# and y the classes coded 0 to classes - 1.
 record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
+  if (family == "multinomial") {
+    n <- length(y)
+    k <- dim(pred)[3L]
+    # each record's own class, in every penalty's slice: n x K
+    idx <- cbind(rep(seq_len(n), k), rep(y + 1L, k), rep(seq_len(k), each = n))
+    if (measure == "deviance")
+      return(matrix(-2 * log(pmax(pred[idx], 1e-300)), n, k))
+    best <- vapply(seq_len(k), function(j)
+      max.col(matrix(pred[, , j], n), ties.method = "first"), integer(n))
+    return(1 * (matrix(best, n, k) != y + 1L))
+  }
   if (measure == "deviance" && family == "poisson") {
     mu <- pmax(pred, 1e-300)
     # y recycles down each column of the n_val x K predictions
@@ -584,12 +602,13 @@ cv_s <- function(object, s) {
 #'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
 #'   explains why a private choice has none (see [cv.dpsco()]).
 #' @param ... not used; any argument given here is an error.
-#' @return As [coef.dpsco()] and [predict.dpsco()].
+#' @return As [coef.dpsco()] and [predict.dpsco()] (for a multinomial fit,
+#'   [coef.dpsco_multinomial()]: a list per class, arrays by class).
 #' @export
 coef.cv.dpsco <- function(object, s = NULL, ...) {
   check_no_dots(list(...), "coef")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  coef.dpsco(object$dpsco.fit, s = cv_s(object, s))
+  stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
 }
 
 #' @rdname coef.cv.dpsco
@@ -598,6 +617,12 @@ predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
                              newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  predict.dpsco(object$dpsco.fit, newx, s = cv_s(object, s), type = type,
-                newoffset = newoffset)
+  stats::predict(matrix_fit(object$dpsco.fit), newx, s = cv_s(object, s),
+                 type = type, newoffset = newoffset)
+}
+
+# A fit as its matrix methods see it (a formula fit's methods take
+# newdata; newx here is already a matrix).
+matrix_fit <- function(fit) {
+  structure(fit, class = setdiff(class(fit), "dpsco_formula"))
 }

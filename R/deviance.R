@@ -16,7 +16,10 @@
 #' of squares for `"gaussian"`, the binomial deviance
 #' `-2 sum log-likelihood` for `"binomial"` and twice the summed check
 #' loss (unsmoothed) for `"quantile"` (and the Poisson deviance for a
-#' `"poisson"` fit).
+#' `"poisson"` fit).  For a `"multinomial"` fit it is
+#' `-2 sum log p_(y_i)`, `p_(y_i)` the probability the model gives record
+#' `i`'s class; `newy` is then a factor with the fit's classes as its
+#' levels.
 #'
 #' `nobs()` is the public number of records `n` (`public_n`), the size at
 #' which the guarantee is stated and every divisor of the fit is taken, not
@@ -73,6 +76,12 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
                                                            "dpsco_formula")),
                         newx = newx, s = s, type = "link")
   y <- yy$y
+  if (fam$name == "multinomial") {
+    # -2 sum log p_y per penalty, from each slice of the n x K x s array
+    dev <- vapply(seq_len(dim(eta)[3L]), function(j)
+      2 * sum(fam$eval_loss(matrix(eta[, , j], nrow(newx)), y)), 0)
+    return(stats::setNames(dev, dimnames(eta)[[3L]]))
+  }
   # (the saturated model's log-likelihood is not 0 for counts: the unit
   # deviance of cv.dpsco()'s validation loss)
   dev <- if (fam$name == "poisson")

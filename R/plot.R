@@ -4,7 +4,7 @@
 #' one line per predictor, with the number of non-zero coefficients on the
 #' top axis, as in glmnet.
 #'
-#' @param x a `dpsco` fit.
+#' @param x a `dpsco` fit (a multinomial fit: [plot.dpsco_multinomial()]).
 #' @param xvar `"lambda"` (log penalty, increasing to the right as in
 #'   glmnet and in [plot.cv.dpsco()], so the path is fitted from right to
 #'   left; for the constraint-set methods the log radius) or `"norm"` (L1
@@ -23,23 +23,83 @@
 #' @export
 plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
   xvar <- match_choice(xvar, "xvar")
-  beta <- x$beta
-  df <- x$df
-  pa <- path_axis(x)
+  draw_path(x$beta, x$df, path_axis(x), xvar, label, "Coefficients",
+            list(...))
+  invisible(x)
+}
+
+#' Plot the coefficient paths of a multinomial fit
+#'
+#' As glmnet's `plot()` of a multinomial fit: with `type.coef = "coef"`
+#' one panel per class (laid out on one page, `par(mfrow)` restored
+#' afterwards) of that class's coefficients, its own number of non-zero
+#' coefficients on the top axis; with `type.coef = "2norm"` one panel of
+#' each predictor's Euclidean norm over the classes, the number of
+#' predictors non-zero in any class on the top axis.  `log(lambda)`
+#' increases to the right, as in [plot.dpsco()].
+#'
+#' @inheritParams plot.dpsco
+#' @param x a `dpsco_multinomial` fit.
+#' @param type.coef `"coef"` (a panel per class) or `"2norm"` (one panel
+#'   of the norms over the classes).
+#' @param ... passed to [graphics::matplot()]; `main` (default: the class
+#'   names in the panels of `"coef"`) is drawn above the top axis.
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(600 * 4), 600, 4)
+#' eta <- cbind(0, x[, 1] * 2, -x[, 2] * 2)
+#' y <- factor(apply(eta + matrix(rlogis(1800), 600), 1, which.max),
+#'             labels = c("a", "b", "c"))
+#' fit <- dpsco(x, y, family = "multinomial", epsilon = 2, nlambda = 5)
+#' plot(fit)
+#' plot(fit, type.coef = "2norm")
+#' @export
+plot.dpsco_multinomial <- function(x, xvar = c("lambda", "norm"),
+                                   label = FALSE,
+                                   type.coef = c("coef", "2norm"), ...) {
+  xvar <- match_choice(xvar, "xvar")
+  type.coef <- match_choice(type.coef, "type.coef")
+  dots <- list(...)
+  if (type.coef == "2norm") {
+    norm2 <- sqrt(Reduce(`+`, lapply(x$beta, function(b) b^2)))
+    draw_path(norm2, x$df, path_axis(x), xvar, label, "Coefficient 2-norms",
+              dots)
+    return(invisible(x))
+  }
+  K <- length(x$classnames)
+  # room above each panel for its Df axis and title
+  old <- graphics::par(mfrow = grDevices::n2mfrow(K),
+                       mar = c(4.1, 4.1, 5.6, 1.1))
+  on.exit(graphics::par(old))
+  for (k in seq_len(K)) {
+    cp <- class_path(x, k)
+    dk <- dots
+    dk$main <- dots$main %||% x$classnames[k]
+    draw_path(cp$beta, cp$df, path_axis(x), xvar, label,
+              paste0("Coefficients: ", x$classnames[k]), dk)
+  }
+  invisible(x)
+}
+
+# One panel of coefficient paths: the rows of beta (p x path) against
+# log(lambda) (`axis`, from path_axis()) or their L1 norm, df on the top
+# axis; dots for matplot(), their `main` drawn above the top axis.
+draw_path <- function(beta, df, axis, xvar, label, ylab, dots) {
   if (xvar == "lambda") {
     # log(0) and log(Inf) cannot be drawn
-    keep <- pa$values > 0 & is.finite(pa$values)
+    keep <- axis$values > 0 & is.finite(axis$values)
     beta <- beta[, keep, drop = FALSE]
     df <- df[keep]
-    h <- log(pa$values[keep])
-    xlab <- paste0("log(", pa$name, ")")
+    h <- log(axis$values[keep])
+    xlab <- paste0("log(", axis$name, ")")
   } else {
     h <- colSums(abs(beta))
     xlab <- "L1 norm"
   }
   args <- list(x = h, y = t(beta), type = "l", lty = 1, xlab = xlab,
-               ylab = "Coefficients", col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
-  dots <- list(...)
+               ylab = ylab,
+               col = grDevices::hcl.colors(max(2, nrow(beta)), "Dark 3"))
   main <- dots$main
   dots$main <- NULL
   do.call(graphics::matplot, utils::modifyList(args, dots))
@@ -55,7 +115,6 @@ plot.dpsco <- function(x, xvar = c("lambda", "norm"), label = FALSE, ...) {
     graphics::text(h[end], beta[, end], labels = seq_len(nrow(beta)),
                    pos = if (h[end] <= min(h)) 2 else 4, cex = 0.7, xpd = TRUE)
   }
-  invisible(x)
 }
 
 # The top axis of both path plots: the number of non-zero coefficients at
@@ -109,8 +168,11 @@ plot.cv.dpsco <- function(x, ...) {
             format(signif(path$min, 3)))
     else sprintf("minimum, %s = %s", path$name, format(signif(path$min, 3)))
   if (is.null(x$cvm)) {
-    do.call(plot.dpsco, c(list(x$dpsco.fit, xvar = "lambda", main = main %||%
-      "Coefficient path (no validation curve released: curve = 0)"), dots))
+    # a multinomial path in one panel: its norms over the classes
+    do.call(graphics::plot, c(list(x$dpsco.fit, xvar = "lambda", main = main %||%
+      "Coefficient path (no validation curve released: curve = 0)"),
+      if (inherits(x$dpsco.fit, "dpsco_multinomial"))
+        list(type.coef = "2norm"), dots))
     graphics::abline(v = log(path$min), lty = 3)
     graphics::legend("topright", legend = choice, lty = 3, bty = "n",
                      cex = 0.8)

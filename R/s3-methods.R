@@ -5,7 +5,12 @@ method_label <- function(method) method_spec(method)$label
 
 # The family as print() names it, with the quantile level; the model as
 # summary() names it.
-family_label <- function(object) fit_family(object)$label
+family_label <- function(object) {
+  lab <- fit_family(object)$label
+  if (!inherits(object, "dpsco_multinomial")) return(lab)
+  sprintf("%s (%d classes: %s)", lab, length(object$classnames),
+          paste(object$classnames, collapse = ", "))
+}
 model_label <- function(object) fit_family(object)$model
 
 # The path a fit runs over, by its class: penalties (decreasing) or, for
@@ -34,7 +39,9 @@ path_values <- function(object) path_axis(object)$values
 #' Print a dpsco fit
 #'
 #' One line per lambda with the number of non-zero coefficients (`Df`) and
-#' the penalty, followed by the privacy spent by the whole path.  Unlike
+#' the penalty, followed by the privacy spent by the whole path.  For a
+#' multinomial fit `Df` is, as in glmnet, the number of predictors with a
+#' non-zero coefficient in any class (per class: `fit$dfmat`).  Unlike
 #' glmnet no deviance is shown: it would be a statistic of the data outside
 #' the privacy budget.
 #'
@@ -54,6 +61,9 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   names(tab)[2L] <- pa$label
   rownames(tab) <- seq_len(nrow(tab))
   print(tab)
+  if (inherits(x, "dpsco_multinomial"))
+    cat("\nDf: the number of features with a non-zero coefficient in any",
+        "class (as in glmnet);\nper class: fit$dfmat.\n")
   pr <- x$privacy
   if (pr$private)
     cat(sprintf(paste("\nPrivacy: target (epsilon, delta) = (%s, %s), accounted",
@@ -113,7 +123,8 @@ interpolate_coef <- function(object, s) {
 #'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
 #'   interpolated linearly in the radius.
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean (for
-#'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label), `"coefficients"` or
+#'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label; multinomial: see
+#'   [predict.dpsco_multinomial()]), `"coefficients"` or
 #'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
 #' @param newoffset offsets of the new records, added to the linear
 #'   predictor: needed (and only allowed) when the fit had an `offset`, as
@@ -122,7 +133,9 @@ interpolate_coef <- function(object, s) {
 #'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
 #'   `predict()`: a matrix with one column per `s` (or a list for
-#'   `"nonzero"`).
+#'   `"nonzero"`).  A multinomial fit has its own methods, in glmnet's
+#'   forms (a matrix per class, arrays by class): see
+#'   [coef.dpsco_multinomial()].
 #' @examples
 #' set.seed(3)
 #' x <- matrix(runif(4000, -1, 1), 400, 10)
@@ -162,20 +175,13 @@ predict.dpsco <- function(object, newx, s = NULL,
   fam <- fit_family(object)
   if (type == "class" && !fam$classes)
     arg_error("type", "\"class\" needs a binomial fit.")
-  if (missing(newx)) arg_error("newx", "is needed for type \"", type, "\".")
-  newx <- check_design(newx, "newx", min_rows = 1L)
-  if (ncol(newx) != nrow(b) - 1L)
-    arg_error("newx", "must have ", nrow(b) - 1L, " columns.")
+  newx <- check_newx(newx, type, nrow(b) - 1L)
   if (isTRUE(object$offset) && is.null(newoffset))
     arg_error("newoffset", "is needed: the fit was made with an offset.")
   if (!isTRUE(object$offset) && !is.null(newoffset))
     arg_error("newoffset", "applies to fits made with an offset only.")
   newoffset <- check_offset(newoffset, nrow(newx), "newoffset")
-  # block by block, so a sparse or file-backed newx is never dense whole
-  slope <- b[-1L, , drop = FALSE]
-  eta <- design_apply(newx, function(v, rows)
-    clamp_columns(v, object$x_range) %*% slope, "rbind") +
-    matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
+  eta <- linear_predictor(newx, b, object$x_range)
   if (!is.null(newoffset)) eta <- eta + newoffset
   if (type == "link") return(eta)
   # the response: the fitted mean or tau-quantile, or the probability
@@ -183,6 +189,110 @@ predict.dpsco <- function(object, newx, s = NULL,
   if (type == "response") return(prob)
   cls <- ifelse(prob > 0.5, object$classnames[2L], object$classnames[1L])
   matrix(cls, nrow(prob), ncol(prob), dimnames = dimnames(prob))
+}
+
+#' Coefficients and predictions of a multinomial dpsco fit
+#'
+#' glmnet's forms for `family = "multinomial"`: one coefficient matrix per
+#' class, and predictions with the classes as the second dimension.
+#'
+#' @inheritParams coef.dpsco
+#' @param object a `dpsco_multinomial` fit (`dpsco(..., family =
+#'   "multinomial")`).
+#' @param type `"link"` (the linear predictor of each class), `"response"`
+#'   (the class probabilities, the softmax of the linear predictors),
+#'   `"class"` (the class of largest probability, the first on ties),
+#'   `"coefficients"` or `"nonzero"`.
+#' @param newoffset not available: a multinomial fit takes no offset
+#'   (given, it is an error).
+#' @return `coef()` and `type = "coefficients"`: a list named by the
+#'   classes of `(p + 1)` x `length(s)` matrices, intercept first (the
+#'   intercepts centred to sum to 0 over the classes).  `"link"` and
+#'   `"response"`: an `nrow(newx)` x `K` x `length(s)` array, dimnames the
+#'   rows of `newx`, the classes and the penalties.  `"class"`: an
+#'   `nrow(newx)` x `length(s)` character matrix of class names.
+#'   `"nonzero"`: a list named by the classes, each a list per `s` of the
+#'   indices of the non-zero coefficients.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(600 * 4), 600, 4)
+#' eta <- cbind(0, x[, 1] * 2, -x[, 2] * 2)
+#' y <- factor(apply(eta + matrix(rlogis(1800), 600), 1, which.max),
+#'             labels = c("a", "b", "c"))
+#' fit <- dpsco(x, y, family = "multinomial", epsilon = 2, nlambda = 5)
+#' coef(fit, s = fit$lambda[5])
+#' predict(fit, x[1:3, ], s = fit$lambda[5], type = "response")
+#' predict(fit, x[1:3, ], type = "class")
+#' @export
+coef.dpsco_multinomial <- function(object, s = NULL, ...) {
+  check_no_dots(list(...), "coef")
+  out <- lapply(seq_along(object$classnames), function(k)
+    coef.dpsco(class_path(object, k), s))
+  stats::setNames(out, object$classnames)
+}
+
+# Class k's path of a multinomial fit as a one-class fit, for
+# interpolate_coef() and the plots.
+class_path <- function(object, k) {
+  structure(list(a0 = object$a0[k, ], beta = object$beta[[k]],
+                 lambda = object$lambda, df = object$dfmat[k, ],
+                 intercept = object$intercept),
+            class = c("dpsco_lambda", "dpsco"))
+}
+
+#' @rdname coef.dpsco_multinomial
+#' @export
+predict.dpsco_multinomial <- function(object, newx, s = NULL,
+                                      type = c("link", "response", "class",
+                                               "coefficients", "nonzero"),
+                                      newoffset = NULL, ...) {
+  check_no_dots(list(...), "predict")
+  type <- match_choice(type, "type")
+  b <- coef.dpsco_multinomial(object, s)
+  if (type == "coefficients") return(b)
+  if (type == "nonzero")
+    return(lapply(b, function(bk) lapply(seq_len(ncol(bk)), function(j)
+      which(bk[-1L, j] != 0))))
+  if (!is.null(newoffset))
+    arg_error("newoffset", "does not apply: a multinomial fit takes no ",
+              "offset.")
+  newx <- check_newx(newx, type, nrow(b[[1L]]) - 1L)
+  n <- nrow(newx)
+  K <- length(b)
+  ns <- ncol(b[[1L]])
+  # the classes side by side, one pass over newx: n x (ns K), class-major
+  eta <- linear_predictor(newx, do.call(cbind, b), object$x_range)
+  eta <- aperm(array(eta, c(n, ns, K)), c(1L, 3L, 2L))
+  dimnames(eta) <- list(if (!is_mapped(newx)) rownames(newx), names(b),
+                        colnames(b[[1L]]))
+  if (type == "link") return(eta)
+  if (type == "response") {
+    for (j in seq_len(ns)) eta[, , j] <- softmax_rows(eta[, , j])
+    return(eta)
+  }
+  cls <- vapply(seq_len(ns), function(j)
+    names(b)[max.col(matrix(eta[, , j], n, K), ties.method = "first")],
+    character(n))
+  matrix(cls, n, ns, dimnames = dimnames(eta)[c(1L, 3L)])
+}
+
+# predict()'s newx, checked: given, a design (dense, sparse or mapped)
+# with the fit's p columns.  (A missing newx passed on stays missing.)
+check_newx <- function(newx, type, p) {
+  if (missing(newx)) arg_error("newx", "is needed for type \"", type, "\".")
+  newx <- check_design(newx, "newx", min_rows = 1L)
+  if (ncol(newx) != p) arg_error("newx", "must have ", p, " columns.")
+  newx
+}
+
+# The linear predictors of newx for the coefficients b (intercept first, a
+# column per penalty), newx clamped to the fit's bounds `range`; block by
+# block, so a sparse or file-backed newx is never dense whole.
+linear_predictor <- function(newx, b, range) {
+  slope <- b[-1L, , drop = FALSE]
+  design_apply(newx, function(v, rows) clamp_columns(v, range) %*% slope,
+               "rbind") +
+    matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
 }
 
 # New data clamped to the fit's private bounds (NULL: none), column by
@@ -202,7 +312,9 @@ clamp_columns <- function(x, range) {
 #' @param x a `summary.dpsco` object.
 #' @param ... unused.
 #' @return An object of class `summary.dpsco`: a list with `text` (the
-#'   description), `path` (Df and Lambda) and `privacy` (the record).
+#'   description: for a multinomial fit a paragraph on its classes
+#'   follows the first), `path` (Df and Lambda) and `privacy` (the
+#'   record).
 #' @export
 summary.dpsco <- function(object, ...) {
   pr <- object$privacy
@@ -227,6 +339,14 @@ summary.dpsco <- function(object, ...) {
     if (identical(st$tuning, "private"))
       "estimated privately inside the budget (see the privacy record)"
     else "public (the paper's settings)")
+  # (a paragraph of its own: the baseline's summary rewrites the first)
+  if (inherits(object, "dpsco_multinomial"))
+    fit_text <- c(fit_text, sprintf(paste(
+      "The response has %d classes (%s): each class has its own intercept",
+      "and %d coefficients, the intercepts centred to sum to 0 over the",
+      "classes, as in glmnet.  Df counts the predictors with a non-zero",
+      "coefficient in any class."), length(object$classnames),
+      paste(object$classnames, collapse = ", "), object$dim[1L]))
   priv_text <- privacy_paragraph(pr)
   structure(list(text = c(fit_text, priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),

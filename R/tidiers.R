@@ -12,6 +12,12 @@
 #' `term`, `step` (the index along the path), `estimate`, and `lambda` (or
 #' `radius` for a constraint-set method).
 #'
+#' For a multinomial fit `tidy()` has a first column `class` (as broom's
+#' `tidy()` of a glmnet multinomial fit), one row per class, term and
+#' path value, and `augment()` gives `.fitted`, the predicted class (a
+#' factor with the fit's classes), and the class probabilities in columns
+#' `.pred_<class>`; it has no `.resid` (a given `newy` is only checked).
+#'
 #' `glance(<dpsco>)`: one row: `nobs` (the public number of records),
 #' `npasses` (the optimiser's steps over the whole path: steps per lambda
 #' times lambdas for a penalised path, the privacy record's `steps` for a
@@ -87,6 +93,20 @@ tidy.dpsco <- function(x, return_zeros = FALSE, ...) {
 }
 
 #' @rdname dpsco_tidiers
+#' @exportS3Method tidy dpsco_multinomial
+tidy.dpsco_multinomial <- function(x, return_zeros = FALSE, ...) {
+  check_no_dots(list(...), "tidy")
+  parts <- lapply(seq_along(x$classnames), function(k) {
+    tk <- tidy.dpsco(class_path(x, k), return_zeros = return_zeros)
+    cbind(class = rep(x$classnames[k], nrow(tk)), tk,
+          stringsAsFactors = FALSE)
+  })
+  out <- do.call(rbind, parts)
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname dpsco_tidiers
 #' @exportS3Method glance dpsco
 glance.dpsco <- function(x, ...) {
   check_no_dots(list(...), "glance")
@@ -124,6 +144,18 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     data <- as.data.frame(as.matrix(newx))
   }
   fit <- structure(x, class = setdiff(class(x), "dpsco_formula"))
+  if (inherits(fit, "dpsco_multinomial")) {
+    prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response"),
+                   nrow(data))
+    # the first class of largest probability, as predict(type = "class")
+    data$.fitted <- factor(x$classnames[max.col(prob, ties.method = "first")],
+                           levels = x$classnames)
+    for (k in seq_along(x$classnames))
+      data[[paste0(".pred_", x$classnames[k])]] <- prob[, k]
+    # (no residual of a class; a given newy is still checked)
+    if (!is.null(newy)) check_y(newy, nrow(data), "multinomial")
+    return(data)
+  }
   data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
                                       type = "response"))
   if (!is.null(newy)) {

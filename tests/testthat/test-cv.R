@@ -630,3 +630,66 @@ test_that("poisson: the deviance is glm's, clamped at the released bound", {
   expect_error(cv.dpsco(x, yy, family = "poisson", type.measure = "class"),
                class = "dpsco_arg_error", regexp = "type.measure")
 })
+
+# ---- multinomial ----------------------------------------------------------
+
+test_that("multinomial record losses: -2 log p_y and misclassification, by hand", {
+  pr <- array(c(0.7, 0.1, 0.2, 0.2,   0.2, 0.8, 0.3, 0.2,   0.1, 0.1, 0.5, 0.6,
+                0.3, 0.3, 0.1, 0.5,   0.3, 0.3, 0.1, 0.3,   0.4, 0.4, 0.8, 0.2),
+              c(4, 3, 2))
+  y <- c(0, 1, 2, 1)  # classes coded 0 to K - 1
+  dev <- dpsco:::record_loss("deviance", y, pr, family = "multinomial")
+  expect_equal(dev, cbind(-2 * log(c(0.7, 0.8, 0.5, 0.2)),
+                          -2 * log(c(0.3, 0.3, 0.8, 0.3))))
+  cls <- dpsco:::record_loss("class", y, pr, family = "multinomial")
+  # slice 1 predicts classes 1, 2, 3, 3; slice 2 predicts 3, 3, 3, 1
+  expect_equal(cls, cbind(c(0, 0, 0, 1), c(1, 1, 0, 1)))
+})
+
+test_that("multinomial cv: the exact (non-private) curve sums are plain R's", {
+  d <- mn_data(n = 500)
+  for (m in c("deviance", "class")) {
+    set.seed(21)
+    cvf <- cv.dpsco(d$x, d$y, family = "multinomial", method = "none",
+                    tuning = "public", nlambda = 5, type.measure = m)
+    set.seed(21)
+    val <- stats::runif(500) < 0.2
+    fit <- cvf$dpsco.fit
+    yv <- as.integer(d$y[val])
+    per <- vapply(1:5, function(j) {
+      pr <- mn_prob(fit, d$x[val, ], j)
+      loss <- if (m == "deviance") -2 * log(pr[cbind(seq_along(yv), yv)])
+              else 1 * (max.col(pr, "first") != yv)
+      sum(pmin(loss, cvf$loss_bound))
+    }, 0)
+    expect_equal(cvf$loss_bound, if (m == "deviance") 2 * log(1000) else 1)
+    expect_equal(unname(cvf$cvm_noisy), per / (500 * 0.2), tolerance = 1e-10)
+    expect_identical(cvf$index, which.min(per))
+    expect_identical(cvf$name, if (m == "deviance") "Multinomial deviance"
+                               else "Misclassification error")
+  }
+})
+
+test_that("a private multinomial cv chooses a lambda that beats the majority class", {
+  tr <- mn_data(n = 3000, seed = 31, signal = 3)
+  te <- mn_data(n = 2000, seed = 32, signal = 3)
+  set.seed(33)
+  cvf <- cv.dpsco(tr$x, tr$y, family = "multinomial", epsilon = 2)
+  cls <- predict(cvf, te$x, type = "class")
+  acc <- mean(cls[, 1] == as.character(te$y))
+  majority <- max(table(te$y)) / 2000
+  expect_gt(acc, majority + 0.25)
+  # coef() and predict() at the choice are the fit's at lambda.min
+  expect_identical(coef(cvf), coef(cvf$dpsco.fit, s = cvf$lambda.min))
+  expect_equal(predict(cvf, te$x[1:5, ], type = "response"),
+               predict(cvf$dpsco.fit, te$x[1:5, ], s = cvf$lambda.min,
+                       type = "response"))
+  expect_error(coef(cvf, s = "lambda.1se"), class = "dpsco_arg_error")
+  out <- paste(utils::capture.output(print(cvf)), collapse = "\n")
+  expect_match(out, "Measure: Multinomial deviance", fixed = TRUE)
+  expect_match(out, "private choice", fixed = TRUE)
+  sm <- paste(utils::capture.output(print(summary(cvf))), collapse = " ")
+  expect_match(sm, "multinomial logistic model", fixed = TRUE)
+  expect_identical(unname(summary(cvf)$nzero), unname(cvf$nzero[cvf$index]))
+  expect_identical(cvf$nzero, cvf$dpsco.fit$df)
+})

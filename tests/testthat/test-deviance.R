@@ -73,3 +73,30 @@ test_that("a poisson fit's deviance is glm's Poisson deviance on new data", {
   expect_equal(unname(deviance(fit, newx = x[201:300, ], newy = y[201:300])),
                unname(ref), tolerance = 1e-12)
 })
+
+test_that("multinomial: the deviance is -2 sum log p_y of the plain-R softmax", {
+  d <- mn_data(n = 400)
+  set.seed(3)
+  fit <- dpsco(d$x[1:300, ], d$y[1:300], family = "multinomial", epsilon = 2,
+               nlambda = 5)
+  nx <- d$x[301:400, ]
+  ny <- d$y[301:400]
+  dev <- deviance(fit, newx = nx, newy = ny)
+  expect_identical(names(dev), paste0("s", 0:4))
+  ref <- vapply(1:5, function(j) {
+    pr <- mn_prob(fit, nx, j)
+    -2 * sum(log(pr[cbind(seq_along(ny), as.integer(ny))]))
+  }, 0)
+  expect_equal(unname(dev), ref, tolerance = 1e-10)
+  # at s, the deviance of the interpolated path
+  s <- sqrt(fit$lambda[3] * fit$lambda[4])
+  pr <- predict(fit, nx, s = s, type = "response")[, , 1]
+  expect_equal(unname(deviance(fit, nx, ny, s = s)),
+               -2 * sum(log(pr[cbind(1:100, as.integer(ny))])), tolerance = 1e-10)
+  # newy: a factor with the fit's classes
+  expect_error(deviance(fit, nx, as.integer(ny)), class = "dpsco_arg_error",
+               regexp = "factor")
+  expect_error(deviance(fit, nx, factor(ny, levels = c("w", "v", "u"))),
+               class = "dpsco_arg_error", regexp = "classes")
+  expect_error(deviance(fit, nx), class = "dpsco_error", regexp = "not released")
+})

@@ -254,3 +254,87 @@ test_that("without a curve plot(cvfit) shows the path with the private choice ma
   ttl <- Filter(function(cl) !is.null(cl$args[[1]]), calls_named(calls, "C_title"))
   expect_match(ttl[[1]]$args[[1]], "no validation curve released", fixed = TRUE)
 })
+
+# ---- multinomial ----------------------------------------------------------
+
+mn_plot_fit <- function() {
+  d <- mn_data(n = 200)
+  dpsco(d$x, d$y, family = "multinomial", method = "none", tuning = "public",
+        nlambda = 6)
+}
+
+test_that("plot() of a multinomial fit draws one panel per class, its paths and Df", {
+  fit <- mn_plot_fit()
+  local_null_device()
+  old_mfrow <- par("mfrow")
+  res <- withVisible(plot(fit))
+  expect_false(res$visible)
+  expect_identical(res$value, fit)
+  # the layout is restored
+  expect_identical(par("mfrow"), old_mfrow)
+  calls <- recorded_calls()
+  xy <- calls_named(calls, "C_plotXY")
+  p <- nrow(fit$beta$u)
+  h <- log(fit$lambda)
+  expect_length(xy, 3 * p)
+  for (k in 1:3) for (j in seq_len(p)) {
+    cl <- xy[[(k - 1) * p + j]]
+    expect_equal(unname(cl$args[[1]]$x), h, tolerance = 1e-12)
+    expect_equal(unname(cl$args[[1]]$y), unname(fit$beta[[k]][j, ]),
+                 tolerance = 1e-12)
+  }
+  # each panel's top axis: that class's own number of non-zeros
+  axes <- Filter(function(cl) identical(cl$args[[1]], 3),
+                 calls_named(calls, "C_axis"))
+  expect_length(axes, 3)
+  at <- pretty(h)
+  at <- at[at >= min(h) & at <= max(h)]
+  for (k in 1:3)
+    expect_equal(unname(axes[[k]]$args[[3]]),
+                 unname(fit$dfmat[k, vapply(at, function(a) which.min(abs(h - a)), 1L)]))
+  ttl <- Filter(function(cl) !is.null(cl$args[[1]]), calls_named(calls, "C_title"))
+  expect_identical(vapply(ttl, function(cl) cl$args[[1]], ""), c("u", "v", "w"))
+})
+
+test_that("type.coef = '2norm' draws each predictor's norm over the classes", {
+  fit <- mn_plot_fit()
+  local_null_device()
+  plot(fit, type.coef = "2norm", xvar = "norm")
+  calls <- recorded_calls()
+  xy <- calls_named(calls, "C_plotXY")
+  p <- nrow(fit$beta$u)
+  expect_length(xy, p)
+  nrm <- sqrt(fit$beta$u^2 + fit$beta$v^2 + fit$beta$w^2)
+  for (j in seq_len(p)) {
+    expect_equal(unname(xy[[j]]$args[[1]]$y), unname(nrm[j, ]), tolerance = 1e-12)
+    expect_equal(unname(xy[[j]]$args[[1]]$x), unname(colSums(nrm)),
+                 tolerance = 1e-12)
+  }
+  expect_equal(par("usr")[1:2], extend(range(colSums(nrm))), tolerance = 1e-10)
+  expect_error(plot(fit, type.coef = "3norm"), class = "dpsco_arg_error",
+               regexp = "type.coef")
+})
+
+test_that("plot(cvfit) of a multinomial fit: the 2-norm path with the choice, or the curve", {
+  d <- mn_data(n = 400)
+  set.seed(8)
+  cvf <- cv.dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 5)
+  local_null_device()
+  plot(cvf)
+  calls <- recorded_calls()
+  fit <- cvf$dpsco.fit
+  nrm <- sqrt(fit$beta$u^2 + fit$beta$v^2 + fit$beta$w^2)
+  xy <- calls_named(calls, "C_plotXY")
+  expect_length(xy, nrow(nrm))
+  expect_equal(unname(xy[[1]]$args[[1]]$y), unname(nrm[1, ]), tolerance = 1e-12)
+  ab <- calls_named(calls, "C_abline")
+  expect_equal(ab[[length(ab)]]$args[[4]], log(cvf$lambda.min))
+  set.seed(8)
+  cvc <- cv.dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 5,
+                  curve = 0.5)
+  plot(cvc)
+  pts <- Filter(function(cl) !identical(cl$args[[2]], "n"),
+                calls_named(recorded_calls(), "C_plotXY"))
+  expect_equal(unname(pts[[1]]$args[[1]]$y),
+               unname(pmin(pmax(cvc$cvm_noisy, 0), cvc$loss_bound)))
+})

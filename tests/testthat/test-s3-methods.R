@@ -410,3 +410,124 @@ test_that("the fits of the Wang et al. and one-pass methods answer coef, predict
                if (m == "sample_aggregate") 40 else 1 + 1e-9)
   }
 })
+
+# ---- multinomial ----------------------------------------------------------
+
+test_that("multinomial predict(type = 'response') is the softmax on the clamped x", {
+  d <- mn_data()
+  set.seed(1)
+  fit <- dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 5)
+  expect_false(is.null(fit$x_range))
+  # new records far outside the private bounds: the clamp matters
+  newx <- rbind(d$x[1:20, ], 40 * d$x[21:25, ])
+  expect_true(any(newx > rep(fit$x_range[2, ], each = nrow(newx))))
+  pr <- predict(fit, newx, type = "response")
+  expect_identical(dim(pr), c(25L, 3L, 5L))
+  expect_identical(dimnames(pr)[[2]], c("u", "v", "w"))
+  expect_identical(dimnames(pr)[[3]], paste0("s", 0:4))
+  for (j in 1:5)
+    expect_equal(unname(pr[, , j]), mn_prob(fit, newx, j), tolerance = 1e-12)
+  # the link: log-probabilities up to a constant per record
+  lk <- predict(fit, newx, type = "link")
+  xc <- mn_clamp(newx, fit$x_range)
+  expect_equal(unname(lk[, 2, 3]),
+               drop(fit$a0[2, 3] + xc %*% fit$beta$v[, 3]), tolerance = 1e-12)
+  # class: the first class of largest probability
+  cl <- predict(fit, newx, type = "class")
+  expect_identical(dim(cl), c(25L, 5L))
+  for (j in 1:5)
+    expect_identical(unname(cl[, j]),
+                     c("u", "v", "w")[apply(mn_prob(fit, newx, j), 1, which.max)])
+})
+
+test_that("multinomial coef() interpolates each class linearly in lambda", {
+  d <- mn_data()
+  set.seed(2)
+  fit <- dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 5)
+  b <- coef(fit)
+  expect_identical(names(b), c("u", "v", "w"))
+  expect_identical(rownames(b$u), c("(Intercept)", paste0("V", 1:4)))
+  expect_equal(unname(b$w), unname(rbind(fit$a0[3, ], fit$beta$w)))
+  # the intercepts are centred over the classes
+  expect_equal(unname(colSums(fit$a0)), rep(0, 5), tolerance = 1e-12)
+  s <- c(sqrt(fit$lambda[2] * fit$lambda[3]), fit$lambda[4],
+         0.3 * fit$lambda[4] + 0.7 * fit$lambda[5])
+  bs <- coef(fit, s = s)
+  for (k in 1:3) for (i in seq_along(s))
+    expect_equal(unname(bs[[k]][, i]), unname(mn_interp(fit, k, s[i])),
+                 tolerance = 1e-12)
+  expect_identical(predict(fit, s = s, type = "coefficients"), bs)
+  # predictions at s are the softmax of the interpolated coefficients
+  pr <- predict(fit, d$x[1:5, ], s = s[1], type = "response")
+  eta <- sapply(1:3, function(k) {
+    bk <- mn_interp(fit, k, s[1])
+    bk[1] + mn_clamp(d$x[1:5, ], fit$x_range) %*% bk[-1]
+  })
+  expect_equal(unname(pr[, , 1]), exp(eta) / rowSums(exp(eta)), tolerance = 1e-12)
+  # nonzero: per class, per s, the non-zero slopes
+  nz <- predict(fit, s = s, type = "nonzero")
+  expect_identical(names(nz), c("u", "v", "w"))
+  for (k in 1:3) for (i in seq_along(s))
+    expect_equal(unname(nz[[k]][[i]]), unname(which(bs[[k]][-1, i] != 0)))
+})
+
+test_that("the non-private converged multinomial path is glmnet's", {
+  skip_if_not_installed("glmnet")
+  d <- mn_data()
+  fit <- dpsco(d$x, d$y, family = "multinomial", method = "none",
+               tuning = "public", nlambda = 5)
+  g <- glmnet::glmnet(d$x, d$y, family = "multinomial", standardize = FALSE,
+                      thresh = 1e-14, lambda = fit$lambda)
+  # both centre the intercepts over the classes
+  expect_equal(unname(colSums(g$a0)), rep(0, 5), tolerance = 1e-12)
+  expect_equal(unname(fit$a0), unname(g$a0), tolerance = 1e-5)
+  for (k in 1:3)
+    expect_equal(unname(fit$beta[[k]]), unname(as.matrix(g$beta[[k]])),
+                 tolerance = 1e-5)
+  expect_equal(unname(fit$df), unname(g$df))
+  gp <- predict(g, d$x[1:30, ], type = "response")
+  expect_equal(unname(predict(fit, d$x[1:30, ], type = "response")),
+               unname(gp), tolerance = 1e-5)
+  expect_identical(unname(predict(fit, d$x[1:30, ], type = "class")),
+                   unname(predict(g, d$x[1:30, ], type = "class")))
+})
+
+test_that("multinomial predict() checks newx and refuses an offset", {
+  d <- mn_data(n = 100)
+  fit <- dpsco(d$x, d$y, family = "multinomial", method = "none",
+               tuning = "public", nlambda = 3)
+  expect_error(predict(fit, d$x[, 1:3]), class = "dpsco_arg_error",
+               regexp = "newx.*4 columns")
+  expect_error(predict(fit, type = "response"), class = "dpsco_arg_error",
+               regexp = "newx")
+  expect_error(predict(fit, d$x, newoffset = rep(0, 100)),
+               class = "dpsco_arg_error", regexp = "newoffset")
+  expect_error(predict(fit, d$x, exact = TRUE), regexp = "exact")
+  # one record, and a sparse newx, give the dense answer
+  p1 <- predict(fit, d$x[7, , drop = FALSE], type = "response")
+  expect_equal(unname(p1[1, , ]),
+               sapply(1:3, function(j) mn_prob(fit, d$x[7, , drop = FALSE], j)),
+               tolerance = 1e-12)
+  skip_if_not_installed("Matrix")
+  sx <- Matrix::Matrix(d$x[1:10, ], sparse = TRUE)
+  expect_equal(predict(fit, sx, type = "link"),
+               predict(fit, d$x[1:10, ], type = "link"), tolerance = 1e-12)
+})
+
+test_that("print() and summary() of a multinomial fit name the classes and Df", {
+  d <- mn_data(n = 100)
+  fit <- dpsco(d$x, d$y, family = "multinomial", method = "none",
+               tuning = "public", nlambda = 3)
+  out <- paste(utils::capture.output(print(fit)), collapse = "\n")
+  expect_match(out, "multinomial (3 classes: u, v, w)", fixed = TRUE)
+  expect_match(out, "non-zero coefficient in any", fixed = TRUE)
+  # Df: the features non-zero in some class
+  expect_equal(unname(fit$df),
+               unname(colSums((abs(fit$beta$u) + abs(fit$beta$v) +
+                                 abs(fit$beta$w)) > 0)))
+  sm <- summary(fit)
+  expect_match(sm$text[1], "multinomial logistic model", fixed = TRUE)
+  expect_match(sm$text[2], "3 classes (u, v, w)", fixed = TRUE)
+  expect_match(sm$text[3], "not private", fixed = TRUE)
+  expect_equal(sm$path$Df, unname(fit$df))
+})

@@ -73,3 +73,40 @@ test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
   cv0 <- cv.dpsco(d$x, d$y, epsilon = 1, curve = 0)
   expect_true(all(is.na(tidy(cv0)$estimate)))
 })
+
+test_that("tidy() of a multinomial fit: a class column, one row per non-zero", {
+  d <- mn_data(n = 200)
+  set.seed(4)
+  fit <- dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 4)
+  td <- tidy(fit)
+  expect_identical(names(td), c("class", "term", "step", "estimate", "lambda"))
+  for (k in c("u", "v", "w")) {
+    b <- rbind(`(Intercept)` = fit$a0[k, ], fit$beta[[k]])
+    nz <- which(b != 0, arr.ind = TRUE)
+    nz <- nz[order(nz[, 2], nz[, 1]), , drop = FALSE]
+    tk <- td[td$class == k, ]
+    expect_identical(tk$term, rownames(b)[nz[, 1]])
+    expect_identical(tk$step, unname(nz[, 2]))
+    expect_equal(tk$estimate, b[nz])
+    expect_equal(tk$lambda, fit$lambda[nz[, 2]])
+  }
+  expect_identical(nrow(tidy(fit, return_zeros = TRUE)), 3L * 5L * 4L)
+  expect_identical(glance(fit)$family, "multinomial")
+})
+
+test_that("augment() of a multinomial fit: the predicted class and the probabilities", {
+  d <- mn_data(n = 200)
+  set.seed(4)
+  fit <- dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 4)
+  s <- fit$lambda[3]
+  au <- augment(fit, newx = d$x[1:30, ], newy = d$y[1:30], s = s)
+  pr <- mn_prob(fit, d$x[1:30, ], 3)
+  expect_equal(unname(as.matrix(au[, c(".pred_u", ".pred_v", ".pred_w")])), pr,
+               tolerance = 1e-12)
+  expect_identical(au$.fitted,
+                   factor(c("u", "v", "w")[max.col(pr, "first")],
+                          levels = c("u", "v", "w")))
+  expect_false(".resid" %in% names(au))
+  expect_error(augment(fit, newx = d$x[1:30, ], newy = as.integer(d$y[1:30])),
+               class = "dpsco_arg_error", regexp = "factor")
+})
