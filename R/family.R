@@ -303,9 +303,13 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
 # largest entry so that nothing overflows.
 softmax_rows <- function(eta) {
   if (!is.matrix(eta)) eta <- matrix(eta, 1L)
-  e <- exp(eta - apply(eta, 1L, max))
+  e <- exp(eta - row_max(eta))
   e / rowSums(e)
 }
+
+# The largest entry of each row (max.col() finds it in C; a row with a
+# NaN gives NaN).
+row_max <- function(m) m[cbind(seq_len(nrow(m)), max.col(m, "first"))]
 
 # The n x K indicators of y's classes, coded 0 to K - 1.
 class_indicators <- function(y, K) {
@@ -338,7 +342,7 @@ family_multinomial <- function(nclass = NULL) {
   top <- function(m) max(eigen(m, symmetric = TRUE, only.values = TRUE)$values)
   loss <- function(eta, y) {
     if (!is.matrix(eta)) eta <- matrix(eta, length(y), length(eta), byrow = TRUE)
-    top <- apply(eta, 1L, max)
+    top <- row_max(eta)
     top + log(rowSums(exp(eta - top))) - eta[cbind(seq_along(y), y + 1L)]
   }
   new_family("multinomial", label = "multinomial",
