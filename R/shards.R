@@ -48,7 +48,7 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' `dpsco_shards()` loads one block of rows on each worker of a cluster of
 #' the `parallel` package (a socket cluster on this machine or on several
 #' hosts, an MPI cluster through `snow`), keeps it there, and returns a
-#' handle that [dpsco()] fits exactly as it fits a matrix: the same
+#' handle that [dpsco()] and [cv.dpsco()] fit as they fit a matrix: the same
 #' arguments, the same privacy record and, for a given seed, the same
 #' coefficients up to the order in which sums are added (equal to about
 #' 1e-13 relative).
@@ -61,6 +61,14 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' missing or infinite values, or a column count that differs from the
 #' other shards' is a [`dpsco_arg_error`][dpsco_errors] naming the shard.
 #' The workers need dpsco installed (the same version as here).
+#'
+#' **Socket clusters: start them with `TCP_NODELAY`.**  A step sends each
+#' worker one message; with R's default socket options a message of more
+#' than 4 KB (R's serialisation buffer) goes out in two writes, and the
+#' second waits for the worker's delayed acknowledgement, about 40 ms per
+#' step on Linux.  `options(socketOptions = "no-delay")` before
+#' [parallel::makeCluster()] removes the wait (measured: 45 ms against
+#' about 1 ms per step at `d = 51`, `bench/shards.R`).
 #'
 #' **What leaves a worker.**  Every release of a fit is a noisy function of
 #' sums over records.  Each worker computes its partial sums with the
@@ -95,6 +103,9 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' records, and `"none"` (not private) takes its lambda grid from a data
 #' statistic.  `weights`, `offset`, `standardize` other than `FALSE`,
 #' declared `x_bound` and the quantile family are not available on shards.
+#' [cv.dpsco()] takes shards held in memory (not file-backed ones, as for a
+#' single `x`): the record split, the training fit and the validation
+#' losses' sums run on the workers.
 #'
 #' **Faults.**  A worker whose `load()` or pass raises an error, or that
 #' stops answering, stops the fit with a `dpsco_shard_error` naming the
@@ -109,7 +120,8 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' @param load a function of the worker number `i` that returns
 #'   `list(x = , y = )` on worker `i`.  It runs on the worker: data it
 #'   needs must be there (files), or in its environment, which is sent
-#'   along.
+#'   along (but not the global environment: make it with [local()] or in
+#'   a function).
 #' @param threads chunks each worker splits its pass into (run on that many
 #'   OpenMP threads where available); the fit depends on it only through
 #'   the order of additions.
@@ -118,14 +130,22 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' @seealso [dpsco()]; the vignette section "Fitting on a cluster".
 #' @examples
 #' \donttest{
+#' op <- options(socketOptions = "no-delay")
 #' cl <- parallel::makeCluster(2)
+#' options(op)
 #' set.seed(1)
 #' x <- matrix(rnorm(4000), 2000, 2)
 #' y <- drop(x %*% c(1, -1)) + rnorm(2000)
-#' load <- function(i) {
-#'   rows <- if (i == 1) 1:1000 else 1001:2000
-#'   list(x = x[rows, ], y = y[rows])
-#' }
+#' # local(): the function carries x and y to the workers (a function
+#' # made in the global environment would not)
+#' load <- local({
+#'   x <- x
+#'   y <- y
+#'   function(i) {
+#'     rows <- if (i == 1) 1:1000 else 1001:2000
+#'     list(x = x[rows, ], y = y[rows])
+#'   }
+#' })
 #' sh <- dpsco_shards(cl, load)
 #' sh
 #' fit <- dpsco(sh, epsilon = 1, public_n = 2000)
@@ -166,7 +186,8 @@ dpsco_shards <- function(cl, load, threads = 1L) {
     arg_error("load", "returned more than ", .Machine$integer.max,
               " rows in all.")
   structure(list(cluster = cl, id = id, rows = rows, p = p[1L],
-                 colnames = cn, threads = threads),
+                 colnames = cn, threads = threads,
+                 mapped = any(vapply(info, `[[`, NA, "mapped"))),
             class = "dpsco_shards")
 }
 
@@ -190,7 +211,35 @@ print.dpsco_shards <- function(x, ...) {
 #' for the same seed, up to rounding.
 #' @export
 dpsco.dpsco_shards <- function(x, ...) {
-  dots <- list(...)
+  a <- shard_args(x, list(...))
+  fit <- dpsco.default(a$x, a$y, ...)
+  fit$call <- generic_call(match.call(), "dpsco")
+  fit
+}
+
+#' @rdname cv.dpsco
+#' @section Sharded data:
+#' `cv.dpsco(shards, ...)` (see [dpsco_shards()]) splits the records held
+#' by the workers with the same coins, fits the training part there and
+#' sums the validation losses on the workers; `public_n` is required, and
+#' the shards must be in memory (as for a single `x`).  For a given seed
+#' the result is the single-process one up to rounding.
+#' @export
+cv.dpsco.dpsco_shards <- function(x, ...) {
+  if (isTRUE(x$mapped))
+    arg_error("x", "holds file-backed shards; cv.dpsco() splits the ",
+              "records and needs them in memory (matrices or dgCMatrix).")
+  a <- shard_args(x, list(...))
+  # the workers' copies of the training part go with the call
+  on.exit(shard_drop_views(a$x), add = TRUE)
+  cv <- cv.dpsco.default(a$x, a$y, ...)
+  cv$call <- generic_call(match.call(), "cv.dpsco")
+  cv
+}
+
+# The checks of a fit on shards that dpsco.default() cannot make (its x
+# and y are handles), and the handles.
+shard_args <- function(x, dots) {
   if ("y" %in% names(dots))
     arg_error("y", "is held by the workers: load() returns it with x.")
   if (is.null(dots$public_n))
@@ -206,22 +255,92 @@ dpsco.dpsco_shards <- function(x, ...) {
   if (!is.null(dots$control$x_bound))
     arg_error("control", "$x_bound: declared bounds on x are not available ",
               "for sharded data; leave them to private tuning.")
-  fam <- dots$family %||% "gaussian"
-  if (identical(fam, "quantile"))
+  if (identical(dots$family, "quantile"))
     arg_error("family", "\"quantile\" is not available for sharded data ",
               "(use \"gaussian\", \"binomial\" or \"poisson\").")
-  ledger <- new.env(parent = emptyenv())
-  ledger$releases <- character()
-  ledger$gradients <- 0
-  sx <- structure(list(shards = x, rows = as.integer(sum(x$rows)), p = x$p,
-                       colnames = x$colnames, bound = NULL, key = "raw",
-                       pass = shard_remote_pass, ledger = ledger),
-                  class = c("dpsco_shard_x", "dpsco_sharded"))
-  sy <- structure(list(shards = x, ledger = ledger),
-                  class = c("dpsco_shard_y", "dpsco_sharded"))
-  fit <- dpsco.default(sx, sy, ...)
-  fit$call <- generic_call(match.call(), "dpsco")
-  fit
+  shard_handles(x)
+}
+
+# The design and response handles of a dpsco_shards object.  They share
+# the record of releases (`ledger`) and the row subsets made of them
+# (`views`).
+shard_handles <- function(sh, ledger = NULL, views = NULL) {
+  if (is.null(ledger)) {
+    ledger <- new.env(parent = emptyenv())
+    ledger$releases <- character()
+    ledger$gradients <- 0
+  }
+  if (is.null(views)) views <- new.env(parent = emptyenv())
+  list(x = structure(list(shards = sh, rows = as.integer(sum(sh$rows)),
+                          p = sh$p, colnames = sh$colnames, bound = NULL,
+                          key = "raw", pass = shard_remote_pass,
+                          ledger = ledger, views = views),
+                     class = c("dpsco_shard_x", "dpsco_sharded")),
+       y = structure(list(shards = sh, ledger = ledger, views = views),
+                     class = c("dpsco_shard_y", "dpsco_sharded")))
+}
+
+# x[i, ] and y[i] of the handles, i a logical over the stacked rows (the
+# record split of cv.dpsco()): each worker keeps its rows of the part
+# under a new id.  x[i, ] and y[i] with the same i give the same part.
+#' @rawNamespace S3method("[", dpsco_shard_x)
+`[.dpsco_shard_x` <- function(x, i, j, ..., drop = TRUE) {
+  if (!missing(j)) stop("internal error: sharded x takes rows only")
+  shard_view(x, i)$x
+}
+
+#' @rawNamespace S3method("[", dpsco_shard_y)
+`[.dpsco_shard_y` <- function(x, i) shard_view(x, i)$y
+
+shard_view <- function(h, keep) {
+  sh <- h$shards
+  if (!is.logical(keep) || length(keep) != sum(sh$rows) || anyNA(keep))
+    stop("internal error: a part of sharded data needs one coin per row")
+  for (v in h$views$list)
+    if (identical(v$keep, keep)) return(v$handles)
+  ends <- cumsum(sh$rows)
+  parts <- lapply(seq_along(sh$rows), function(s)
+    keep[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])])
+  id <- shard_next("v")
+  shard_apply(sh$cluster, sh$id, "subset",
+              lapply(parts, function(k) list(keep = k)), list(new_id = id),
+              stage = "splitting the records")
+  sub <- sh
+  sub$id <- id
+  sub$rows <- vapply(parts, function(k) as.double(sum(k)), 0)
+  handles <- shard_handles(sub, h$ledger)
+  h$views$list <- c(h$views$list, list(list(keep = keep, handles = handles)))
+  handles
+}
+
+shard_drop_views <- function(h) {
+  ids <- vapply(h$views$list, function(v) v$handles$x$shards$id, "")
+  if (length(ids))
+    try(parallel::clusterCall(h$shards$cluster, shard_drop, ids),
+        silent = TRUE)
+}
+
+shard_drop <- function(ids) {
+  rm(list = intersect(ids, ls(shard_store)), envir = shard_store)
+  NULL
+}
+
+# The validation sums of cv.dpsco(): per penalty, the clamped losses of
+# the records with coin `val`, summed on each worker and added here.
+shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
+  sh <- x$shards
+  ends <- cumsum(sh$rows)
+  jobs <- lapply(seq_along(sh$rows), function(s)
+    list(val = val[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])]))
+  # the fit without what the workers do not need
+  fit$call <- NULL
+  fit$trace <- NULL
+  res <- shard_apply(sh$cluster, sh$id, "cv_loss", jobs,
+                     list(fit = fit, measure = measure, tau = tau,
+                          family = family, bound = bound),
+                     stage = "summing validation losses", ledger = x$ledger)
+  shard_note(x$ledger, "validation loss sums")
+  shard_sum(res)
 }
 
 #' @export
@@ -492,6 +611,24 @@ shard_task <- function(task, id, job, common) {
       xt <- shard_scaled(st, common$key, common$bound)
       design_gram(xt, pmin(1, common$row_bound / st$norm), common$intercept)
     },
+    subset = {
+      sub <- new.env(parent = emptyenv())
+      sub$x <- st$x[job$keep, , drop = FALSE]
+      sub$y <- st$y[job$keep]
+      sub$rows <- sum(job$keep)
+      assign(common$new_id, sub, envir = shard_store)
+      NULL
+    },
+    cv_loss = {
+      rows <- which(job$val)
+      k <- length(common$fit$lambda %||% common$fit$radius)
+      if (!length(rows)) return(rep(0, k))
+      pred <- stats::predict(common$fit, st$x[rows, , drop = FALSE],
+                             type = "response")
+      loss <- pmin(record_loss(common$measure, st$yf[rows], pred, common$tau,
+                               common$family), common$bound)
+      colSums(loss)
+    },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)
       .Call(C_dpsco_shard_pass, lay, st$yf, common$settings, common$beta,
@@ -520,7 +657,7 @@ shard_load <- function(id, load, i) {
   st$rows <- nrow(x)
   assign(id, st, envir = shard_store)
   list(rows = nrow(x), p = ncol(x), colnames = colnames(x),
-       levels = if (is.factor(y)) levels(y))
+       levels = if (is.factor(y)) levels(y), mapped = is_mapped(x))
 }
 
 # x on the fit's scale (clamp(x_j / bound_j, -1, 1), or as loaded without

@@ -45,7 +45,9 @@ compare_fits <- function(x, y, sh, n, ...) {
   set.seed(21)
   f2 <- dpsco(sh, public_n = n, ...)
   raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
-  expect_identical(f1$privacy, f2$privacy)
+  # the same accounting; the released settings to rounding
+  expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
+  expect_identical(privacy(f1)$epsilon_accounted, privacy(f2)$epsilon_accounted)
   expect_identical(f1$settings$k, f2$settings$k)
   expect_lt(rel_diff(raw(f1), raw(f2)), 1e-12)
   expect_lt(rel_diff(f1$a0, f2$a0), 1e-12)
@@ -69,6 +71,19 @@ test_that("dense shards give the single-process fit and record (private and publ
                  epsilon = 2, tuning = "public", iterations = 15,
                  step_size = 0.5, nlambda = 4)
   }
+  # full batches cut where the single process cuts its two chunks: the
+  # same sums in the same order, so the same bits
+  d <- shard_data(family = "binomial")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:600, 601:1200)))
+  public <- list(family = "binomial", public_n = 1200, tuning = "public",
+                 method = "clip", iterations = 10, step_size = 1,
+                 nlambda = 3)
+  set.seed(4)
+  f1 <- do.call(dpsco, c(list(d$x, d$y, threads = 2), public))
+  set.seed(4)
+  f2 <- do.call(dpsco, c(list(sh), public))
+  expect_identical(f1$beta, f2$beta)
+  expect_identical(f1$a0, f2$a0)
   # Poisson batches (batch_size < n) and spgd split each batch by shard
   d <- shard_data()
   sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:700, 701:1200)))
@@ -110,6 +125,8 @@ test_that("sparse and file-backed shards give the single-process fit", {
   fb <- dpsco_shards(cl, load)
   for (method in c("clip", "holland"))
     compare_fits(d$x, d$y, fb, 1000, method = method, nlambda = 4)
+  expect_error(cv.dpsco(fb, public_n = 1000), "file-backed shards",
+               class = "dpsco_arg_error")
   d2 <- d
   d2$y <- as.double(d$y > 0)
   fb2 <- dpsco_shards(cl, function(i)
@@ -117,6 +134,28 @@ test_that("sparse and file-backed shards give the single-process fit", {
          y = as.double(y[parts[[i]]] > 0)))
   compare_fits(d2$x, d2$y, fb2, 1000, family = "binomial", method = "kamath",
                nlambda = 3)
+})
+
+test_that("cv.dpsco on shards splits, fits and validates as the single process does", {
+  cl <- shard_cluster()
+  for (family in c("gaussian", "binomial")) {
+    d <- shard_data(family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:500, 501:1200)))
+    # curve = 0.5 releases the validation sums, which are then compared
+    set.seed(8)
+    c1 <- cv.dpsco(d$x, d$y, family = family, public_n = 1200, nlambda = 5,
+                   curve = 0.5)
+    set.seed(8)
+    c2 <- cv.dpsco(sh, family = family, public_n = 1200, nlambda = 5,
+                   curve = 0.5)
+    expect_identical(c1$index, c2$index)
+    expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
+                       c2$dpsco.fit$support$beta_raw), 1e-12)
+    expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
+    expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
+  }
+  expect_error(cv.dpsco(sh, family = "binomial"),
+               "must be given for sharded data", class = "dpsco_arg_error")
 })
 
 test_that("a worker's pass returns the oracle's sums over its rows", {
