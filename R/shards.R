@@ -537,25 +537,30 @@ shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
 
 # One step's pass, called by the engine (src/shard.c remote_pass()) with
 # the batch it drew: the 0-based indices `idx` into the stacked rows and
-# the Kamath labels.  Each worker gets its own rows' local indices (NULL:
-# all its rows, in order) and labels; returns a (k d) x shards matrix.
+# the Kamath labels (idx NULL: every record, in order).  Each worker gets
+# its own rows' local indices (NULL: all its rows, in order) and labels;
+# returns a (k d) x shards matrix.
 shard_remote_pass <- function(x, settings, beta, idx, label) {
   sh <- x$shards
   rows <- sh$rows
   ends <- cumsum(rows)
   starts <- ends - rows
   k <- length(rows)
-  sorted <- !is.unsorted(idx)
+  full <- is.null(idx)
+  sorted <- full || !is.unsorted(idx)
   # a sorted batch (Poisson) is cut at the shard boundaries
-  cut <- if (sorted) c(0L, findInterval(ends - 0.5, idx))
+  cut <- if (!full && sorted) c(0L, findInterval(ends - 0.5, idx))
   owner <- if (!sorted) findInterval(idx, ends) + 1L
   jobs <- lapply(seq_len(k), function(s) {
-    pos <- if (sorted) {
-             if (cut[s + 1L] > cut[s]) (cut[s] + 1L):cut[s + 1L] else integer()
-           } else which(owner == s)
-    local <- idx[pos] - as.integer(starts[s])
+    if (full)
+      return(list(idx = NULL, label = if (!is.null(label))
+                                        label[starts[s] + seq_len(rows[s])]))
+    pos <- if (!sorted) which(owner == s)
+           else if (cut[s + 1L] > cut[s]) (cut[s] + 1L):cut[s + 1L]
+           else integer()
     all <- sorted && length(pos) == rows[s]
-    list(idx = if (!all) local, label = if (!is.null(label)) label[pos])
+    list(idx = if (!all) idx[pos] - as.integer(starts[s]),
+         label = if (!is.null(label)) label[pos])
   })
   st <- settings[intersect(shard_pass_fields, names(settings))]
   st$threads <- sh$threads

@@ -16,17 +16,20 @@
 #     relative difference of the coefficients (before the support rule)
 #     and whether the privacy records are identical.  Each fit twice, the
 #     faster run reported (the files are then in the page cache).
-#   * coordination overhead per step at d = 51, on a cluster started with
+#   * coordination per step at d = 51, on a cluster started with
 #     options(socketOptions = "no-delay") (and, for comparison, without:
 #     R 4.2's default, where a step's message of more than 4 KB waits
-#     for the worker's delayed acknowledgement): a public-tuning path of
-#     T = 400 steps at batch_size = 20 (so a step's pass is about 10 rows
-#     per worker) on the shards, seconds / T: the round trip to both
-#     workers (sending beta, indices; receiving 51 sums each), the split
-#     of the batch and the reduction, the noise and the prox step.  The
-#     same path in the single process gives the engine's own per-step cost.
+#     for the worker's delayed acknowledgement): timed directly, 200 calls
+#     of the engine's remote pass (dpsco:::shard_remote_pass()) on a batch
+#     of 20 records plus 51 normals: the split of the batch, the round
+#     trip to both workers (beta and indices out, 51 sums each back), the
+#     workers' pass over about 10 rows each and the addition.  Also a
+#     public-tuning path of T = 400 steps at batch_size = 20, seconds / T,
+#     sharded and single process (this carries the fit's fixed costs, the
+#     accountant's calibration for 400 steps above all, over its steps).
 #   * the per-worker pass rate: a public-tuning path of 10 full-batch steps
-#     on the shards, (seconds - 10 x overhead) / 10 per pass of n / 2 rows.
+#     on the shards, (seconds - 10 x coordination) / 10 per pass of n / 2
+#     rows; the same path in the single process.
 #   * a projection for n = 1e9, p = 50 on 20 workers (5e7 rows each): the
 #     default private fit's 26 passes (the layout's pre-pass, 5 settings
 #     passes, 20 gradient passes) at the measured per-worker rate, plus 25
@@ -132,12 +135,36 @@ invisible(small(sh))                   # the layout's pre-pass, once
 ov_shard <- timed(small(sh))$seconds / steps
 ov_single <- timed(small(xa, y = y, threads = 2))$seconds / steps
 
+# one step's coordination alone, timed directly: the split of a batch of
+# 20 records, the round trip to both workers (beta and indices out, 51
+# sums each back), the workers' pass over 10 rows each and the addition;
+# plus the noise (51 normals).  The fit-based figure above also carries
+# the fit's fixed costs (the accountant's calibration for 400 steps) over
+# its steps.
+direct <- function(sh) {
+  h <- dpsco:::shard_handles(sh)
+  invisible(dpsco:::shard_check_y(h$y, "gaussian"))
+  st <- list(oracle = 1L, m = 20, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
+             family = 0L, intercept = 1L)
+  b <- stats::rnorm(p + 1)
+  idx <- sort(sample.int(n, 20)) - 1L
+  invisible(dpsco:::shard_remote_pass(h$x, st, b, idx, NULL))  # the layout
+  reps <- 200
+  t <- system.time(for (r in seq_len(reps)) {
+    sums <- dpsco:::shard_remote_pass(h$x, st, b, idx, NULL)
+    g <- rowSums(sums) / 20 + stats::rnorm(p + 1)
+  })[["elapsed"]]
+  t / reps
+}
+ov_direct <- direct(sh)
+
 # the same without TCP_NODELAY
 parallel::stopCluster(cl)
 cl <- start(FALSE)
 sh_nd <- dpsco_shards(cl, load)
 invisible(small(sh_nd))
 ov_delay <- timed(small(sh_nd))$seconds / steps
+ov_direct_delay <- direct(sh_nd)
 parallel::stopCluster(cl)
 cl <- start(TRUE)
 sh <- dpsco_shards(cl, load)
@@ -147,12 +174,12 @@ full <- function(x, ...)
         method = "clip", iterations = 10, nlambda = 1, step_size = 0.01)
 t_full_shard <- timed(full(sh))$seconds
 t_full_single <- timed(full(xa, y = y, threads = 2))$seconds
-pass_worker <- (t_full_shard - 10 * ov_shard) / 10   # n / 2 rows per worker
+pass_worker <- (t_full_shard - 10 * ov_direct) / 10  # n / 2 rows per worker
 rate <- half / pass_worker                          # rows per second per worker
 
 rows_big <- 1e9 / 20
 passes <- 26
-proj <- passes * rows_big / rate + 25 * ov_shard
+proj <- passes * rows_big / rate + 25 * ov_direct
 
 cat(sprintf("n = %g, p = %d (d = %d), two file-backed shards of %g rows\n",
             n, p, p + 1, half))
@@ -161,9 +188,11 @@ cat(sprintf("default private fit: single process (2 threads) %.2f s, sharded (2 
             single$seconds, shard$seconds, shard$seconds / single$seconds))
 cat(sprintf("  relative difference of the coefficients %.2e; privacy records equal to 1e-12: %s (released values differ by %.2e relative)\n",
             rel, same_record, rel_record))
-cat(sprintf("per-step overhead at d = %d (batch 20, %d steps): sharded %.2f ms (without TCP_NODELAY %.2f ms), single process %.3f ms\n",
-            p + 1, steps, 1e3 * ov_shard, 1e3 * ov_delay, 1e3 * ov_single))
+cat(sprintf("coordination per step at d = %d, timed directly (split, round trip, sums, noise): %.2f ms (without TCP_NODELAY %.2f ms)\n",
+            p + 1, 1e3 * ov_direct, 1e3 * ov_direct_delay))
+cat(sprintf("fit time per step, batch 20, %d steps (with the fit's fixed costs): sharded %.2f ms (without TCP_NODELAY %.2f ms), single process %.3f ms\n",
+            steps, 1e3 * ov_shard, 1e3 * ov_delay, 1e3 * ov_single))
 cat(sprintf("10 full-batch steps: sharded %.2f s, single process %.2f s; per-worker pass of %g rows %.3f s (%.3g rows/s)\n",
             t_full_shard, t_full_single, half, pass_worker, rate))
 cat(sprintf("projection n = 1e9, p = 50, 20 workers (5e7 rows each): %d passes x %.1f s + 25 x %.1f ms = %.0f s\n",
-            passes, rows_big / rate, 1e3 * ov_shard, proj))
+            passes, rows_big / rate, 1e3 * ov_direct, proj))

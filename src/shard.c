@@ -258,7 +258,9 @@ void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
     size_t set = (size_t) o->k * o->dim;
     SEXP fn = need(pr->rec.remote, "pass");
     SEXP b = PROTECT(copy_doubles(beta, dim));
-    SEXP ix = PROTECT(copy_ints(idx, count));
+    /* a batch of every record is every record in order (sample.c): sent
+     * as NULL, not as n indices */
+    SEXP ix = PROTECT(count == pr->n ? R_NilValue : copy_ints(idx, count));
     SEXP lab = PROTECT(label ? copy_ints(label, count) : R_NilValue);
     SEXP call = PROTECT(Rf_lang6(fn, pr->rec.remote, pr->rec.remote_settings,
                                  b, ix, lab));
