@@ -33,6 +33,8 @@
  *                     clipped SGD, localized subgradient phases)
  *   bun_steinke.c     gradient descent with Bun-Steinke trimmed-mean
  *                     releases per coordinate (smooth sensitivity)
+ *   shard.c           records held by cluster workers (R/shards.R): the
+ *                     workers' layout and pass, the engine's remote pass
  *   settings.c        the private settings' passes over x as R holds it
  *                     (log sums per column, row norms and histograms,
  *                     the clipped gram matrix)
