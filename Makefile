@@ -8,6 +8,8 @@
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
 #   make audit    the long empirical privacy audit (tests/testthat/test-audit*.R)
+#   make cluster  the sharded fits on a real two-worker socket cluster
+#                 (tests/testthat/test-shards.R, which --as-cran skips)
 #   make deps-debug  the extra Debian packages `make valgrind` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
@@ -88,7 +90,7 @@ END { flush() }
 endef
 export CHECK_VERDICT_AWK
 
-.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit
+.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit cluster
 
 all: check
 
@@ -273,6 +275,19 @@ audit: deps
 	  --filter='^audit' --no-examples --label=audit; \
 	echo "audit: took $$(( $$(date +%s) - start )) s"
 
+# The sharded fits (tests/testthat/test-shards.R) start a two-worker
+# socket cluster on localhost whose workers load the package from the
+# private library; R CMD check --as-cran skips them (skip_on_cran()), so
+# this is their CI step.  About 30 s.
+CLUSTER_DIR := dpsco.cluster
+
+cluster: deps
+	$(call private_install,$(CLUSTER_DIR),)
+	@start=$$(date +%s); \
+	NOT_CRAN=true R_LIBS=$(CURDIR)/$(CLUSTER_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
+	  --filter='^shards' --no-examples --label=cluster; \
+	echo "cluster: took $$(( $$(date +%s) - start )) s"
+
 # The C sources must compile silently under -Wall -Wextra -pedantic, with
 # and without OpenMP.
 cwarn:
@@ -286,5 +301,5 @@ cwarn:
 	echo "cwarn: src/*.c compile silently with -Wall -Wextra -pedantic, with and without -fopenmp"
 
 clean:
-	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(PKG)_*.tar.gz blog_path.png
+	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(CLUSTER_DIR) $(PKG)_*.tar.gz blog_path.png
 	rm -f src/*.o src/*.so src/*.dll
