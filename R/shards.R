@@ -684,6 +684,12 @@ shard_layout <- function(st, key, bound, intercept) {
   st$layout <- NULL
   st$layout <- .Call(C_dpsco_shard_layout, xt, as.integer(intercept))
   st$layout_key <- lk
+  # the steps read the layout only: an in-memory scaled copy is dropped
+  # (a mapped one is the file itself)
+  if (!is_mapped(xt)) {
+    st$xt <- NULL
+    st$xt_key <- NULL
+  }
   st$layout
 }
 
