@@ -231,6 +231,9 @@ test_that("shards are checked where they are loaded", {
                "not private", class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, method = "prox_clipped_sgd"),
                "cannot be fitted on sharded data", class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, family = "quantile"),
+               "\"quantile\" is not available for sharded data",
+               class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, weights = rep(1, 200)),
                "not available for sharded data", class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, family = "binomial"),
