@@ -68,8 +68,8 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' than 4 KB (R's serialisation buffer) goes out in two writes, and the
 #' second waits for the worker's delayed acknowledgement, about 40 ms per
 #' step on Linux.  `options(socketOptions = "no-delay")` before
-#' [parallel::makeCluster()] removes the wait (measured: 45 ms against
-#' about 1 ms per step at `d = 51`, `bench/shards.R`).
+#' [parallel::makeCluster()] removes the wait (measured: 49 ms against
+#' 1.2 ms per step at `d = 51`, `bench/shards.R`).
 #'
 #' **What leaves a worker.**  Every release of a fit is a noisy function of
 #' sums over records.  Each worker computes its partial sums with the
