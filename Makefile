@@ -27,15 +27,16 @@ R       ?= R
 RSCRIPT ?= Rscript
 
 # Debian packages needed to build, test and check the package: the imports
-# cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench, rmarkdown,
-# testthat and withr, which the tests and vignettes use), roxygen2 for the
+# cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench,
+# parallelly, rmarkdown, testthat and withr, which the tests and vignettes
+# use), roxygen2 for the
 # documentation,
 # pandoc for the vignette, qpdf and tidy for R CMD check --as-cran, and the
 # R toolchain itself (r-base-dev brings the C compiler).
-DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdown \
+DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-parallelly r-cran-rmarkdown \
             r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
-R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench rmarkdown roxygen2 testthat withr
+R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown roxygen2 testthat withr
 # Also needed by `make valgrind` (ASan and UBSan come with gcc).
 DEB_PKGS_DEBUG := valgrind
 R_CHECK_LOAD := pk <- strsplit("$(R_PKGS)", " ")[[1]]; ok <- vapply(pk, requireNamespace, NA, quietly = TRUE); if (!all(ok)) stop("R packages missing after deps: ", paste(pk[!ok], collapse = ", ")); cat("deps: R packages load:", paste(pk, collapse = ", "), "\n")

@@ -47,8 +47,9 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #'
 #' `dpsco_shards()` loads one block of rows on each worker of a cluster of
 #' the `parallel` package (a socket cluster on this machine or on several
-#' hosts, an MPI cluster through `snow`; the tests run a socket cluster,
-#' MPI has not been tried), keeps it there, and returns a
+#' hosts, an MPI cluster through `snow`; the tests run socket clusters of
+#' `parallel` and `parallelly`, MPI has not been tried), keeps it there,
+#' and returns a
 #' handle that [dpsco()] and [cv.dpsco()] fit as they fit a matrix: the same
 #' arguments, the same privacy record and, for a given seed, the same
 #' coefficients up to the order in which sums are added (measured about

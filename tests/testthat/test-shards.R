@@ -158,6 +158,19 @@ test_that("cv.dpsco on shards splits, fits and validates as the single process d
                "must be given for sharded data", class = "dpsco_arg_error")
 })
 
+test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
+  skip_on_cran()
+  skip_if_not_installed("parallelly")
+  cl <- parallelly::makeClusterPSOCK(2L, rscript_libs = .libPaths(),
+                                     verbose = FALSE)
+  withr::defer(parallel::stopCluster(cl))
+  parallel::clusterEvalQ(cl, suppressMessages(library(dpsco)))
+  d <- shard_data(n = 600, family = "binomial")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:250, 251:600)))
+  compare_fits(d$x, d$y, sh, 600, family = "binomial", method = "holland",
+               nlambda = 3)
+})
+
 test_that("a worker's pass returns the oracle's sums over its rows", {
   cl <- shard_cluster()
   d <- shard_data(n = 300, p = 3)
