@@ -193,6 +193,11 @@ SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
     pr.family.tau = dnum(settings, "tau", 0.5);
     pr.family.h = dnum(settings, "bandwidth", 1.0);
     pr.family.kernel = (int) dnum(settings, "kernel", KERNEL_GAUSSIAN);
+#ifdef MAX_CLASSES
+    /* where the engine has the multinomial family: one class (R refuses
+     * that family on shards) */
+    pr.family.nclass = 1;
+#endif
     pr.noise_sd = 0.0;
     pr.noise_grid = 0.0;
     int limit = dpsco_thread_limit();
