@@ -8,6 +8,8 @@
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
 #   make audit    the long empirical privacy audit (tests/testthat/test-audit*.R)
+#   make cluster  the sharded fits on a real two-worker socket cluster
+#                 (tests/testthat/test-shards.R, which --as-cran skips)
 #   make deps-debug  the extra Debian packages `make valgrind` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
@@ -25,15 +27,16 @@ R       ?= R
 RSCRIPT ?= Rscript
 
 # Debian packages needed to build, test and check the package: the imports
-# cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench, rmarkdown,
-# testthat and withr, which the tests and vignettes use), roxygen2 for the
+# cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench,
+# parallelly, rmarkdown, testthat and withr, which the tests and vignettes
+# use), roxygen2 for the
 # documentation,
 # pandoc for the vignette, qpdf and tidy for R CMD check --as-cran, and the
 # R toolchain itself (r-base-dev brings the C compiler).
-DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-rmarkdown \
+DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-parallelly r-cran-rmarkdown \
             r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
-R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench rmarkdown roxygen2 testthat withr
+R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown roxygen2 testthat withr
 # Also needed by `make valgrind` (ASan and UBSan come with gcc).
 DEB_PKGS_DEBUG := valgrind
 R_CHECK_LOAD := pk <- strsplit("$(R_PKGS)", " ")[[1]]; ok <- vapply(pk, requireNamespace, NA, quietly = TRUE); if (!all(ok)) stop("R packages missing after deps: ", paste(pk[!ok], collapse = ", ")); cat("deps: R packages load:", paste(pk, collapse = ", "), "\n")
@@ -88,7 +91,7 @@ END { flush() }
 endef
 export CHECK_VERDICT_AWK
 
-.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit
+.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit cluster
 
 all: check
 
@@ -273,6 +276,19 @@ audit: deps
 	  --filter='^audit' --no-examples --label=audit; \
 	echo "audit: took $$(( $$(date +%s) - start )) s"
 
+# The sharded fits (tests/testthat/test-shards.R) start a two-worker
+# socket cluster on localhost whose workers load the package from the
+# private library; R CMD check --as-cran skips them (skip_on_cran()), so
+# this is their CI step.  About 30 s.
+CLUSTER_DIR := dpsco.cluster
+
+cluster: deps
+	$(call private_install,$(CLUSTER_DIR),)
+	@start=$$(date +%s); \
+	NOT_CRAN=true R_LIBS=$(CURDIR)/$(CLUSTER_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
+	  --filter='^shards' --no-examples --label=cluster; \
+	echo "cluster: took $$(( $$(date +%s) - start )) s"
+
 # The C sources must compile silently under -Wall -Wextra -pedantic, with
 # and without OpenMP.
 cwarn:
@@ -286,5 +302,5 @@ cwarn:
 	echo "cwarn: src/*.c compile silently with -Wall -Wextra -pedantic, with and without -fopenmp"
 
 clean:
-	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(PKG)_*.tar.gz blog_path.png
+	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(CLUSTER_DIR) $(PKG)_*.tar.gz blog_path.png
 	rm -f src/*.o src/*.so src/*.dll

@@ -151,8 +151,12 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
               "needs x in memory (a matrix or a dgCMatrix).")
   n_rows <- nrow(x)
   n <- check_public_n(public_n, n_rows)
-  check_y_columns(y, family)
-  yy <- check_y(y, n_rows, fam)
+  if (is_sharded(x)) {                 # rows on cluster workers (shards.R)
+    yy <- shard_check_y(y, family)
+  } else {
+    check_y_columns(y, family)
+    yy <- check_y(y, n_rows, fam)
+  }
   weights <- check_weights(weights, n_rows)
   offset <- check_offset(offset, n_rows)
   check_number(holdout, "holdout", 0, 0.5)
@@ -182,7 +186,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
   val <- stats::runif(n_rows) < holdout
-  y_fit <- if (fam$classes) factor(yy$classnames[yy$y + 1L],
+  y_fit <- if (is_sharded(yy$y)) yy$y
+           else if (fam$classes) factor(yy$classnames[yy$y + 1L],
                                    levels = yy$classnames) else yy$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
@@ -208,7 +213,10 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                                   class = 1, deviance = deviance_bound(fam, y_bound %||% r_bound),
                                   check = fam$slope_bound * r_bound)
   # the summed clamped losses (an empty part sums to 0)
-  sums <- if (!any(val)) rep(0, k) else {
+  sums <- if (!any(val)) rep(0, k)
+          else if (is_sharded(x))
+            shard_cv_sums(fit, x, val, measure, tau, fam$name, bound)
+          else {
     pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
                            newoffset = offset[val])
     # a weight in [0, 1] scales its record's clamped loss, which stays in

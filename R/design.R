@@ -14,6 +14,7 @@
 # x for dpsco() and cv.dpsco(): check_x() for dense input, and the two
 # other forms kept as they are.
 check_design <- function(x, arg = "x", min_rows = 2L) {
+  if (is_sharded(x)) return(x)         # rows on cluster workers (shards.R)
   if (inherits(x, "big.matrix")) return(mapped_design(x, arg, min_rows))
   if (inherits(x, "sparseMatrix")) {
     x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"),
@@ -116,6 +117,7 @@ design_apply <- function(x, f, combine = c("+", "c", "rbind")) {
 # clamp(x_j / bound_j, -1, 1): for a dense x as for a block of rows, for a
 # sparse x on its non-zeros, for a mapped x recorded for the engine.
 scale_clamp <- function(x, bound) {
+  if (is_sharded(x)) return(shard_bound(x, bound))
   if (is_mapped(x)) {
     x$bound <- as.double(bound)
     return(x)
@@ -147,8 +149,10 @@ settings_pass <- function(x, task, ...) {
 # Per column of x: the number of non-zeros and the sum of
 # clamp(log2 |x_ij|, -32, 32) over them (`sum`), or with the means m the
 # sum of min((that - m_j)^2, 64) / 64 over them (`dev`).
-design_log_sums <- function(x, mean = NULL)
+design_log_sums <- function(x, mean = NULL) {
+  if (is_sharded(x)) return(shard_log_sums(x, mean))
   settings_pass(x, 1L, mean = if (!is.null(mean)) as.double(mean))
+}
 
 # Per record: the sum of squares `ss`, the norm ||(1, x_i)|| (or ||x_i||)
 # `norm`, and 64 x k `counts`, the log2 histograms (log2_bin()) of
@@ -156,20 +160,25 @@ design_log_sums <- function(x, mean = NULL)
 # coordinate = TRUE max(intercept, |x_i|_inf)) and, with row_hist, of the
 # norms.
 design_row_stats <- function(x, intercept, residual = NULL,
-                             coordinate = FALSE, row_hist = FALSE)
+                             coordinate = FALSE, row_hist = FALSE) {
+  if (is_sharded(x))
+    return(shard_row_stats(x, intercept, residual, coordinate, row_hist))
   settings_pass(x, 2L, intercept = as.integer(intercept),
                 coordinate = as.integer(coordinate),
                 residual = if (!is.null(residual)) as.double(residual),
                 row_hist = as.integer(row_hist))
+}
 
 # Row sums of squares.
 design_row_ss <- function(x) design_row_stats(x, FALSE)$ss
 
 # crossprod(cbind(1, x) * w) (without the 1 for intercept = FALSE): the
 # second-moment matrix of the rows weighted by w.
-design_gram <- function(x, w, intercept)
+design_gram <- function(x, w, intercept) {
+  if (is_sharded(x)) return(shard_gram(x, w, intercept))
   settings_pass(x, 3L, intercept = as.integer(intercept),
                 weight = as.double(w))
+}
 
 # crossprod(x, r) as a vector.
 design_crossprod <- function(x, r)

@@ -132,6 +132,7 @@ trimmed_sensitivity <- function(range, n) {
 # centred sum whatever the number of rows of x (a record added or removed
 # moves that sum by at most its half-range).
 dp_mean_release <- function(x, range, z, n) {
+  if (is_sharded(x)) return(shard_mean_release(x, range, z, n))
   rows <- nrow(x)
   lo <- rep(range[1L, ], each = rows)
   hi <- rep(range[2L, ], each = rows)

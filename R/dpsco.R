@@ -679,8 +679,13 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   # the public number of records: every divisor and noise scale of the fit
   n <- check_public_n(public_n, nrow(x))
-  check_y_columns(y, family)
-  yy <- check_y(y, nrow(x), family)
+  if (is_sharded(x)) {                 # rows on cluster workers (shards.R)
+    shard_check_method(spec)
+    yy <- shard_check_y(y, family)
+  } else {
+    check_y_columns(y, family)
+    yy <- check_y(y, nrow(x), family)
+  }
   weights <- check_weights(weights, nrow(x))
   offset <- check_offset(offset, nrow(x))
   on_radii <- spec$path == "radius"

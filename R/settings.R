@@ -89,7 +89,7 @@ release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
   design <- inherits(lm, "design_cols")
   # a design's x and its y (one column) are summed by passes in C
   # (design_log_sums())
-  ly <- if (design && !is.null(lm$y)) matrix(as.double(lm$y))
+  ly <- if (design && !is.null(lm$y)) y_column(lm$y)  # (shards.R)
   px <- if (design) ncol(lm$x)
   named <- function(v) stats::setNames(v, colnames(lm$x))
   half <- (if (design) nrow(lm$x) else nrow(lm$nz)) / 2
@@ -354,7 +354,7 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
   } else {
     z <- part_multiplier(st$z1, st$shares[["centre"]])
     rng <- fam$centre_range(y_bound)
-    rel <- dp_mean_release(matrix(y), matrix(rng, 2L), z, st$n)
+    rel <- dp_mean_release(y_matrix(y), matrix(rng, 2L), z, st$n)
     centre <- rel$estimate
     # (post-processing) a mean count below the noise sd of its release is
     # not told apart from that noise, and a start below it would give a
@@ -402,7 +402,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
            # a multinomial record's residual vector enters by its norm
            sqrt(rowSums(fam$residual(start_intercepts(beta0, fam, d,
                                                       intercept), y)^2))
-         else fam$residual(beta0[1L] + (offset %||% 0), y)
+         else record_residual(fam, beta0[1L] + (offset %||% 0), y)  # (shards.R)
     if (is.null(weights)) r else weights * r
   }
   rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
@@ -511,7 +511,7 @@ release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
                               intercept = FALSE, weights = NULL) {
   # a record's weight in [0, 1] enters as the square root on its row, so
   # its term stays within the row bound
-  sc <- pmin(1, row_bound / norms)
+  sc <- row_scale(norms, row_bound)  # (shards.R: norms on the workers)
   if (!is.null(weights)) sc <- sc * sqrt(weights)
   h <- if (inherits(w, "design_cols"))
          design_gram(w$x, sc, intercept) / n

@@ -28,6 +28,13 @@
 #' checked before anything is allocated or run, so a request that would
 #' overflow the engine's integer counters or run for days fails at once.
 #'
+#' A fit on data sharded across a cluster ([dpsco_shards()]) whose worker
+#' raises an error or stops answering fails with a `dpsco_shard_error`
+#' (also `dpsco_error`, `error`): its `worker` field is the worker's number
+#' and its `released` field lists what the fit had already released
+#' (`settings`, the private settings' releases, and `gradients`, the
+#' number of noisy gradients), whose budget is spent.
+#'
 #' @name dpsco_errors
 #' @keywords internal
 NULL

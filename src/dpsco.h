@@ -34,6 +34,8 @@
  *                     clipped SGD, localized subgradient phases)
  *   bun_steinke.c     gradient descent with Bun-Steinke trimmed-mean
  *                     releases per coordinate (smooth sensitivity)
+ *   shard.c           records held by cluster workers (R/shards.R): the
+ *                     workers' layout and pass, the engine's remote pass
  *   settings.c        the private settings' passes over x as R holds it
  *                     (log sums per column, row norms and histograms,
  *                     the clipped gram matrix)
@@ -89,7 +91,8 @@ void sample_groups(int n, int k, int rule, double rate, int *label,
                    int *start, int *idx);
 
 /* ---- records.c / mapped.c ------------------------------------------- */
-enum { LAYOUT_DENSE = 0, LAYOUT_SPARSE = 1, LAYOUT_MAPPED = 2 };
+enum { LAYOUT_DENSE = 0, LAYOUT_SPARSE = 1, LAYOUT_MAPPED = 2,
+       LAYOUT_REMOTE = 3 };  /* shard.c: rows held by cluster workers */
 
 /* Rows a mapped pass gathers at a time, per chunk of the batch. */
 #define GATHER_ROWS 4096
@@ -107,6 +110,8 @@ typedef struct {
     int nbuf;             /* ... for up to nbuf chunks */
     double *norm;  /* ||(1, x_i)|| or ||x_i|| */
     double *xmax;  /* max_j |x_ij| over the features only */
+    SEXP remote;          /* remote: R's sharded design (R/shards.R) ... */
+    SEXP remote_settings; /* ... and the fit's settings list */
 } records;
 
 void records_fill(records *rec, const double *x, int n, int p, int has_int,
@@ -294,6 +299,13 @@ void block_gradient(const fit_problem *pr, oracle_state *o,
                     double *est);
 void add_noise(double *est, int d, double sd, double grid);
 int dpsco_thread_limit(void);
+
+/* ---- shard.c -------------------------------------------------------- */
+/* A batch whose records live on cluster workers: the sampled indices and
+ * labels go to R (R/shards.R), which returns each shard's oracle sums;
+ * they are added into the first chunk's accumulators. */
+void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
+                 const int *idx, const int *label, int count);
 
 /* ---- frank_wolfe.c -------------------------------------------------- */
 typedef struct {

@@ -369,6 +369,12 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
                      Rf_length(bound), *p);
         records_mapped(rec, cm, *n, *p, has_int,
                        Rf_isNull(bound) ? NULL : REAL(bound), threads);
+    } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_shard_x")) {
+        /* rows on cluster workers (shard.c): the total count and p */
+        *n = Rf_asInteger(list_elt(x, "rows"));
+        *p = Rf_asInteger(list_elt(x, "p"));
+        rec->layout = LAYOUT_REMOTE;
+        rec->remote = x;
     } else {
         Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
                  "a mapped file");
@@ -397,10 +403,12 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
     int n, p;
     int has_int = integer(s, "intercept");
     records_from(&pr->rec, x, has_int, integer(s, "threads"), &n, &p);
-    if (Rf_length(y) != n)
+    int remote = pr->rec.layout == LAYOUT_REMOTE;  /* y on the workers */
+    if (!remote && Rf_length(y) != n)
         Rf_error("internal error: y has %d values for %d records",
                  Rf_length(y), n);
-    pr->y = REAL(y);
+    pr->y = remote ? NULL : REAL(y);
+    pr->rec.remote_settings = remote ? s->list : R_NilValue;
     pr->n = n;
     pr->p = p;
     pr->has_int = has_int;

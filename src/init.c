@@ -22,6 +22,8 @@ SEXP dpsco_secure_unif(SEXP);
 SEXP dpsco_settings_pass(SEXP, SEXP);
 SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_shard_layout(SEXP, SEXP);
+SEXP dpsco_shard_pass(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -48,6 +50,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_settings_pass, 2),
     CALLDEF(dpsco_pld, 7),
     CALLDEF(dpsco_quad_lasso, 4),
+    CALLDEF(dpsco_shard_layout, 2),
+    CALLDEF(dpsco_shard_pass, 6),
     {NULL, NULL, 0}
 };
 

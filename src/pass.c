@@ -131,6 +131,10 @@ static void chunk_pass(const fit_problem *pr, const oracle_state *o,
 void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count)
 {
+    if (pr->rec.layout == LAYOUT_REMOTE) {  /* sharded records (shard.c) */
+        remote_pass(pr, o, beta, idx, label, count);
+        return;
+    }
     int nchunks = o->nchunks;
     /* the expected work, not the realised count, decides on threads */
     int nthreads = nchunks < pr->max_threads ? nchunks : pr->max_threads;

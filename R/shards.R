@@ -1,0 +1,714 @@
+#' @include design.R
+NULL
+
+# Fits over data sharded across the workers of a `parallel` cluster.
+#
+# Every private release of a penalised fit is a noisy function of sums over
+# records.  The workers hold the rows and compute partial sums over their
+# own rows with the engine's own passes; the coordinator (this R session)
+# adds them and adds the noise once, exactly where the single-process fit
+# adds it.  The coordinator draws every Poisson batch and every Kamath
+# label from R's generator in the single-process order (the engine does the
+# drawing: its records are "remote", src/shard.c) and sends each worker its
+# part of the batch; so for a given seed the fit is the single-process fit
+# up to the order in which the sums are added.
+#
+# What leaves a worker: at dpsco_shards() time its row count, column count,
+# column names and the levels of a factor y (the coordinator needs the
+# counts to map the sampled indices to shards; they are never printed or
+# released); then only sums: per column log-moment sums, one clamped sum of
+# y, 64-bin histogram counts, the d x d second-moment matrix of the rows
+# and per step the oracle's d (k d for kamath) accumulator sums.
+#
+# Objects:
+#  * dpsco_shards (the user's): the cluster, the shards' row counts, p,
+#    column names, the id keying the worker-side store, threads per worker;
+#  * dpsco_shard_x / dpsco_shard_y: the design and the response of one fit
+#    as the engine and the private settings see them (class
+#    "dpsco_sharded"): R/design.R, R/settings.R and R/dp-mean.R route their
+#    sums here when given one.
+
+# Worker side: one environment per shard id, holding x, y and what a fit
+# keeps resident (the scaled x, the records' layout, the row norms).
+shard_store <- new.env(parent = emptyenv())
+# Coordinator side: a counter for ids and keys (no random draws, so a
+# fit's generator stream is the single-process one).
+shard_counter <- new.env(parent = emptyenv())
+
+shard_next <- function(prefix) {
+  k <- (shard_counter$k %||% 0) + 1
+  shard_counter$k <- k
+  paste0(prefix, Sys.getpid(), ".", k)
+}
+
+is_sharded <- function(x) inherits(x, "dpsco_sharded")
+
+#' Data sharded across the workers of a cluster
+#'
+#' `dpsco_shards()` loads one block of rows on each worker of a cluster of
+#' the `parallel` package (a socket cluster on this machine or on several
+#' hosts, an MPI cluster through `snow`; the tests run socket clusters of
+#' `parallel` and `parallelly`, MPI has not been tried), keeps it there,
+#' and returns a
+#' handle that [dpsco()] and [cv.dpsco()] fit as they fit a matrix: the same
+#' arguments, the same privacy record and, for a given seed, the same
+#' coefficients up to the order in which sums are added (measured about
+#' 3e-15 relative; tested below 1e-12).
+#'
+#' Worker `i` runs `load(i)` once; it returns `list(x = , y = )` with `x` a
+#' numeric matrix, a sparse `Matrix` or a file-backed
+#' `bigmemory::big.matrix` that the worker attaches itself (read in place,
+#' never copied), and `y` that shard's responses.  Each shard is checked
+#' there: a non-numeric or non-finite `x`, a `y` of the wrong length, with
+#' missing or infinite values, or a column count that differs from the
+#' other shards' is a [`dpsco_arg_error`][dpsco_errors] naming the shard.
+#' The workers need dpsco installed (the same version as here).
+#'
+#' **Socket clusters: start them with `TCP_NODELAY`.**  A step sends each
+#' worker one message; with R's default socket options a message of more
+#' than 4 KB (R's serialisation buffer) goes out in two writes, and the
+#' second waits for the worker's delayed acknowledgement, about 40 ms per
+#' step on Linux.  `options(socketOptions = "no-delay")` before
+#' [parallel::makeCluster()] removes the wait (measured: 49 ms against
+#' 1.2 ms per step at `d = 51`, `bench/shards.R`).
+#'
+#' **What leaves a worker.**  Every release of a fit is a noisy function of
+#' sums over records.  Each worker computes its partial sums with the
+#' engine's own passes over its rows; the coordinator (this R session) adds
+#' them and adds the noise once, as a single-process fit does, so the
+#' sensitivity, the noise and the accounting are the single-process fit's.
+#' A worker returns only sums: log-moment sums per column, a clamped sum of
+#' `y`, histogram counts, the second-moment matrix of the rows and, per
+#' step, the oracle's `d` (Kamath: `k d`) sums.  It also reports its row
+#' count once, which the coordinator needs to map sampled records to
+#' shards; the row counts are data: they are never printed, and a sharded
+#' fit needs `public_n`.  The coordinator draws every Poisson batch and
+#' every Kamath label from R's generator and sends each worker the indices
+#' of its own sampled rows and their labels only.  Workers never see the
+#' noise, the released values other than `beta`, or other shards' indices.
+#'
+#' **Threat model.**  The guarantee covers what the coordinator releases.
+#' The coordinator and the network between it and the workers are trusted
+#' as the single-process fit's memory is: the sampled indices (which rows
+#' were in a batch) and the noiseless sums are secret and pass between
+#' them.  A compromised worker learns its own rows (it holds them), the
+#' batches drawn from them and the iterates `beta` it is sent; the iterates
+#' are post-processing of released, noisy gradients, so they tell it
+#' nothing the fit's output does not.  It can make the fit wrong (by
+#' returning wrong sums) but not less private for the other records.
+#'
+#' **Methods.**  The penalised methods whose steps are Poisson batches
+#' (`"clip"`, `"kamath"`, `"holland"`; `tuning = "private"` or
+#' `"public"`) and the families `"gaussian"`, `"binomial"` and
+#' `"poisson"`.  The other methods are refused with an error that says so:
+#' the constraint-set and one-pass methods run their own loops over
+#' records, and `"none"` (not private) takes its lambda grid from a data
+#' statistic.  `weights`, `offset`, `standardize` other than `FALSE`,
+#' declared `x_bound` and the quantile family are not available on shards.
+#' [cv.dpsco()] takes shards held in memory (not file-backed ones, as for a
+#' single `x`): the record split, the training fit and the validation
+#' losses' sums run on the workers.
+#'
+#' **Faults.**  A worker whose `load()` or pass raises an error, or that
+#' stops answering, stops the fit with a `dpsco_shard_error` naming the
+#' worker; nothing is returned.  The condition's `released` field lists
+#' what the fit had already released (the private settings' releases and
+#' the number of noisy gradients): that budget is spent, whatever is
+#' retried.  A worker that died leaves the cluster unusable: stop it and
+#' start a new one.
+#'
+#' @param cl a cluster from [parallel::makeCluster()] (or any object of
+#'   class `cluster`), one shard per worker.
+#' @param load a function of the worker number `i` that returns
+#'   `list(x = , y = )` on worker `i`.  It runs on the worker: data it
+#'   needs must be there (files), or in its environment, which is sent
+#'   along (but not the global environment: make it with [local()] or in
+#'   a function).
+#' @param threads chunks each worker splits its pass into (run on that many
+#'   OpenMP threads where available); the fit depends on it only through
+#'   the order of additions.
+#' @return An object of class `dpsco_shards`: the cluster, `p`, the column
+#'   names and a private id.  Pass it to [dpsco()].
+#' @seealso [dpsco()]; the vignette section "Fitting on a cluster".
+#' @examples
+#' \donttest{
+#' op <- options(socketOptions = "no-delay")
+#' cl <- parallel::makeCluster(2)
+#' options(op)
+#' set.seed(1)
+#' x <- matrix(rnorm(4000), 2000, 2)
+#' y <- drop(x %*% c(1, -1)) + rnorm(2000)
+#' # local(): the function carries x and y to the workers (a function
+#' # made in the global environment would not)
+#' load <- local({
+#'   x <- x
+#'   y <- y
+#'   function(i) {
+#'     rows <- if (i == 1) 1:1000 else 1001:2000
+#'     list(x = x[rows, ], y = y[rows])
+#'   }
+#' })
+#' sh <- dpsco_shards(cl, load)
+#' sh
+#' fit <- dpsco(sh, epsilon = 1, public_n = 2000)
+#' privacy(fit)
+#' parallel::stopCluster(cl)
+#' }
+#' @export
+dpsco_shards <- function(cl, load, threads = 1L) {
+  if (!inherits(cl, "cluster") || length(cl) < 1L)
+    arg_error("cl", "must be a cluster of the parallel package (e.g. from ",
+              "parallel::makeCluster()) with at least one worker.")
+  if (!is.function(load))
+    arg_error("load", "must be a function of the worker number i that ",
+              "returns list(x = , y = ) on worker i.")
+  threads <- check_count(threads, "threads", 1, 64)
+  id <- shard_next("s")
+  jobs <- lapply(seq_along(cl), function(i) list(i = i))
+  info <- shard_apply(cl, id, "load", jobs, list(load = load),
+                      stage = "loading the shards")
+  p <- vapply(info, `[[`, 0L, "p")
+  if (any(p != p[1L])) {
+    i <- which(p != p[1L])[1L]
+    arg_error("load", "returned ", p[i], " columns on worker ", i, " and ",
+              p[1L], " on worker 1: every shard needs the same columns.")
+  }
+  cn <- info[[1L]]$colnames
+  for (i in seq_along(info))
+    if (!identical(info[[i]]$colnames, cn))
+      arg_error("load", "returned other column names on worker ", i,
+                " than on worker 1.")
+  lev <- info[[1L]]$levels
+  for (i in seq_along(info))
+    if (!identical(info[[i]]$levels, lev))
+      arg_error("load", "returned a y with other levels on worker ", i,
+                " than on worker 1: declare the same levels on every shard.")
+  rows <- vapply(info, function(v) as.double(v$rows), 0)
+  if (sum(rows) > .Machine$integer.max)
+    arg_error("load", "returned more than ", .Machine$integer.max,
+              " rows in all.")
+  structure(list(cluster = cl, id = id, rows = rows, p = p[1L],
+                 colnames = cn, threads = threads,
+                 mapped = any(vapply(info, `[[`, NA, "mapped"))),
+            class = "dpsco_shards")
+}
+
+#' @rdname dpsco_shards
+#' @param x a `dpsco_shards` object.
+#' @param ... unused.
+#' @export
+print.dpsco_shards <- function(x, ...) {
+  # the row counts are data: not shown
+  cat(sprintf("Data sharded over %d workers: %d columns (row counts not shown: they are data)\n",
+              length(x$cluster), x$p))
+  invisible(x)
+}
+
+#' @rdname dpsco
+#' @section Sharded data:
+#' `dpsco(shards, ...)` fits data held by the workers of a cluster (see
+#' [dpsco_shards()]) with the same arguments as on a matrix, except `x`,
+#' `y`, `weights` and `offset`; `public_n` is required (the total row count
+#' is data) and the fit equals the single-process fit of the stacked shards
+#' for the same seed, up to rounding.
+#' @export
+dpsco.dpsco_shards <- function(x, ...) {
+  a <- shard_args(x, list(...))
+  fit <- dpsco.default(a$x, a$y, ...)
+  fit$call <- generic_call(match.call(), "dpsco")
+  fit
+}
+
+#' @rdname cv.dpsco
+#' @section Sharded data:
+#' `cv.dpsco(shards, ...)` (see [dpsco_shards()]) splits the records held
+#' by the workers with the same coins, fits the training part there and
+#' sums the validation losses on the workers; `public_n` is required, and
+#' the shards must be in memory (as for a single `x`).  For a given seed
+#' the result is the single-process one up to rounding.
+#' @export
+cv.dpsco.dpsco_shards <- function(x, ...) {
+  if (isTRUE(x$mapped))
+    arg_error("x", "holds file-backed shards; cv.dpsco() splits the ",
+              "records and needs them in memory (matrices or dgCMatrix).")
+  a <- shard_args(x, list(...))
+  # the workers' copies of the training part go with the call
+  on.exit(shard_drop_views(a$x), add = TRUE)
+  cv <- cv.dpsco.default(a$x, a$y, ...)
+  cv$call <- generic_call(match.call(), "cv.dpsco")
+  cv
+}
+
+shard_families <- c("gaussian", "binomial", "poisson")
+
+# The checks of a fit on shards that dpsco.default() cannot make (its x
+# and y are handles), and the handles.
+shard_args <- function(x, dots) {
+  if ("y" %in% names(dots))
+    arg_error("y", "is held by the workers: load() returns it with x.")
+  if (is.null(dots$public_n))
+    arg_error("public_n", "must be given for sharded data: the number of ",
+              "rows the workers hold is data, and every divisor and noise ",
+              "scale of the fit must come from a public n.")
+  for (a in c("weights", "offset"))
+    if (!is.null(dots[[a]]))
+      arg_error(a, "is not available for sharded data.")
+  if (!is.null(dots$standardize) && !isFALSE(dots$standardize))
+    arg_error("standardize", "must be FALSE for sharded data (private ",
+              "tuning puts the columns on a common scale).")
+  if (!is.null(dots$control$x_bound))
+    arg_error("control", "$x_bound: declared bounds on x are not available ",
+              "for sharded data; leave them to private tuning.")
+  # the families whose every release is a sum the workers form (a name
+  # outside every family is left to dpsco()'s own error)
+  fam <- if (!is.null(dots$family)) family_arg(dots$family)
+  if (is.character(fam) && length(fam) == 1L &&
+      fam %in% setdiff(names(family_codes), shard_families))
+    arg_error("family", "\"", fam, "\" is not available for sharded data ",
+              "(use \"gaussian\", \"binomial\" or \"poisson\").")
+  shard_handles(x)
+}
+
+# The design and response handles of a dpsco_shards object.  They share
+# the record of releases (`ledger`) and the row subsets made of them
+# (`views`).
+shard_handles <- function(sh, ledger = NULL, views = NULL) {
+  if (is.null(ledger)) {
+    ledger <- new.env(parent = emptyenv())
+    ledger$releases <- character()
+    ledger$gradients <- 0
+  }
+  if (is.null(views)) views <- new.env(parent = emptyenv())
+  list(x = structure(list(shards = sh, rows = as.integer(sum(sh$rows)),
+                          p = sh$p, colnames = sh$colnames, bound = NULL,
+                          key = "raw", pass = shard_remote_pass,
+                          ledger = ledger, views = views),
+                     class = c("dpsco_shard_x", "dpsco_sharded")),
+       y = structure(list(shards = sh, ledger = ledger, views = views),
+                     class = c("dpsco_shard_y", "dpsco_sharded")))
+}
+
+# x[i, ] and y[i] of the handles, i a logical over the stacked rows (the
+# record split of cv.dpsco()): each worker keeps its rows of the part
+# under a new id.  x[i, ] and y[i] with the same i give the same part.
+#' @rawNamespace S3method("[", dpsco_shard_x)
+`[.dpsco_shard_x` <- function(x, i, j, ..., drop = TRUE) {
+  if (!missing(j)) stop("internal error: sharded x takes rows only")
+  shard_view(x, i)$x
+}
+
+#' @rawNamespace S3method("[", dpsco_shard_y)
+`[.dpsco_shard_y` <- function(x, i) shard_view(x, i)$y
+
+shard_view <- function(h, keep) {
+  sh <- h$shards
+  if (!is.logical(keep) || length(keep) != sum(sh$rows) || anyNA(keep))
+    stop("internal error: a part of sharded data needs one coin per row")
+  for (v in h$views$list)
+    if (identical(v$keep, keep)) return(v$handles)
+  ends <- cumsum(sh$rows)
+  parts <- lapply(seq_along(sh$rows), function(s)
+    keep[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])])
+  id <- shard_next("v")
+  shard_apply(sh$cluster, sh$id, "subset",
+              lapply(parts, function(k) list(keep = k)), list(new_id = id),
+              stage = "splitting the records")
+  sub <- sh
+  sub$id <- id
+  sub$rows <- vapply(parts, function(k) as.double(sum(k)), 0)
+  handles <- shard_handles(sub, h$ledger)
+  h$views$list <- c(h$views$list, list(list(keep = keep, handles = handles)))
+  handles
+}
+
+shard_drop_views <- function(h) {
+  ids <- vapply(h$views$list, function(v) v$handles$x$shards$id, "")
+  if (length(ids))
+    try(parallel::clusterCall(h$shards$cluster, shard_drop, ids),
+        silent = TRUE)
+}
+
+shard_drop <- function(ids) {
+  rm(list = intersect(ids, ls(shard_store)), envir = shard_store)
+  NULL
+}
+
+# The validation sums of cv.dpsco(): per penalty, the clamped losses of
+# the records with coin `val`, summed on each worker and added here.
+shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
+  sh <- x$shards
+  ends <- cumsum(sh$rows)
+  jobs <- lapply(seq_along(sh$rows), function(s)
+    list(val = val[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])]))
+  # the fit without what the workers do not need
+  fit$call <- NULL
+  fit$trace <- NULL
+  res <- shard_apply(sh$cluster, sh$id, "cv_loss", jobs,
+                     list(fit = fit, measure = measure, tau = tau,
+                          family = family, bound = bound),
+                     stage = "summing validation losses", ledger = x$ledger)
+  shard_note(x$ledger, "validation loss sums")
+  shard_sum(res)
+}
+
+#' @export
+dim.dpsco_shard_x <- function(x) c(x$rows, x$p)
+
+#' @export
+dimnames.dpsco_shard_x <- function(x) list(NULL, x$colnames)
+
+# ---------------------------------------------------------------------------
+# The coordinator's calls
+
+# The methods whose every release is a sum over records the workers can
+# form: the penalised path's Poisson-batch oracles.
+shard_check_method <- function(spec) {
+  ok <- identical(spec$path, "lambda") && !isTRUE(spec$disjoint) &&
+    !isFALSE(spec$oracle$private) && is.null(spec$gradient_oracle)
+  if (!ok)
+    arg_error("method", "\"", spec$name, "\" cannot be fitted on sharded ",
+              "data: ", if (identical(spec$path, "radius"))
+                "the constraint-set methods run their own loops over the records"
+              else if (isTRUE(spec$disjoint))
+                "its one pass over random blocks is not a sum the workers form"
+              else if (isFALSE(spec$oracle$private))
+                "it is not private and takes its lambda grid from the data"
+              else "its steps are not the engine's Poisson-batch sums",
+              "; use \"clip\", \"kamath\" or \"holland\".")
+  invisible(spec)
+}
+
+# y as each worker checks it for `family` (check_y()); returns what
+# dpsco.default() takes from check_y(): the class names (declared levels)
+# and y, here the sharded response.
+shard_check_y <- function(y, family) {
+  sh <- y$shards
+  res <- shard_apply(sh$cluster, sh$id, "y", NULL, list(family = family),
+                     stage = "checking y", arg = "y")
+  list(y = y, classnames = res[[1L]])
+}
+
+# Calls task on every worker (job `jobs[[i]]` on worker i, `common` on
+# all) and returns the list of results.  A worker's error comes back as a
+# value (shard_worker()), so the other workers' answers are read and the
+# cluster stays usable; it is raised here naming the worker: a check of
+# the data (dpsco_arg_error on the worker) as a dpsco_arg_error of `arg`,
+# anything else as a dpsco_shard_error.  A worker that does not answer
+# (dead, connection lost) is a dpsco_shard_error too.  `ledger`: the
+# fit's record of what it released, kept in the condition.
+shard_apply <- function(cl, id, task, jobs, common, stage, arg = "load",
+                        ledger = NULL) {
+  if (is.null(jobs)) jobs <- rep(list(list()), length(cl))
+  out <- tryCatch(parallel::clusterApply(cl, jobs, shard_worker, task = task,
+                                         id = id, common = common),
+                  error = function(e) shard_lost(cl, e, stage, ledger))
+  for (i in seq_along(out)) {
+    r <- out[[i]]
+    if (!inherits(r, "dpsco_shard_failure")) next
+    if (r$check && is.null(ledger))
+      arg_error(arg, "on worker ", i, ": ", r$message)
+    shard_error(i, paste0("worker ", i, " failed while ", stage, ": ",
+                          r$message), ledger)
+  }
+  out
+}
+
+shard_error <- function(worker, msg, ledger) {
+  released <- if (!is.null(ledger))
+    list(settings = ledger$releases, gradients = ledger$gradients)
+  if (!is.null(ledger))
+    msg <- paste0(msg, "\nThe fit returns nothing; before the failure it ",
+                  "had released ", length(released$settings),
+                  " private setting(s) and ", released$gradients,
+                  " noisy gradient(s) (see the condition's `released`).")
+  stop(structure(class = c("dpsco_shard_error", "dpsco_error", "error",
+                           "condition"),
+                 list(message = msg, call = NULL, worker = worker,
+                      released = released)))
+}
+
+# A cluster call that failed as a whole: find a worker that does not
+# answer (a dead one fails at once).
+shard_lost <- function(cl, e, stage, ledger) {
+  dead <- NA_integer_
+  for (i in seq_along(cl)) {
+    ok <- tryCatch({
+      parallel::clusterCall(cl[i], shard_ping)
+      TRUE
+    }, error = function(e) FALSE)
+    if (!ok) {
+      dead <- i
+      break
+    }
+  }
+  shard_error(dead, paste0(if (is.na(dead)) "a worker" else
+                             paste("worker", dead),
+                           " stopped answering while ", stage, " (",
+                           conditionMessage(e), "); stop the cluster and ",
+                           "start a new one."), ledger)
+}
+
+shard_ping <- function() TRUE
+
+# The sums of one release over all shards, added in shard order.
+shard_sum <- function(res) Reduce(`+`, res)
+
+shard_note <- function(ledger, what) {
+  if (!is.null(ledger)) ledger$releases <- c(ledger$releases, what)
+}
+
+# design_log_sums() of x or y (R/design.R) over the shards.
+shard_log_sums <- function(v, mean = NULL) {
+  sh <- v$shards
+  what <- if (inherits(v, "dpsco_shard_y")) "y" else "x"
+  res <- shard_apply(sh$cluster, sh$id, "log_sums", NULL,
+                     list(what = what, mean = mean),
+                     stage = "summing log-moments", ledger = v$ledger)
+  shard_note(v$ledger, paste0("log-moment sums of ", what,
+                              if (!is.null(mean)) " (deviations)"))
+  out <- res[[1L]]
+  for (nm in names(out))
+    out[[nm]] <- shard_sum(lapply(res, `[[`, nm))
+  out
+}
+
+# The centred clamped sum of y (dp_mean_release(), R/dp-mean.R).
+shard_centred_sum <- function(y, range) {
+  sh <- y$shards
+  res <- shard_apply(sh$cluster, sh$id, "centre", NULL,
+                     list(lo = range[1L, 1L], hi = range[2L, 1L]),
+                     stage = "summing y", ledger = y$ledger)
+  shard_note(y$ledger, "clamped sum of y")
+  shard_sum(res)
+}
+
+# Record i's residual at the start, formed on the worker that holds y_i.
+record_residual <- function(fam, eta, y) {
+  if (!is_sharded(y)) return(fam$residual(eta, y))
+  structure(list(fun = fam$residual, eta = eta),
+            class = c("dpsco_shard_resid", "dpsco_sharded"))
+}
+
+# design_row_stats() over the shards: the histograms' counts added; the
+# per-record norms stay on the workers (a handle stands in for them).
+shard_row_stats <- function(x, intercept, residual, coordinate, row_hist) {
+  sh <- x$shards
+  res <- shard_apply(sh$cluster, sh$id, "row_stats", NULL,
+                     list(key = x$key, bound = x$bound,
+                          intercept = as.integer(intercept),
+                          residual = residual$fun, eta = residual$eta,
+                          coordinate = coordinate, row_hist = row_hist),
+                     stage = "forming histograms", ledger = x$ledger)
+  shard_note(x$ledger, "histogram counts")
+  list(counts = shard_sum(res),
+       norm = structure(list(key = x$key),
+                        class = c("dpsco_shard_norms", "dpsco_sharded")))
+}
+
+# min(1, row_bound / ||w_i||) for every record, formed on the workers.
+row_scale <- function(norms, row_bound) {
+  if (!is_sharded(norms)) return(pmin(1, row_bound / norms))
+  structure(list(key = norms$key, row_bound = row_bound),
+            class = c("dpsco_shard_scale", "dpsco_sharded"))
+}
+
+# design_gram() over the shards with the rows scaled by row_scale().
+shard_gram <- function(x, w, intercept) {
+  sh <- x$shards
+  res <- shard_apply(sh$cluster, sh$id, "gram", NULL,
+                     list(key = x$key, bound = x$bound,
+                          intercept = as.integer(intercept),
+                          row_bound = w$row_bound),
+                     stage = "forming the second-moment matrix",
+                     ledger = x$ledger)
+  shard_note(x$ledger, "second-moment matrix")
+  shard_sum(res)
+}
+
+# scale_clamp() of a sharded x: the bound goes with the design, and the
+# workers scale their rows when they next need them (a new key).
+shard_bound <- function(x, bound) {
+  x$bound <- as.double(bound)
+  x$key <- shard_next("k")
+  x
+}
+
+# y as a one-column matrix for the settings' sums (a sharded y as it is).
+y_column <- function(y) if (is_sharded(y)) y else matrix(as.double(y))
+y_matrix <- function(y) if (is_sharded(y)) y else matrix(y)
+
+# The oracle's and the loss's fields of the fit's settings, which the
+# workers' pass needs (never the fit's other fields, which may hold R
+# closures and their environments).
+shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
+                       "family", "tau", "bandwidth", "kernel")
+
+# One step's pass, called by the engine (src/shard.c remote_pass()) with
+# the batch it drew: the 0-based indices `idx` into the stacked rows and
+# the Kamath labels (idx NULL: every record, in order).  Each worker gets
+# its own rows' local indices (NULL: all its rows, in order) and labels;
+# returns a (k d) x shards matrix.
+shard_remote_pass <- function(x, settings, beta, idx, label) {
+  sh <- x$shards
+  rows <- sh$rows
+  ends <- cumsum(rows)
+  starts <- ends - rows
+  k <- length(rows)
+  full <- is.null(idx)
+  sorted <- full || !is.unsorted(idx)
+  # a sorted batch (Poisson) is cut at the shard boundaries
+  cut <- if (!full && sorted) c(0L, findInterval(ends - 0.5, idx))
+  owner <- if (!sorted) findInterval(idx, ends) + 1L
+  jobs <- lapply(seq_len(k), function(s) {
+    if (full)
+      return(list(idx = NULL, label = if (!is.null(label))
+                                        label[starts[s] + seq_len(rows[s])]))
+    pos <- if (!sorted) which(owner == s)
+           else if (cut[s + 1L] > cut[s]) (cut[s] + 1L):cut[s + 1L]
+           else integer()
+    all <- sorted && length(pos) == rows[s]
+    list(idx = if (!all) idx[pos] - as.integer(starts[s]),
+         label = if (!is.null(label)) label[pos])
+  })
+  st <- settings[intersect(shard_pass_fields, names(settings))]
+  st$threads <- sh$threads
+  res <- shard_apply(sh$cluster, sh$id, "pass", jobs,
+                     list(key = x$key, bound = x$bound,
+                          intercept = as.integer(settings$intercept),
+                          settings = st, beta = beta),
+                     stage = "computing a gradient step", ledger = x$ledger)
+  x$ledger$gradients <- x$ledger$gradients + 1
+  matrix(unlist(res, use.names = FALSE), ncol = k)
+}
+
+# ---------------------------------------------------------------------------
+# The workers' side
+
+# Runs one task on a worker; an error is returned as a value so that the
+# coordinator reads every worker's answer and names the one that failed.
+shard_worker <- function(job, task, id, common) {
+  tryCatch(shard_task(task, id, job, common), error = function(e)
+    structure(list(message = conditionMessage(e),
+                   check = inherits(e, "dpsco_arg_error")),
+              class = "dpsco_shard_failure"))
+}
+
+shard_task <- function(task, id, job, common) {
+  if (task == "load") return(shard_load(id, common$load, job$i))
+  st <- shard_store[[id]]
+  if (is.null(st))
+    stop("this worker holds no shard ", id, " (was the cluster restarted?)")
+  switch(task,
+    y = {
+      yy <- check_y(st$y, st$rows, common$family)
+      st$yf <- as.double(yy$y)
+      yy$classnames
+    },
+    log_sums = design_log_sums(if (common$what == "x") st$x
+                               else matrix(st$yf), common$mean),
+    centre = sum(pmin(pmax(st$yf, common$lo), common$hi) -
+                   (common$lo + common$hi) / 2),
+    row_stats = {
+      xt <- shard_scaled(st, common$key, common$bound)
+      resid <- if (!is.null(common$residual))
+                 common$residual(common$eta, st$yf)
+      rs <- design_row_stats(xt, common$intercept, resid, common$coordinate,
+                             common$row_hist)
+      st$norm <- rs$norm
+      st$norm_key <- common$key
+      rs$counts
+    },
+    gram = {
+      if (!identical(st$norm_key, common$key))
+        stop("internal error: the row norms of another fit")
+      xt <- shard_scaled(st, common$key, common$bound)
+      design_gram(xt, pmin(1, common$row_bound / st$norm), common$intercept)
+    },
+    subset = {
+      sub <- new.env(parent = emptyenv())
+      sub$x <- st$x[job$keep, , drop = FALSE]
+      sub$y <- st$y[job$keep]
+      sub$rows <- sum(job$keep)
+      assign(common$new_id, sub, envir = shard_store)
+      NULL
+    },
+    cv_loss = {
+      rows <- which(job$val)
+      k <- length(common$fit$lambda %||% common$fit$radius)
+      if (!length(rows)) return(rep(0, k))
+      pred <- stats::predict(common$fit, st$x[rows, , drop = FALSE],
+                             type = "response")
+      loss <- pmin(record_loss(common$measure, st$yf[rows], pred, common$tau,
+                               common$family), common$bound)
+      colSums(loss)
+    },
+    pass = {
+      lay <- shard_layout(st, common$key, common$bound, common$intercept)
+      .Call(C_dpsco_shard_pass, lay, st$yf, common$settings, common$beta,
+            job$idx, job$label)
+    },
+    stop("internal error: unknown shard task ", task))
+}
+
+# load(i) on worker i, checked, kept under the shard's id.
+shard_load <- function(id, load, i) {
+  d <- load(i)
+  if (!is.list(d) || is.null(d$x) || is.null(d$y))
+    arg_error("load", "must return list(x = , y = ).")
+  x <- if (is_mapped(d$x)) d$x else check_design(d$x, "x", min_rows = 0L)
+  y <- d$y
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (!is.atomic(y) || !(is.numeric(y) || is.logical(y) || is.factor(y)))
+    arg_error("y", "must be a numeric, logical or factor vector.")
+  if (length(y) != nrow(x))
+    arg_error("y", "has length ", length(y), " but x has ", nrow(x), " rows.")
+  if (anyNA(y) || (is.numeric(y) && !all(is.finite(y))))
+    arg_error("y", "contains NA, NaN or infinite values.")
+  st <- new.env(parent = emptyenv())
+  st$x <- x
+  st$y <- y
+  st$rows <- nrow(x)
+  assign(id, st, envir = shard_store)
+  list(rows = nrow(x), p = ncol(x), colnames = colnames(x),
+       levels = if (is.factor(y)) levels(y), mapped = is_mapped(x))
+}
+
+# x on the fit's scale (clamp(x_j / bound_j, -1, 1), or as loaded without
+# a bound), kept for the fit whose key it is.
+shard_scaled <- function(st, key, bound) {
+  if (identical(st$xt_key, key)) return(st$xt)
+  st$layout <- NULL
+  st$xt <- NULL
+  st$xt <- if (is.null(bound)) st$x else scale_clamp(st$x, bound)
+  st$xt_key <- key
+  st$xt
+}
+
+# The engine's records of the scaled rows, built once per fit and kept.
+shard_layout <- function(st, key, bound, intercept) {
+  lk <- paste(key, intercept)
+  if (identical(st$layout_key, lk)) return(st$layout)
+  xt <- shard_scaled(st, key, bound)
+  st$layout <- NULL
+  st$layout <- .Call(C_dpsco_shard_layout, xt, as.integer(intercept))
+  st$layout_key <- lk
+  # the steps read the layout only: an in-memory scaled copy is dropped
+  # (a mapped one is the file itself)
+  if (!is_mapped(xt)) {
+    st$xt <- NULL
+    st$xt_key <- NULL
+  }
+  st$layout
+}
+
+# dp_mean_release() (R/dp-mean.R) of a sharded y: the same release, its
+# centred sum formed by the workers.
+shard_mean_release <- function(y, range, z, n) {
+  mid <- (range[1L, ] + range[2L, ]) / 2
+  sens <- trimmed_sensitivity(range, n)
+  sd <- z * sens
+  est <- mid + shard_centred_sum(y, range) / n
+  if (noise_secure() && sd > 0)
+    return(list(estimate = secure_values(est, z, sens), noise_sd = sd))
+  list(estimate = est + sd * stats::rnorm(1L), noise_sd = sd)
+}

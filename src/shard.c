@@ -1,0 +1,286 @@
+/* Fits over rows held by the workers of an R cluster (R/shards.R).
+ *
+ * Worker side: dpsco_shard_layout() builds a shard's records once (the
+ * row-major or CSR copy of its rows, or for a mapped file its norms and
+ * maxima) into R vectors that the worker keeps; dpsco_shard_pass() runs
+ * the engine's own pass (pass.c batch_pass()) over the shard's sampled
+ * rows and returns the oracle's accumulator sums (dim, or k * dim for
+ * kamath), never anything per record.
+ *
+ * Coordinator side: remote_pass() is batch_pass() for a fit whose records
+ * are remote.  The coordinator drew the batch and the labels from its own
+ * generator as for any fit; R (shard_remote_pass()) splits them by shard,
+ * calls the workers and returns one column of sums per shard, which are
+ * added here in shard order.  The oracle's finish and the noise then run
+ * as usual, once, at the coordinator. */
+#include <string.h>
+#include "dpsco.h"
+
+static SEXP field_of(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    if (TYPEOF(list) != VECSXP || TYPEOF(names) != STRSXP)
+        return R_NilValue;
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0)
+            return VECTOR_ELT(list, i);
+    return R_NilValue;
+}
+
+static SEXP need(SEXP list, const char *name)
+{
+    SEXP v = field_of(list, name);
+    if (Rf_isNull(v))
+        Rf_error("internal error: shard field '%s' is missing", name);
+    return v;
+}
+
+static double dnum(SEXP list, const char *name, double dflt)
+{
+    SEXP v = field_of(list, name);
+    return Rf_isNull(v) ? dflt : Rf_asReal(v);
+}
+
+static SEXP copy_doubles(const double *v, R_xlen_t n)
+{
+    SEXP out = Rf_allocVector(REALSXP, n);
+    if (n > 0)
+        memcpy(REAL(out), v, (size_t) n * sizeof(double));
+    return out;
+}
+
+static SEXP copy_ints(const int *v, R_xlen_t n)
+{
+    SEXP out = Rf_allocVector(INTSXP, n);
+    if (n > 0)
+        memcpy(INTEGER(out), v, (size_t) n * sizeof(int));
+    return out;
+}
+
+/* A shard's records for a fit with or without intercept: x is a double
+ * matrix, a dgCMatrix or a mapped file (R/design.R), already on the fit's
+ * scale.  Returns list(layout, n, p, has_int, norm, xmax) plus xt (dense),
+ * rp, ci, xv (sparse) or ptr, bound (mapped, read in place). */
+SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
+{
+    int has_int = Rf_asInteger(intercept), n, p, layout;
+    records rec;
+    memset(&rec, 0, sizeof(rec));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP nms = PROTECT(Rf_allocVector(STRSXP, 10));
+    const char *names[10] = {"layout", "n", "p", "has_int", "norm", "xmax",
+                             "a", "b", "c", "d"};
+    if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
+        n = Rf_nrows(x);
+        p = Rf_ncols(x);
+        layout = LAYOUT_DENSE;
+        SEXP xt = Rf_allocVector(REALSXP, (R_xlen_t) n * p > 0
+                                             ? (R_xlen_t) n * p : 1);
+        SET_VECTOR_ELT(out, 6, xt);
+        SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, n > 0 ? n : 1));
+        SET_VECTOR_ELT(out, 5, Rf_allocVector(REALSXP, n > 0 ? n : 1));
+        rec.xt = REAL(xt);
+        rec.norm = REAL(VECTOR_ELT(out, 4));
+        rec.xmax = REAL(VECTOR_ELT(out, 5));
+        records_fill(&rec, REAL(x), n, p, has_int, 0, n);
+        names[6] = "xt";
+    } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
+        SEXP dim = R_do_slot(x, Rf_install("Dim"));
+        n = INTEGER(dim)[0];
+        p = INTEGER(dim)[1];
+        layout = LAYOUT_SPARSE;
+        records_sparse(&rec, n, p, has_int,
+                       INTEGER(R_do_slot(x, Rf_install("p"))),
+                       INTEGER(R_do_slot(x, Rf_install("i"))),
+                       REAL(R_do_slot(x, Rf_install("x"))));
+        R_xlen_t nnz = rec.rp[n];
+        SET_VECTOR_ELT(out, 4, copy_doubles(rec.norm, n));
+        SET_VECTOR_ELT(out, 5, copy_doubles(rec.xmax, n));
+        SET_VECTOR_ELT(out, 6, copy_ints(rec.rp, (R_xlen_t) n + 1));
+        SET_VECTOR_ELT(out, 7, copy_ints(rec.ci, nnz));
+        SET_VECTOR_ELT(out, 8, copy_doubles(rec.xv, nnz));
+        names[6] = "rp";
+        names[7] = "ci";
+        names[8] = "xv";
+    } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
+        SEXP ptr = need(x, "ptr"), bound = field_of(x, "bound");
+        const double *cm = mapped_values(ptr, &n, &p);
+        if (!Rf_isNull(bound) && Rf_length(bound) != p)
+            Rf_error("internal error: %d bounds for %d columns",
+                     Rf_length(bound), p);
+        layout = LAYOUT_MAPPED;
+        records_mapped(&rec, cm, n, p, has_int,
+                       Rf_isNull(bound) ? NULL : REAL(bound), 1);
+        SET_VECTOR_ELT(out, 4, copy_doubles(rec.norm, n));
+        SET_VECTOR_ELT(out, 5, copy_doubles(rec.xmax, n));
+        SET_VECTOR_ELT(out, 6, ptr);
+        SET_VECTOR_ELT(out, 7, bound);
+        names[6] = "ptr";
+        names[7] = "bound";
+    } else {
+        Rf_error("internal error: a shard's x must be a double matrix, a "
+                 "dgCMatrix or a mapped file");
+    }
+    SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(layout));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarInteger(n));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(p));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarInteger(has_int));
+    for (int i = 0; i < 10; i++)
+        SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(out, R_NamesSymbol, nms);
+    UNPROTECT(2);
+    return out;
+}
+
+/* The records of a layout from dpsco_shard_layout(). */
+static void records_of(records *rec, SEXP lay, int nchunks)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->layout = Rf_asInteger(need(lay, "layout"));
+    rec->norm = REAL(need(lay, "norm"));
+    rec->xmax = REAL(need(lay, "xmax"));
+    int p = Rf_asInteger(need(lay, "p"));
+    switch (rec->layout) {
+    case LAYOUT_DENSE:
+        rec->xt = REAL(need(lay, "xt"));
+        break;
+    case LAYOUT_SPARSE:
+        rec->rp = INTEGER(need(lay, "rp"));
+        rec->ci = INTEGER(need(lay, "ci"));
+        rec->xv = REAL(need(lay, "xv"));
+        break;
+    case LAYOUT_MAPPED: {
+        int n, pp;
+        SEXP bound = field_of(lay, "bound");
+        rec->cm = mapped_values(need(lay, "ptr"), &n, &pp);
+        rec->rows = (size_t) n;
+        rec->bound = Rf_isNull(bound) ? NULL : REAL(bound);
+        rec->nbuf = nchunks;
+        rec->buf = (double *) R_alloc((size_t) nchunks * MAPPED_WORK(p),
+                                      sizeof(double));
+        break;
+    }
+    default:
+        Rf_error("internal error: unknown shard layout %d", rec->layout);
+    }
+}
+
+/* One shard's part of a step: the oracle's accumulator sums over the rows
+ * idx (0-based, NULL: all rows in order) with kamath labels `label` (NULL
+ * but for kamath), at beta.  `settings` holds the oracle's and the loss's
+ * fields (R/shards.R shard_pass_settings()) and the chunks (threads) the
+ * pass is cut into; the chunks' sums are added in chunk order, as
+ * oracle_finish() adds them. */
+SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
+                      SEXP label)
+{
+    int nchunks = (int) dnum(settings, "threads", 1);
+    if (nchunks < 1)
+        nchunks = 1;
+    fit_problem pr;
+    memset(&pr, 0, sizeof(pr));
+    records_of(&pr.rec, lay, nchunks);
+    pr.n = Rf_asInteger(need(lay, "n"));
+    pr.p = Rf_asInteger(need(lay, "p"));
+    pr.has_int = Rf_asInteger(need(lay, "has_int"));
+    if (TYPEOF(y) != REALSXP || Rf_length(y) != pr.n)
+        Rf_error("internal error: a shard's y must hold %d doubles", pr.n);
+    pr.y = REAL(y);
+    pr.weight = NULL;
+    pr.roff = NULL;
+    pr.offset = 0.0;
+    pr.family.kind = (int) dnum(settings, "family", 0);
+    pr.family.tau = dnum(settings, "tau", 0.5);
+    pr.family.h = dnum(settings, "bandwidth", 1.0);
+    pr.family.kernel = (int) dnum(settings, "kernel", KERNEL_GAUSSIAN);
+#ifdef MAX_CLASSES
+    /* where the engine has the multinomial family: one class (R refuses
+     * that family on shards) */
+    pr.family.nclass = 1;
+#endif
+    pr.noise_sd = 0.0;
+    pr.noise_grid = 0.0;
+    int limit = dpsco_thread_limit();
+    pr.max_threads = nchunks < limit ? nchunks : limit;
+    if (Rf_length(beta) != pr.p + pr.has_int)
+        Rf_error("internal error: beta has %d values for dimension %d",
+                 Rf_length(beta), pr.p + pr.has_int);
+
+    int count;
+    const int *ix;
+    if (Rf_isNull(idx)) {
+        count = pr.n;
+        int *all = RECORD_ALLOC(pr.n, int);
+        for (int i = 0; i < pr.n; i++)
+            all[i] = i;
+        ix = all;
+    } else {
+        count = Rf_length(idx);
+        ix = INTEGER(idx);
+        for (int c = 0; c < count; c++)
+            if (ix[c] < 0 || ix[c] >= pr.n)
+                Rf_error("internal error: row %d outside a shard of %d rows",
+                         ix[c], pr.n);
+    }
+    /* the expected work decides on threads (pass.c): this shard's count */
+    pr.q = pr.n > 0 ? (double) count / pr.n : 0.0;
+
+    oracle_state o;
+    int kind = (int) dnum(settings, "oracle", 0);
+    oracle_setup(&o, kind, pr.p, pr.has_int, dnum(settings, "m", 1.0),
+                 dnum(settings, "clip", 0.0), dnum(settings, "rho", 0.0),
+                 (int) dnum(settings, "k", 1), dnum(settings, "s", 1.0),
+                 dnum(settings, "nu", 1.0), (int) dnum(settings, "exact", 0),
+                 nchunks);
+    const int *lab = NULL;
+    if (kind == ORACLE_KAMATH) {
+        if (TYPEOF(label) != INTSXP || Rf_length(label) != count)
+            Rf_error("internal error: kamath needs %d labels", count);
+        lab = INTEGER(label);
+        for (int c = 0; c < count; c++)
+            if (lab[c] < 0 || lab[c] >= o.k)
+                Rf_error("internal error: label %d outside 0 .. %d", lab[c],
+                         o.k - 1);
+    }
+    batch_pass(&pr, &o, REAL(beta), ix, lab, count);
+    size_t set = (size_t) o.k * o.dim;
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) set));
+    double *v = REAL(out);
+    memcpy(v, o.acc, set * sizeof(double));
+    for (int c = 1; c < o.nchunks; c++) {
+        const double *from = o.acc + (size_t) c * o.stride;
+        for (size_t j = 0; j < set; j++)
+            v[j] += from[j];
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
+                 const int *idx, const int *label, int count)
+{
+    int dim = pr->p + pr->has_int;
+    size_t set = (size_t) o->k * o->dim;
+    SEXP fn = need(pr->rec.remote, "pass");
+    SEXP b = PROTECT(copy_doubles(beta, dim));
+    /* a batch of every record is every record in order (sample.c): sent
+     * as NULL, not as n indices */
+    SEXP ix = PROTECT(count == pr->n ? R_NilValue : copy_ints(idx, count));
+    SEXP lab = PROTECT(label ? copy_ints(label, count) : R_NilValue);
+    SEXP call = PROTECT(Rf_lang6(fn, pr->rec.remote, pr->rec.remote_settings,
+                                 b, ix, lab));
+    /* an error here (a worker failed) leaves through R's error handling:
+     * the engine's memory is R_alloc'd, and the fit returns nothing */
+    SEXP sums = PROTECT(Rf_eval(call, R_GlobalEnv));
+    if (TYPEOF(sums) != REALSXP || !Rf_isMatrix(sums) ||
+        (size_t) Rf_nrows(sums) != set)
+        Rf_error("internal error: the shards returned no %d x shards sums",
+                 (int) set);
+    int nshard = Rf_ncols(sums);
+    const double *s = REAL(sums);
+    /* shard order, into the first chunk (the others stay 0) */
+    for (int w = 0; w < nshard; w++)
+        for (size_t j = 0; j < set; j++)
+            o->acc[j] += s[(size_t) w * set + j];
+    UNPROTECT(5);
+}

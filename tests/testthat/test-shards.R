@@ -1,0 +1,304 @@
+# Fits on data sharded over a real two-worker socket cluster against the
+# single-process fit of the stacked rows with the same seed (the
+# independent reference: a different path through the engine, with its
+# own sampling and its own sums), and the workers' sums against plain R.
+
+# A two-worker PSOCK cluster on this machine whose workers load dpsco from
+# the library this session uses; stopped with the calling test.
+shard_cluster <- function(env = parent.frame()) {
+  skip_on_cran()  # starts R processes
+  skip_if_not(capabilities("sockets"))
+  # the workers inherit the library paths (a function sent to them would
+  # carry its own copy of .libPaths()'s state)
+  withr::local_envvar(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+  cl <- parallel::makeCluster(2L)
+  withr::defer(try(parallel::stopCluster(cl), silent = TRUE), envir = env)
+  parallel::clusterEvalQ(cl, suppressMessages(library(dpsco)))
+  cl
+}
+
+shard_data <- function(n = 1200, p = 5, family = "gaussian", seed = 11) {
+  set.seed(seed)
+  x <- matrix(stats::rt(n * p, df = 3), n, p)
+  colnames(x) <- paste0("v", seq_len(p))
+  eta <- drop(x %*% c(1, -1, 0.5, rep(0, p - 3))) / 2
+  y <- switch(family,
+              binomial = as.double(stats::runif(n) < stats::plogis(eta)),
+              poisson = stats::rpois(n, exp(eta / 2)),
+              eta + stats::rt(n, df = 2))
+  list(x = x, y = y)
+}
+
+# load(i) returning rows `parts[[i]]` of x and y (as matrix or via `fx`).
+shard_loader <- function(x, y, parts, fx = identity) {
+  force(x); force(y); force(parts); force(fx)
+  function(i) list(x = fx(x[parts[[i]], , drop = FALSE]), y = y[parts[[i]]])
+}
+
+rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
+
+# The two fits with the same seed; returns the largest relative difference
+# of the coefficients (before the support rule) and intercepts.
+compare_fits <- function(x, y, sh, n, ...) {
+  set.seed(21)
+  f1 <- dpsco(x, y, public_n = n, ...)
+  set.seed(21)
+  f2 <- dpsco(sh, public_n = n, ...)
+  raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
+  # the same accounting; the released settings to rounding
+  expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
+  expect_identical(privacy(f1)$epsilon_accounted, privacy(f2)$epsilon_accounted)
+  expect_identical(f1$settings$k, f2$settings$k)
+  expect_lt(rel_diff(raw(f1), raw(f2)), 1e-12)
+  expect_lt(rel_diff(f1$a0, f2$a0), 1e-12)
+  expect_lt(rel_diff(f1$lambda, f2$lambda), 1e-12)
+  # the support rule reads the same released values
+  expect_identical(f1$beta != 0, f2$beta != 0)
+  invisible(list(f1, f2))
+}
+
+test_that("dense shards give the single-process fit and record (private and public tuning)", {
+  cl <- shard_cluster()
+  for (family in c("gaussian", "binomial")) {
+    d <- shard_data(family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:500, 501:1200)))
+    expect_identical(sh$p, 5L)
+    for (method in c("clip", "kamath", "holland"))
+      compare_fits(d$x, d$y, sh, 1200, family = family, method = method,
+                   epsilon = 1)
+    # public tuning: the engine's sums alone, no private settings
+    compare_fits(d$x, d$y, sh, 1200, family = family, method = "holland",
+                 epsilon = 2, tuning = "public", iterations = 15,
+                 step_size = 0.5, nlambda = 4)
+  }
+  # full batches cut where the single process cuts its two chunks: the
+  # same sums in the same order, so the same bits
+  d <- shard_data(family = "binomial")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:600, 601:1200)))
+  public <- list(family = "binomial", public_n = 1200, tuning = "public",
+                 method = "clip", iterations = 10, step_size = 1,
+                 nlambda = 3)
+  set.seed(4)
+  f1 <- do.call(dpsco, c(list(d$x, d$y, threads = 2), public))
+  set.seed(4)
+  f2 <- do.call(dpsco, c(list(sh), public))
+  expect_identical(f1$beta, f2$beta)
+  expect_identical(f1$a0, f2$a0)
+  # Poisson batches (batch_size < n) and spgd split each batch by shard
+  d <- shard_data()
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:700, 701:1200)))
+  compare_fits(d$x, d$y, sh, 1200, method = "kamath", batch_size = 300,
+               optimizer = "spgd", iterations = 10, nlambda = 3)
+  # a declared public n other than the rows present, and poisson
+  d <- shard_data(family = "poisson")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:600, 601:1200)))
+  f <- compare_fits(d$x, d$y, sh, 1500, family = "poisson", nlambda = 3)
+  expect_identical(f[[2]]$privacy$public_n, 1500)
+})
+
+test_that("sparse and file-backed shards give the single-process fit", {
+  skip_if_not_installed("bigmemory")
+  skip_if_not_installed("Matrix")
+  skip_on_os("windows")
+  cl <- shard_cluster()
+  d <- shard_data(n = 1000, p = 6)
+  d$x[abs(d$x) < 0.8] <- 0
+  parts <- list(1:400, 401:1000)
+  sp <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      function(v) Matrix::Matrix(v, sparse = TRUE)))
+  compare_fits(d$x, d$y, sp, 1000, method = "clip", nlambda = 4)
+  # each worker attaches its own file-backed shard
+  dir <- tempfile("shards")
+  dir.create(dir)
+  withr::defer(unlink(dir, recursive = TRUE))
+  desc <- character(2)
+  for (i in 1:2) {
+    bigmemory::as.big.matrix(d$x[parts[[i]], ], type = "double",
+                             backingfile = paste0("x", i, ".bin"),
+                             descriptorfile = paste0("x", i, ".desc"),
+                             backingpath = dir)
+    desc[i] <- file.path(dir, paste0("x", i, ".desc"))
+  }
+  y <- d$y
+  load <- function(i)
+    list(x = bigmemory::attach.big.matrix(desc[i]), y = y[parts[[i]]])
+  fb <- dpsco_shards(cl, load)
+  for (method in c("clip", "holland"))
+    compare_fits(d$x, d$y, fb, 1000, method = method, nlambda = 4)
+  expect_error(cv.dpsco(fb, public_n = 1000), "file-backed shards",
+               class = "dpsco_arg_error")
+  d2 <- d
+  d2$y <- as.double(d$y > 0)
+  fb2 <- dpsco_shards(cl, function(i)
+    list(x = bigmemory::attach.big.matrix(desc[i]),
+         y = as.double(y[parts[[i]]] > 0)))
+  compare_fits(d2$x, d2$y, fb2, 1000, family = "binomial", method = "kamath",
+               nlambda = 3)
+})
+
+test_that("cv.dpsco on shards splits, fits and validates as the single process does", {
+  cl <- shard_cluster()
+  for (family in c("gaussian", "binomial")) {
+    d <- shard_data(family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:500, 501:1200)))
+    # curve = 0.5 releases the validation sums, which are then compared
+    set.seed(8)
+    c1 <- cv.dpsco(d$x, d$y, family = family, public_n = 1200, nlambda = 5,
+                   curve = 0.5)
+    set.seed(8)
+    c2 <- cv.dpsco(sh, family = family, public_n = 1200, nlambda = 5,
+                   curve = 0.5)
+    expect_identical(c1$index, c2$index)
+    expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
+                       c2$dpsco.fit$support$beta_raw), 1e-12)
+    expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
+    expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
+  }
+  expect_error(cv.dpsco(sh, family = "binomial"),
+               "must be given for sharded data", class = "dpsco_arg_error")
+})
+
+test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
+  skip_on_cran()
+  skip_if_not_installed("parallelly")
+  cl <- parallelly::makeClusterPSOCK(2L, rscript_libs = .libPaths(),
+                                     verbose = FALSE)
+  withr::defer(parallel::stopCluster(cl))
+  parallel::clusterEvalQ(cl, suppressMessages(library(dpsco)))
+  d <- shard_data(n = 600, family = "binomial")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:250, 251:600)))
+  compare_fits(d$x, d$y, sh, 600, family = "binomial", method = "holland",
+               nlambda = 3)
+})
+
+test_that("a worker's pass returns the oracle's sums over its rows", {
+  cl <- shard_cluster()
+  d <- shard_data(n = 300, p = 3)
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:100, 101:300)))
+  parallel::clusterCall(cl, function(id) {
+    st <- get(id, envir = dpsco:::shard_store)
+    st$yf <- as.double(st$y)
+    NULL
+  }, sh$id)
+  beta <- c(0.3, 0.5, -0.2, 0.1)
+  clip <- 1.5
+  st <- list(oracle = 1L, m = 300, clip = clip, rho = 0, k = 1L, s = 1,
+             nu = 1, family = 0L)
+  rows <- c(5, 17, 250, 300, 120)                 # of the stacked data
+  sx <- structure(list(shards = sh, rows = 300L, p = 3L, bound = NULL,
+                       key = "raw", ledger = new.env()),
+                  class = c("dpsco_shard_x", "dpsco_sharded"))
+  sx$ledger$gradients <- 0
+  got <- dpsco:::shard_remote_pass(sx, c(st, intercept = 1L), beta,
+                                   as.integer(sort(rows) - 1L), NULL)
+  # plain R: the clipped gradients r_i (1, x_i) of the rows on each shard
+  w <- cbind(1, d$x)
+  g <- function(i) {
+    r <- sum(w[i, ] * beta) - d$y[i]
+    v <- r * w[i, ]
+    v * min(1, clip / sqrt(sum(v^2)))
+  }
+  ref <- cbind(Reduce(`+`, lapply(c(5, 17), g)),
+               Reduce(`+`, lapply(c(120, 250, 300), g)))
+  expect_equal(unname(got), unname(ref), tolerance = 1e-14)
+  expect_identical(sx$ledger$gradients, 1)
+})
+
+test_that("shards are checked where they are loaded", {
+  cl <- shard_cluster()
+  d <- shard_data(n = 200, p = 3)
+  x <- d$x
+  y <- d$y
+  bad <- x
+  bad[150, 2] <- NA
+  expect_error(dpsco_shards(cl, shard_loader(bad, y, list(1:100, 101:200))),
+               "on worker 2: `x` contains NA", class = "dpsco_arg_error")
+  expect_error(dpsco_shards(cl, function(i)
+                 list(x = if (i == 1) x[1:100, ] else x[101:200, 1:2],
+                      y = y[if (i == 1) 1:100 else 101:200])),
+               "2 columns on worker 2 and 3 on worker 1",
+               class = "dpsco_arg_error")
+  expect_error(dpsco_shards(cl, function(i)
+                 list(x = x[1:100, ], y = if (i == 1) y[1:100] else y[1:99])),
+               "on worker 2: `y` has length 99", class = "dpsco_arg_error")
+  expect_error(dpsco_shards(cl, function(i)
+                 list(x = x[1:100, ], y = if (i == 1) y[1:100] else letters[1:100])),
+               "on worker 2: `y` must be", class = "dpsco_arg_error")
+  e <- tryCatch(dpsco_shards(cl, function(i) {
+                  if (i == 2) stop("no such file: shard2.bin")
+                  list(x = x[1:100, ], y = y[1:100])
+                }), error = identity)
+  expect_s3_class(e, "dpsco_shard_error")
+  expect_identical(e$worker, 2L)
+  expect_match(conditionMessage(e), "worker 2 failed while loading the shards: no such file")
+  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
+  # the row counts are data: never printed
+  out <- capture.output(print(sh))
+  expect_false(any(grepl("100|200", out)))
+  expect_match(out[1], "2 workers: 3 columns")
+  expect_error(dpsco(sh, epsilon = 1), "must be given for sharded data",
+               class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, method = "fw"),
+               "\"fw\" cannot be fitted on sharded data", class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, method = "none"),
+               "not private", class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, method = "prox_clipped_sgd"),
+               "cannot be fitted on sharded data", class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, family = "quantile"),
+               "\"quantile\" is not available for sharded data",
+               class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, weights = rep(1, 200)),
+               "not available for sharded data", class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, family = "binomial"),
+               "on worker 1: `y`", class = "dpsco_arg_error")
+})
+
+test_that("a worker that fails or dies mid-fit stops the fit and keeps the record of what was released", {
+  cl <- shard_cluster()
+  d <- shard_data(n = 400, p = 3)
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:200, 201:400)))
+  # worker 2's y becomes unreadable after `after` reads: the settings read
+  # it four times (the two log-moment releases of |y|, the centre, the
+  # clipping level), then each gradient step once
+  break_worker <- function(id, after, die) {
+    st <- get(id, envir = dpsco:::shard_store)
+    val <- NULL
+    reads <- 0
+    suppressWarnings(rm("yf", envir = st))
+    makeActiveBinding("yf", function(v) {
+      if (!missing(v)) return(invisible(val <<- v))
+      reads <<- reads + 1
+      if (reads > after) {
+        if (die) tools::pskill(Sys.getpid())
+        stop("disk read failed")
+      }
+      val
+    }, st)
+    NULL
+  }
+  parallel::clusterCall(cl[2], break_worker, sh$id, 5, FALSE)
+  set.seed(1)
+  e <- tryCatch(dpsco(sh, public_n = 400, nlambda = 3), error = identity)
+  expect_s3_class(e, "dpsco_shard_error")
+  expect_identical(e$worker, 2L)
+  expect_match(conditionMessage(e),
+               "worker 2 failed while computing a gradient step: disk read failed")
+  # the private settings (two log-moment releases of x and y, the centre,
+  # the histograms, the curvature) and the one gradient that completed
+  expect_identical(e$released$gradients, 1)
+  expect_identical(e$released$settings,
+                   c("log-moment sums of x", "log-moment sums of y",
+                     "log-moment sums of x (deviations)",
+                     "log-moment sums of y (deviations)",
+                     "clamped sum of y", "histogram counts",
+                     "second-moment matrix"))
+  # a worker that dies
+  sh2 <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:200, 201:400)))
+  parallel::clusterCall(cl[2], break_worker, sh2$id, 6, TRUE)
+  e <- tryCatch(dpsco(sh2, public_n = 400, nlambda = 3), error = identity)
+  expect_s3_class(e, "dpsco_shard_error")
+  expect_identical(e$worker, 2L)
+  expect_match(conditionMessage(e), "worker 2 stopped answering")
+  expect_identical(e$released$gradients, 2)
+  expect_length(e$released$settings, 7L)
+})
