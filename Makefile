@@ -284,10 +284,12 @@ CLUSTER_DIR := dpsco.cluster
 
 cluster: deps
 	$(call private_install,$(CLUSTER_DIR),)
-	@start=$$(date +%s); \
+	@start=$$(date +%s); status=0; \
 	NOT_CRAN=true R_LIBS=$(CURDIR)/$(CLUSTER_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
-	  --filter='^shards' --no-examples --label=cluster; \
-	echo "cluster: took $$(( $$(date +%s) - start )) s"
+	  --filter='^shards' --no-examples --label=cluster || status=$$?; \
+	echo "cluster: took $$(( $$(date +%s) - start )) s"; \
+	if [ $$status -ne 0 ]; then echo "cluster: FAILED (exit status $$status)"; fi; \
+	exit $$status
 
 # The C sources must compile silently under -Wall -Wextra -pedantic, with
 # and without OpenMP.
