@@ -99,6 +99,26 @@ loss_curvature <- function(fam, eta, y) {
     })
 }
 
+# The move from b towards the model's minimiser bn (the proximal Newton
+# direction): Armijo backtracking on the penalised objective (Lee, Sun
+# and Saunders 2014), `g` the gradient at b, `f` the objective there,
+# `pen(v)` the penalty and `at(v)` list(eta, f) at v.  `done` when the
+# objective and the coefficients have stopped moving.
+newton_move <- function(b, bn, g, f, pen, at) {
+  dir <- bn - b
+  dec <- sum(g * dir) + pen(bn) - pen(b)
+  t <- 1
+  repeat {
+    bt <- b + t * dir
+    st <- at(bt)
+    if (st$f <= f + 0.25 * t * dec || t < 1e-10) break
+    t <- t / 2
+  }
+  list(b = bt, eta = st$eta, f = st$f,
+       done = abs(f - st$f) <= baseline_tol * max(1, abs(st$f)) &&
+         max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt))))
+}
+
 converged_path <- function(x, y, settings, lambda, beta0) {
   name <- names(family_codes)[match(settings$family, family_codes)]
   if (name == "multinomial")
@@ -138,22 +158,15 @@ converged_path <- function(x, y, settings, lambda, beta0) {
       bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
       dir <- bn - b
       if (max(abs(dir)) == 0) break
-      # Armijo on the penalised objective (Lee, Sun and Saunders 2014)
-      dec <- sum(g * dir) + penalty(bn, lam) - penalty(b, lam)
-      t <- 1
-      repeat {
-        bt <- b + t * dir
-        etat <- off + drop(z %*% bt)
-        ft <- objective(etat, bt, lam)
-        if (ft <= f + 0.25 * t * dec || t < 1e-10) break
-        t <- t / 2
-      }
-      done <- abs(f - ft) <= baseline_tol * max(1, abs(ft)) &&
-        max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt)))
-      b <- bt
-      eta <- etat
-      f <- ft
-      if (done) break
+      mv <- newton_move(b, bn, g, f, function(v) penalty(v, lam),
+                        function(v) {
+                          e <- off + drop(z %*% v)
+                          list(eta = e, f = objective(e, v, lam))
+                        })
+      b <- mv$b
+      eta <- mv$eta
+      f <- mv$f
+      if (mv$done) break
     }
     out[, l] <- b
   }
@@ -232,21 +245,15 @@ converged_multinomial <- function(x, y, settings, lambda, beta0) {
       bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
       dir <- bn - b
       if (max(abs(dir)) == 0) break
-      dec <- sum(g * dir) + penalty(bn, lam) - penalty(b, lam)
-      t <- 1
-      repeat {
-        Bt <- matrix(b + t * dir, d, K)
-        etat <- z %*% Bt
-        ft <- objective(etat, Bt, lam)
-        if (ft <= f + 0.25 * t * dec || t < 1e-10) break
-        t <- t / 2
-      }
-      done <- abs(f - ft) <= baseline_tol * max(1, abs(ft)) &&
-        max(abs(t * dir)) <= 1e-9 * max(1, max(abs(Bt)))
-      B <- Bt
-      eta <- etat
-      f <- ft
-      if (done) break
+      mv <- newton_move(b, bn, g, f, function(v) penalty(v, lam),
+                        function(v) {
+                          e <- z %*% matrix(v, d, K)
+                          list(eta = e, f = objective(e, v, lam))
+                        })
+      B <- matrix(mv$b, d, K)
+      eta <- mv$eta
+      f <- mv$f
+      if (mv$done) break
     }
     # a coefficient below the solver's accuracy on unit-sd columns is a
     # rounding at the penalty's kink (at lambda_max above all), not one
