@@ -111,13 +111,18 @@ newton_move <- function(b, bn, g, f, pen, at) {
   repeat {
     bt <- b + t * dir
     st <- at(bt)
-    if (st$f <= f + 0.25 * t * dec || t < 1e-10) break
+    # (an objective that overflows to NaN counts as no decrease)
+    if (isTRUE(st$f <= f + 0.25 * t * dec) || t < 1e-10) break
     t <- t / 2
   }
   list(b = bt, eta = st$eta, f = st$f,
-       done = abs(f - st$f) <= baseline_tol * max(1, abs(st$f)) &&
-         max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt))))
+       done = isTRUE(abs(f - st$f) <= baseline_tol * max(1, abs(st$f)) &&
+         max(abs(t * dir)) <= 1e-9 * max(1, max(abs(bt)))))
 }
+
+overflow_error <- function()
+  arg_error("y", "gives a loss that overflows double precision in the ",
+            "non-private fit; rescale y (and x or the offset).")
 
 converged_path <- function(x, y, settings, lambda, beta0) {
   name <- names(family_codes)[match(settings$family, family_codes)]
@@ -147,6 +152,9 @@ converged_path <- function(x, y, settings, lambda, beta0) {
     opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor)
     eta <- off + drop(z %*% b)
     f <- objective(eta, b, lam)
+    # a loss that overflows at the start (a response near the largest
+    # double squared) leaves the line search nothing to compare
+    if (!is.finite(f)) overflow_error()
     for (it in seq_len(baseline_maxit)) {
       g <- drop(crossprod(z, wts * fam$residual(eta, y))) / n
       w <- wts * loss_curvature(fam, eta, y)
@@ -157,6 +165,7 @@ converged_path <- function(x, y, settings, lambda, beta0) {
       diag(h) <- diag(h) + 1e-12 * (1 + max(diag(h)))
       bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
       dir <- bn - b
+      if (!all(is.finite(dir))) overflow_error()
       if (max(abs(dir)) == 0) break
       mv <- newton_move(b, bn, g, f, function(v) penalty(v, lam),
                         function(v) {
@@ -244,6 +253,7 @@ converged_multinomial <- function(x, y, settings, lambda, beta0) {
       b <- as.vector(B)
       bn <- .Call(C_dpsco_quad_lasso, h, g, b, opts)
       dir <- bn - b
+      if (!all(is.finite(dir))) overflow_error()
       if (max(abs(dir)) == 0) break
       mv <- newton_move(b, bn, g, f, function(v) penalty(v, lam),
                         function(v) {

@@ -149,8 +149,8 @@ radius_path <- function(spec, a) {
     if (bounded) {
       # the shrinkage of Hu et al.: every entry of x and y to [-K, K]
       k <- control$shrink %||% (n * epsilon)^(1 / 5)
-      x <- pmin(pmax(x, -k), k)
-      if (!fam$bounded) y <- pmin(pmax(y, -k), k)
+      x <- clamp(x, -k, k)
+      if (!fam$bounded) y <- clamp(y, -k, k)
       x_bound <- k
       y_bound <- if (!fam$bounded) k else 1
       public <- c(public, sprintf("shrinkage level K = %s",
@@ -167,7 +167,7 @@ radius_path <- function(spec, a) {
     y_bound <- Inf
   }
   if (isTRUE(spec$shrink) && tuning == "private" && !is.null(control$shrink)) {
-    x <- pmin(pmax(x, -control$shrink), control$shrink)
+    x <- clamp(x, -control$shrink, control$shrink)
     x_bound <- min(1, control$shrink)
   }
   radius <- radius %||% default_radii(nr, fam)

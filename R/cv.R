@@ -221,7 +221,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                            newoffset = offset[val])
     # a weight in [0, 1] scales its record's clamped loss, which stays in
     # [0, bound]: the sensitivities below hold as they are
-    loss <- pmin(record_loss(measure, yy$y[val], pred, tau, fam$name), bound)
+    loss <- clamped_loss(measure, yy$y[val], pred, tau, fam$name, bound)
     if (is.null(weights)) colSums(loss) else colSums(weights[val] * loss)
   }
 
@@ -342,7 +342,11 @@ record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
     # y recycles down each column of the n_val x K predictions
     ylog <- y * log(pmax(y, 1e-300) / mu)
     ylog[rep_len(y == 0, length(ylog))] <- 0
-    return(2 * (ylog - (y - mu)))
+    dev <- 2 * (ylog - (y - mu))
+    # an infinite mean has an infinite deviance (mu outgrows y log mu);
+    # the formula's -Inf + Inf would be NaN
+    dev[is.infinite(mu)] <- Inf
+    return(dev)
   }
   switch(measure,
     check = check_loss(y - pred, tau),
@@ -353,6 +357,13 @@ record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
       pr <- pmin(pmax(pred, 1e-300), 1 - 1e-16)
       -2 * (y * log(pr) + (1 - y) * log1p(-pr))
     })
+}
+
+# The per-record losses as the selection and the curve sum them: clamped
+# to [0, bound] by the NaN rule (clamp.R), a loss that is not a number
+# (an overflowing prediction) counting as the bound.
+clamped_loss <- function(measure, y, pred, tau, family, bound) {
+  clamp(record_loss(measure, y, pred, tau, family), 0, bound, nan = bound)
 }
 
 # The record of the whole procedure: the fit's parts on the training

@@ -137,7 +137,7 @@ dp_mean_release <- function(x, range, z, n) {
   lo <- rep(range[1L, ], each = rows)
   hi <- rep(range[2L, ], each = rows)
   mid <- (range[1L, ] + range[2L, ]) / 2
-  clamped <- pmin(pmax(x, lo), hi)
+  clamped <- clamp(x, lo, hi)
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
   est <- mid + colSums(clamped - rep(mid, each = rows)) / n

@@ -240,8 +240,15 @@ family_poisson <- function() {
              # at b0 every fitted mean is the released mean count e^b0
              start_curvature = function(b0, intercept, quant)
                if (intercept) exp(b0) else 1,
-             # the count per unit of exposure e^offset
-             net_offset = function(y, offset) y * exp(-offset),
+             # the count per unit of exposure e^offset: y e^-offset is
+             # 0 * Inf = NaN for y = 0 and an offset below -709.8, where
+             # the count is 0 whatever the exposure; an overflow is the
+             # largest double, which every clamp then meets as its bound
+             net_offset = function(y, offset) {
+               u <- y * exp(-offset)
+               u[y == 0] <- 0
+               pmin(u, .Machine$double.xmax)
+             },
              # half the model's step: the curvature at b0 is that of the
              # mean count, and records with larger means have more of it
              # (full steps overshoot on heavy-tailed counts)

@@ -116,7 +116,8 @@ quantile_residual <- function(eta, y, tau, h, smoother = "gaussian") {
            v <- pmin(pmax(u, -1), 1)
            0.5 + 0.75 * v - 0.25 * v^3
          }) - tau
-  pmin(pmax(r, -tau), 1 - tau)
+  # NaN (a diverged iterate) gives 0, as family.c does
+  clamp(r, -tau, 1 - tau, nan = 0)
 }
 
 # The smoothing kernel K itself: the loss's second derivative in eta is
@@ -145,7 +146,7 @@ kernel_density <- function(u, smoother = "gaussian", tau = 0.5) {
 release_y_histogram <- function(y, bound, z, nbins = 201L) {
   w <- 2 * bound / nbins
   centres <- -bound + w * (seq_len(nbins) - 0.5)
-  b <- pmin(pmax(floor((y + bound) / w) + 1, 1), nbins)
+  b <- clamp(floor((y + bound) / w) + 1, 1, nbins)
   counts <- if (noise_secure()) secure_values(tabulate(b, nbins), z, 1)
             else tabulate(b, nbins) + z * stats::rnorm(nbins)
   list(counts = counts, centres = centres, width = w, sd = z)

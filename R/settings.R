@@ -69,7 +69,7 @@ log_moments <- function(v) {
   # a design (design.R): its sums come from a pass in C
   if (inherits(v, "design_cols")) return(v)
   nz <- v != 0
-  lg <- pmin(pmax(log2(abs(v)), -32), 32)
+  lg <- clamp(log2(abs(v)), -32, 32)
   lg[!nz] <- 0
   list(nz = nz, lg = lg)
 }
@@ -219,7 +219,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   if (constrained && !fam$bounded) {
     # an unbounded residual: y on the unit scale of its released bound
     y_scale <- y_bound
-    y <- pmin(pmax(y / y_scale, -1), 1)
+    y <- clamp(y / y_scale, -1, 1)
     y_bound <- 1
   }
   if (!is.null(fam$y_settings)) {

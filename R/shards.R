@@ -606,7 +606,7 @@ shard_task <- function(task, id, job, common) {
     },
     log_sums = design_log_sums(if (common$what == "x") st$x
                                else matrix(st$yf), common$mean),
-    centre = sum(pmin(pmax(st$yf, common$lo), common$hi) -
+    centre = sum(clamp(st$yf, common$lo, common$hi) -
                    (common$lo + common$hi) / 2),
     row_stats = {
       xt <- shard_scaled(st, common$key, common$bound)
@@ -638,9 +638,8 @@ shard_task <- function(task, id, job, common) {
       if (!length(rows)) return(rep(0, k))
       pred <- stats::predict(common$fit, st$x[rows, , drop = FALSE],
                              type = "response")
-      loss <- pmin(record_loss(common$measure, st$yf[rows], pred, common$tau,
-                               common$family), common$bound)
-      colSums(loss)
+      colSums(clamped_loss(common$measure, st$yf[rows], pred, common$tau,
+                           common$family, common$bound))
     },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)

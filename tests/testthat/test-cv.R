@@ -631,6 +631,35 @@ test_that("poisson: the deviance is glm's, clamped at the released bound", {
                class = "dpsco_arg_error", regexp = "type.measure")
 })
 
+test_that("poisson: a fitted mean that overflows costs the deviance bound, not a NaN", {
+  # 0.10.0: y log(y / Inf) - (y - Inf) = -Inf + Inf = NaN, kept by the
+  # clamp, and which.max() of NaN sums chose no penalty at all
+  y <- c(3, 0, 1e308)
+  mu <- matrix(c(Inf, Inf, Inf, 2, 2, 2), 3)
+  expect_identical(dpsco:::record_loss("deviance", y, mu, family = "poisson")[, 1],
+                   c(Inf, Inf, Inf))
+  loss <- dpsco:::clamped_loss("deviance", y, mu, 0.5, "poisson", 40)
+  expect_identical(loss[, 1], c(40, 40, 40))
+  expect_equal(loss[, 2], pmin(stats::poisson()$dev.resids(y, rep(2, 3), 1), 40))
+  # any measure: a prediction that is not a number counts as the bound
+  expect_identical(dpsco:::clamped_loss("mse", c(1, 2), c(NaN, 2), 0.5,
+                                        "gaussian", 9), c(9, 0))
+  # a record with an offset of 800 in the validation part: every seed
+  # chooses one penalty and releases a finite curve
+  set.seed(2)
+  n <- 199
+  x <- rbind(matrix(stats::rnorm(n * 2), n), c(1, 1))
+  yy <- c(stats::rpois(n, 2), 5)
+  off <- c(rep(0, n), 800)
+  for (s in 1:10) {
+    cv <- withr::with_seed(s, cv.dpsco(x, yy, family = "poisson", offset = off,
+                                       epsilon = 1, public_n = 200, nlambda = 3,
+                                       curve = 0.2))
+    expect_length(cv$index, 1L)
+    expect_true(all(is.finite(cv$cvm)))
+  }
+})
+
 # ---- multinomial ----------------------------------------------------------
 
 test_that("multinomial record losses: -2 log p_y and misclassification, by hand", {

@@ -780,3 +780,32 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   expect_equal(sens, c(lb$sensitivity, yb / 2 / n, sqrt(2), row^2 / n),
                tolerance = 1e-14)
 })
+
+test_that("poisson: a count of 0 with an offset below -709.8 leaves the settings finite", {
+  # 0.10.0: y exp(-offset) = 0 * Inf = NaN made the released centre, the
+  # start and every coefficient NaN on D plus this record, and with a
+  # declared x bound the released y bound became 1
+  set.seed(3)
+  n <- 199
+  x <- matrix(stats::rnorm(n * 3), n)
+  y <- stats::rpois(n, 2)
+  x1 <- rbind(x, 0)
+  y1 <- c(y, 0)
+  fit <- function(x, y, off, ...) withr::with_seed(5, dpsco(
+    x, y, family = "poisson", offset = off, epsilon = 1, public_n = 200,
+    nlambda = 3, ...))
+  for (extra in list(list(), list(control = dpsco_control(x_bound = 3)),
+                     list(secure = TRUE))) {
+    f0 <- expect_silent(do.call(fit, c(list(x, y, rep(0, n)), extra)))
+    f1 <- expect_silent(do.call(fit, c(list(x1, y1, c(rep(0, n), -800)), extra)))
+    rel0 <- unlist(f0$privacy$released)
+    rel1 <- unlist(f1$privacy$released)
+    expect_true(all(is.finite(rel1)))
+    expect_true(all(is.finite(c(f1$a0, as.matrix(f1$beta)))))
+    # the record's net count is 0: the y bound is the same kind of value
+    # on both sides, not 1 on one of them
+    expect_equal(names(rel1), names(rel0))
+    if (!is.null(rel1[["y_bound"]]))
+      expect_gt(rel1[["y_bound"]], 1)
+  }
+})
