@@ -23,7 +23,8 @@
 #' times lambdas for a penalised path, the privacy record's `steps` for a
 #' constraint-set method), `epsilon`, `delta` (the target), `epsilon_accounted` (the
 #' accountant's epsilon for the whole path, `Inf` for `method = "none"`),
-#' `method` and `family`.
+#' `privacy_status` (`"covered"`, `"not covered"` or `"not private"`: the
+#' status every display states, see [privacy()]), `method` and `family`.
 #'
 #' `augment(<dpsco>)`: `newx` (or `newdata` for a formula fit) with the
 #' prediction `.fitted` at one penalty `s` (type `"response"`), and the
@@ -37,7 +38,13 @@
 #' side) and `nzero`; the curve columns are `NA` when no curve was
 #' released (`curve = 0`).  `glance(<cv.dpsco>)`:
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
-#' `epsilon_accounted`.
+#' `epsilon_accounted`, `privacy_status`.
+#'
+#' The privacy status is a property of the whole fit, so it is a column of
+#' `glance()` only: `tidy()` has one row per coefficient (or per path
+#' value), and a column repeating the fit's status on each row, or an
+#' attribute that the first data-frame operation drops, would break the
+#' one-row-per-component form that broom's `tidy()` keeps.
 #'
 #' @param x a `dpsco` or `cv.dpsco` object.
 #' @param return_zeros keep the zero coefficients?
@@ -117,6 +124,7 @@ glance.dpsco <- function(x, ...) {
   data.frame(nobs = pr$public_n %||% x$nobs, npasses = steps,
              epsilon = pr$epsilon, delta = pr$delta,
              epsilon_accounted = pr$epsilon_accounted %||% Inf,
+             privacy_status = privacy_status(pr)$status,
              method = x$method, family = x$family,
              stringsAsFactors = FALSE)
 }
@@ -190,7 +198,9 @@ glance.cv.dpsco <- function(x, ...) {
   out <- data.frame(x[[paste0(names(x)[1L], ".min")]],
                     nobs = pr$public_n, epsilon = pr$epsilon,
                     delta = pr$delta,
-                    epsilon_accounted = pr$epsilon_accounted %||% Inf)
+                    epsilon_accounted = pr$epsilon_accounted %||% Inf,
+                    privacy_status = privacy_status(pr)$status,
+                    stringsAsFactors = FALSE)
   names(out)[1L] <- paste0(names(x)[1L], ".min")
   out
 }

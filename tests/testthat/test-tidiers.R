@@ -110,3 +110,32 @@ test_that("augment() of a multinomial fit: the predicted class and the probabili
   expect_error(augment(fit, newx = d$x[1:30, ], newy = as.integer(d$y[1:30])),
                class = "dpsco_arg_error", regexp = "factor")
 })
+
+test_that("glance() gives the privacy status that the displays state", {
+  d <- td_data()
+  set.seed(2)
+  clean <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2)
+  expect_warning(std <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2,
+                              standardize = TRUE),
+                 class = "dpsco_privacy_warning")
+  none <- dpsco(d$x, d$y, method = "none", lambda = 0.1)
+  expect_identical(glance(clean)$privacy_status, "covered")
+  expect_identical(glance(std)$privacy_status, "not covered")
+  expect_identical(glance(none)$privacy_status, "not private")
+  # the same status as the record's print() and the fit's print()
+  expect_true(any(capture.output(print(std)) == paste0(status_not_covered, ":")))
+  expect_true(any(capture.output(print(clean)) == status_covered))
+  # the accounted epsilon alone would claim the target: the status qualifies it
+  expect_lte(glance(std)$epsilon_accounted, 1)
+  # cv.dpsco: the status of the whole procedure
+  set.seed(3)
+  expect_warning(cvs <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3,
+                                 standardize = TRUE),
+                 class = "dpsco_privacy_warning")
+  cv0 <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3)
+  expect_identical(glance(cvs)$privacy_status, "not covered")
+  expect_identical(glance(cv0)$privacy_status, "covered")
+  expect_identical(names(glance(cv0)),
+                   c("lambda.min", "nobs", "epsilon", "delta",
+                     "epsilon_accounted", "privacy_status"))
+})
