@@ -17,8 +17,13 @@ NULL
 #' levels declared in `xlev`; undeclared levels are read from the data,
 #' which reveals which levels occur, and get a `dpsco_privacy_warning`, as
 #' do transformations that take parameters from the data (`poly()`,
-#' `scale()`, `splines::ns()`).  Missing values are an error.  The terms
-#' and the levels are kept in the fit (`terms`, `xlevels`), so
+#' `scale()`, `splines::ns()`) unless the call declares them (e.g.
+#' `ns(a, knots = c(-1, 1), Boundary.knots = c(-3, 3))`,
+#' `scale(a, center = 0, scale = 2)`, `poly(a, 2, raw = TRUE)`).  Both are
+#' listed in the privacy record's `not_covered`, with the fix, and every
+#' display of the fit then states that the guarantee does not cover them
+#' (see [privacy()]).  Missing values are an error.  The terms and the
+#' levels are kept in the fit (`terms`, `xlevels`), so
 #' `predict(fit, newdata = df)` builds the same columns (see
 #' [predict.dpsco_formula()]).
 #' @param ... for `dpsco()`: the arguments of its methods; for the formula
@@ -60,6 +65,8 @@ cv.dpsco.formula <- function(x, data, xlev = NULL, ...) {
   cv <- cv.dpsco.default(fd$x, fd$y, intercept = fd$intercept, ...)
   cv$call <- generic_call(match.call(), "cv.dpsco", formula = TRUE)
   cv$dpsco.fit <- formula_fit(cv$dpsco.fit, fd)
+  # the procedure's record too: every display of the cv object states it
+  cv$privacy$not_covered <- cv$dpsco.fit$privacy$not_covered
   class(cv) <- c("cv.dpsco_formula", class(cv))
   cv
 }
@@ -75,7 +82,8 @@ generic_call <- function(call, name, formula = FALSE) {
   call
 }
 
-# The design of a formula fit.  Returns list(x, y, intercept, terms, xlev).
+# The design of a formula fit.  Returns list(x, y, intercept, terms, xlev,
+# contrasts, assign, not_covered (what the design read from the data)).
 formula_design <- function(formula, data, xlev, dots) {
   if (!inherits(formula, "formula") || length(formula) != 3L)
     arg_error("x", "must be a two-sided formula (y ~ terms).")
@@ -118,13 +126,16 @@ formula_design <- function(formula, data, xlev, dots) {
                     " were read from the data, which reveals which levels ",
                     "occur; declare them with xlev = list(", read[1L],
                     " = c(...)) to keep them public.")
-  # data-dependent transformations (poly(), scale(), ns(), ...) store the
-  # parameters they read from the data as "predvars"
-  pv <- attr(tt, "predvars")
-  if (!is.null(pv) && !identical(pv, attr(tt, "variables")))
+  levels_read <- not_covered_use(
+    sprintf(paste("the levels of `%s` were read from the data, which",
+                  "reveals which levels occur"), read),
+    sprintf("declare them with xlev = list(%s = c(...))", read))
+  terms_read <- data_terms(tt)
+  if (nrow(terms_read))
     privacy_warning("the formula's transformations take parameters from the ",
-                    "data (e.g. poly(), scale(), ns()); the guarantee does ",
-                    "not cover them: use fixed, public transformations.")
+                    "data (", paste(terms_read$reason, collapse = "; "),
+                    "); the guarantee does not cover them. To keep them ",
+                    "public, ", paste(terms_read$fix, collapse = "; "), ".")
   if (!all(stats::complete.cases(mf)))
     arg_error("data", "has missing values in the formula's variables; ",
               "remove or impute them first.")
@@ -140,14 +151,72 @@ formula_design <- function(formula, data, xlev, dots) {
   # every factor's levels as used (declared or read), for new data
   levels <- stats::.getXlevels(tt, mf)
   list(x = x, y = y, intercept = intercept, terms = tt, xlev = levels,
-       contrasts = contrasts, assign = assign)
+       contrasts = contrasts, assign = assign,
+       not_covered = rbind(levels_read, terms_read))
 }
 
-# Attach what predict(newdata = ) needs to a fit.
+# The formula's terms whose transformation took parameters from the data,
+# as not_covered rows (reason, fix).  model.frame() stores what a
+# transformation (poly(), scale(), splines::ns(), ...) used in the terms'
+# "predvars"; a parameter there that the written call declares, or that is
+# the function's constant default, is public, so a term with declared
+# knots or centres is not listed.
+data_terms <- function(tt) {
+  written <- as.list(attr(tt, "variables"))[-1L]
+  stored <- as.list(attr(tt, "predvars") %||% attr(tt, "variables"))[-1L]
+  env <- environment(tt) %||% globalenv()
+  rows <- lapply(seq_along(written), function(i) {
+    w <- written[[i]]
+    if (identical(w, stored[[i]])) return(NULL)
+    args <- data_parameters(w, stored[[i]], env)
+    if (!length(args)) return(NULL)
+    term <- paste(deparse(w, width.cutoff = 500L), collapse = " ")
+    fun <- sub("^.*::", "", paste(deparse(w[[1L]]), collapse = ""))
+    not_covered_use(
+      sprintf("the %s of `%s` were read from the data",
+              paste(args, collapse = " and "), term),
+      paste0(if (fun == "poly") "use raw = TRUE or ", "declare ",
+             paste(args, collapse = " and "), " in `", term, "`"))
+  })
+  do.call(rbind, c(list(not_covered_use()), rows))
+}
+
+# The arguments of `stored` (a term's call as predvars holds it) whose
+# values the written call `written` does not declare: those the
+# transformation read from the data.  A declared value is evaluated where
+# the formula was written, never in the data (so a value computed from a
+# data column counts as read); an undeclared one must equal the function's
+# default evaluated without any variable in sight (a constant such as
+# intercept = FALSE; the default range(x) of boundary knots is read).
+data_parameters <- function(written, stored, env) {
+  value <- function(expr, where)
+    tryCatch(list(eval(expr, where)), error = function(e) NULL)
+  fun <- value(written[[1L]], env)
+  fun <- if (length(fun)) fun[[1L]]
+  if (!is.function(fun) || is.primitive(fun)) return("parameters")
+  w <- tryCatch(match.call(fun, written), error = function(e) written)
+  s <- tryCatch(match.call(fun, stored), error = function(e) stored)
+  bare <- new.env(parent = baseenv())
+  args <- setdiff(names(s), "")
+  read <- vapply(args, function(a) {
+    if (a %in% names(w) && identical(w[[a]], s[[a]])) return(FALSE)
+    given <- if (a %in% names(w)) value(w[[a]], env)
+             else value(formals(fun)[[a]], bare)
+    now <- value(s[[a]], env)
+    is.null(given) || is.null(now) ||
+      !isTRUE(all.equal(given[[1L]], now[[1L]], check.attributes = FALSE))
+  }, NA)
+  args[read]
+}
+
+# Attach what predict(newdata = ) needs to a fit, and what the design read
+# from the data to its privacy record.
 formula_fit <- function(fit, fd) {
   fit$terms <- fd$terms
   fit$xlevels <- fd$xlev
   fit$contrasts <- fd$contrasts
+  fit$privacy$not_covered <- rbind(
+    fd$not_covered, not_covered_table(fit$privacy$not_covered))
   class(fit) <- c("dpsco_formula", class(fit))
   fit
 }

@@ -136,3 +136,99 @@ test_that("the call is recorded without evaluating its arguments again", {
   expect_identical(deparse(fit$call[[2L]]),
                    "matrix(stats::rnorm(200), 100, 2)")
 })
+
+# ---- what the formula reads from the data, in the privacy record ----
+
+lev_item <- paste("the levels of `g` were read from the data, which reveals",
+                  "which levels occur (fix: declare them with",
+                  "xlev = list(g = c(...)))")
+poly_item <- paste("the coefs of `poly(a, 2)` were read from the data (fix:",
+                   "use raw = TRUE or declare coefs in `poly(a, 2)`)")
+
+# every display of a fit and of its record, each as one flat text
+all_displays <- function(fit) {
+  lapply(list(print = capture.output(print(fit)),
+              summary = capture.output(print(summary(fit))),
+              record = capture.output(print(privacy(fit))),
+              record_summary = capture.output(print(summary(privacy(fit))))),
+         flat_text)
+}
+
+test_that("levels and transformations read from the data are in the record and every display", {
+  df <- form_data()
+  fitf <- function(f, ...) {
+    set.seed(8)
+    dpsco(f, data = df, tuning = "public", method = "clip", epsilon = 1,
+          iterations = 2, nlambda = 2, ...)
+  }
+  # one warning per kind, as before, and the record lists both uses
+  warns <- list()
+  fit <- withCallingHandlers(fitf(y ~ poly(a, 2) + g),
+    dpsco_privacy_warning = function(w) {
+      warns[[length(warns) + 1L]] <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    })
+  expect_length(warns, 2L)
+  expect_match(warns[[1]], "the levels of `g` were read from the data",
+               fixed = TRUE)
+  expect_match(warns[[2]], "the coefs of `poly(a, 2)` were read from the data",
+               fixed = TRUE)
+  nc <- privacy(fit)$not_covered
+  expect_identical(paste0(nc$reason, " (fix: ", nc$fix, ")"),
+                   c(lev_item, poly_item))
+  for (txt in all_displays(fit)) {
+    expect_match(txt, status_not_covered, fixed = TRUE)
+    expect_match(txt, lev_item, fixed = TRUE)
+    expect_match(txt, poly_item, fixed = TRUE)
+    expect_false(grepl("Privacy status: covered", txt, fixed = TRUE))
+  }
+  expect_identical(glance(fit)$privacy_status, "not covered")
+  expect_identical(summary(privacy(fit))$status, "not covered")
+  # the same terms declared: nothing read, every display says covered
+  kn <- c(-0.5, 0.5)
+  clean <- expect_no_warning(fitf(
+    y ~ poly(a, 2, raw = TRUE) + splines::ns(b, knots = kn,
+                                             Boundary.knots = c(-1, 1)) + g,
+    xlev = levs))
+  expect_identical(nrow(privacy(clean)$not_covered), 0L)
+  for (txt in all_displays(clean)) {
+    expect_match(txt, status_covered, fixed = TRUE)
+    expect_false(grepl("NOT covered", txt, fixed = TRUE))
+  }
+  expect_identical(glance(clean)$privacy_status, "covered")
+  # the transformation's parameters that are read, and only those
+  sc <- suppressWarnings(fitf(y ~ scale(a) + b, xlev = levs))
+  expect_identical(privacy(sc)$not_covered$reason,
+                   "the center and scale of `scale(a)` were read from the data")
+  sn <- suppressWarnings(fitf(y ~ splines::ns(b, knots = kn) + a))
+  expect_identical(privacy(sn)$not_covered$fix, paste(
+    "declare Boundary.knots in `splines::ns(b, knots = kn)`"))
+  expect_no_warning(fitf(y ~ scale(a, center = 0, scale = 2) + b))
+  # knots computed from a data column are read, even when declared
+  expect_warning(fitf(y ~ splines::ns(b, knots = quantile(b, 0.5),
+                                      Boundary.knots = c(-1, 1))),
+                 class = "dpsco_privacy_warning")
+})
+
+test_that("cv.dpsco() with a formula: the uses are in the procedure's record and displays", {
+  df <- form_data()
+  set.seed(9)
+  expect_warning(cvf <- cv.dpsco(y ~ a + b + g, data = df, epsilon = 1,
+                                 nlambda = 3),
+                 class = "dpsco_privacy_warning")
+  nc <- privacy(cvf)$not_covered
+  expect_identical(paste0(nc$reason, " (fix: ", nc$fix, ")"), lev_item)
+  expect_identical(cvf$dpsco.fit$privacy$not_covered, nc)
+  out <- capture.output(print(cvf))
+  expect_identical(out[length(out) - 1L], paste0(status_not_covered, ":"))
+  expect_identical(out[length(out)], paste("  -", lev_item))
+  expect_true(endsWith(summary(cvf)$text[4],
+                       paste0(status_not_covered, ": ", lev_item, ".")))
+  expect_identical(glance(cvf)$privacy_status, "not covered")
+  set.seed(9)
+  cv0 <- cv.dpsco(y ~ a + b + g, data = df, xlev = levs, epsilon = 1,
+                  nlambda = 3)
+  out <- capture.output(print(cv0))
+  expect_identical(out[length(out)], status_covered)
+  expect_identical(glance(cv0)$privacy_status, "covered")
+})
