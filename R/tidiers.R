@@ -51,6 +51,9 @@
 #' @param newx,newy (augment) predictors, and optionally the response, of
 #'   the records to augment.
 #' @param newdata (augment, formula fits) a data frame instead of `newx`.
+#' @param newoffset (augment) offsets of the records, for a fit made with
+#'   an offset, as in [predict.dpsco()] (with `newdata`, as in
+#'   [predict.dpsco_formula()]).
 #' @param s (augment) one penalty (or radius); default the smallest
 #'   penalty of the path (the last value).
 #' @param ... not used.
@@ -132,7 +135,7 @@ glance.dpsco <- function(x, ...) {
 #' @rdname dpsco_tidiers
 #' @exportS3Method augment dpsco
 augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
-                          ...) {
+                          newoffset = NULL, ...) {
   check_no_dots(list(...), "augment")
   vals <- path_values(x)
   s <- s %||% vals[length(vals)]
@@ -144,7 +147,9 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     data <- newdata
     if (is.null(newy) && deparse(x$terms[[2L]]) %in% names(newdata))
       newy <- newdata[[deparse(x$terms[[2L]])]]
-    newx <- formula_newx(x, newdata)
+    nd <- formula_newdata(x, newdata, newoffset)
+    newx <- nd$x
+    newoffset <- nd$offset
   } else {
     if (missing(newx))
       arg_error("newx", "is needed: the training data are not part of a ",
@@ -153,8 +158,8 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
   }
   fit <- structure(x, class = setdiff(class(x), "dpsco_formula"))
   if (inherits(fit, "dpsco_multinomial")) {
-    prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response"),
-                   nrow(data))
+    prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response",
+                                  newoffset = newoffset), nrow(data))
     # the first class of largest probability, as predict(type = "class")
     data$.fitted <- factor(x$classnames[max.col(prob, ties.method = "first")],
                            levels = x$classnames)
@@ -165,7 +170,8 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     return(data)
   }
   data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
-                                      type = "response"))
+                                      type = "response",
+                                      newoffset = newoffset))
   if (!is.null(newy)) {
     yy <- check_y(newy, nrow(data), fit_family(x)$name)
     data$.resid <- yy$y - data$.fitted

@@ -232,3 +232,149 @@ test_that("cv.dpsco() with a formula: the uses are in the procedure's record and
   expect_identical(out[length(out)], status_covered)
   expect_identical(glance(cv0)$privacy_status, "covered")
 })
+
+# ---- offsets ----
+
+# counts over an exposure e: log(e) is the natural offset
+count_data <- function(n = 600) {
+  set.seed(21)
+  df <- data.frame(a = rnorm(n), b = runif(n, -1, 1), e = runif(n, 0.2, 5))
+  df$k <- rpois(n, df$e * exp(0.5 + 0.6 * df$a - 0.4 * df$b))
+  df
+}
+
+test_that("an offset() term gives the fit of the same vector as offset =", {
+  df <- count_data()
+  x <- cbind(a = df$a, b = df$b)
+  fits <- lapply(1:3, function(k) {
+    set.seed(4)
+    switch(k,
+      dpsco(k ~ a + b + offset(log(e)), data = df, family = "poisson",
+            epsilon = 1, nlambda = 3),
+      dpsco(k ~ a + b, data = df, family = "poisson", epsilon = 1,
+            nlambda = 3, offset = log(df$e)),
+      dpsco(x, df$k, family = "poisson", epsilon = 1, nlambda = 3,
+            offset = log(df$e)))
+  })
+  expect_equal(unname(coef(fits[[1]])), unname(coef(fits[[2]])),
+               tolerance = 1e-12)
+  expect_equal(unname(coef(fits[[1]])), unname(coef(fits[[3]])),
+               tolerance = 1e-12)
+  expect_true(fits[[1]]$offset)
+  # the offset is not dropped: without it the exact fit's intercept moves
+  # by about the mean log exposure (glm's, converged)
+  lam <- 1e-9
+  f_off <- dpsco(k ~ a + b + offset(log(e)), data = df, family = "poisson",
+                 method = "none", tuning = "public", lambda = lam)
+  f_no <- dpsco(k ~ a + b, data = df, family = "poisson", method = "none",
+                tuning = "public", lambda = lam)
+  g_off <- stats::glm(k ~ a + b + offset(log(e)), data = df,
+                      family = stats::poisson(),
+                      control = stats::glm.control(epsilon = 1e-12))
+  expect_equal(unname(coef(f_off)[, 1]), unname(coef(g_off)), tolerance = 1e-6)
+  expect_gt(abs(coef(f_no)[1, 1] - coef(f_off)[1, 1]), 0.3)
+  # two offset() terms and the argument all add up, as in glm()
+  df$h <- log(df$e) / 2
+  set.seed(4)
+  f2 <- dpsco(k ~ a + b + offset(h) + offset(h / 2), data = df,
+              family = "poisson", epsilon = 1, nlambda = 3,
+              offset = log(df$e) / 4)
+  expect_equal(unname(coef(f2)), unname(coef(fits[[1]])), tolerance = 1e-12)
+})
+
+test_that("cv.dpsco() with an offset() term is the cv of offset =", {
+  df <- count_data()
+  set.seed(6)
+  cf <- cv.dpsco(k ~ a + b + offset(log(e)), data = df, family = "poisson",
+                 epsilon = 1, nlambda = 4, curve = 0.5)
+  set.seed(6)
+  ca <- cv.dpsco(k ~ a + b, data = df, family = "poisson", epsilon = 1,
+                 nlambda = 4, curve = 0.5, offset = log(df$e))
+  expect_equal(unname(coef(cf$dpsco.fit)), unname(coef(ca$dpsco.fit)),
+               tolerance = 1e-12)
+  expect_equal(cf$cvm, ca$cvm, tolerance = 1e-12)
+  expect_identical(cf$index, ca$index)
+  # predict(newdata = ) takes the offset from newdata
+  nd <- df[1:5, ]
+  b <- coef(cf)
+  eta <- drop(b[1] + cbind(nd$a, nd$b) %*% b[-1]) + log(nd$e)
+  expect_equal(unname(drop(predict(cf, newdata = nd))), eta, tolerance = 1e-12)
+  expect_equal(unname(drop(predict(ca, newdata = nd,
+                                   newoffset = log(nd$e)))),
+               eta, tolerance = 1e-12)
+})
+
+test_that("predict(newdata = ) computes the formula's offset from newdata", {
+  df <- count_data()
+  f <- dpsco(k ~ a + b + offset(log(e)), data = df, family = "poisson",
+             method = "none", lambda = c(0.01, 0.001))
+  nd <- data.frame(a = c(0.5, -1), b = c(0, 0.3), e = c(2, 0.25))
+  b <- coef(f)
+  eta <- sweep(cbind(nd$a, nd$b) %*% b[-1, ], 2, b[1, ], "+") + log(nd$e)
+  expect_equal(unname(predict(f, newdata = nd)), unname(eta),
+               tolerance = 1e-12)
+  expect_equal(unname(predict(f, newdata = nd, type = "response")),
+               unname(exp(eta)), tolerance = 1e-12)
+  # the matrix interface needs the whole offset, as for offset =
+  expect_equal(unname(predict(f, newx = cbind(nd$a, nd$b),
+                             newoffset = log(nd$e))),
+               unname(predict(f, newdata = nd)), tolerance = 1e-12)
+  # both an offset() term and the argument: newoffset is the argument's part
+  f2 <- dpsco(k ~ a + b + offset(log(e) / 2), data = df, family = "poisson",
+              method = "none", lambda = c(0.01, 0.001),
+              offset = log(df$e) / 2)
+  expect_equal(unname(coef(f2)), unname(b), tolerance = 1e-12)
+  expect_equal(predict(f2, newdata = nd, newoffset = log(nd$e) / 2),
+               predict(f, newdata = nd), tolerance = 1e-12)
+  # deviance() and augment() read the offset from a data frame the same way
+  mu <- exp(eta)
+  y <- c(1, 0)
+  ylog <- y * log(y / mu)
+  ylog[y == 0, ] <- 0
+  dev <- 2 * colSums(ylog - (y - mu))
+  nd$k <- y
+  expect_equal(unname(deviance(f, newx = nd)), unname(dev), tolerance = 1e-10)
+  expect_equal(unname(deviance(f2, newx = nd, newoffset = log(nd$e) / 2)),
+               unname(dev), tolerance = 1e-10)
+  aug <- augment(f, newdata = nd, s = 0.001)
+  expect_equal(aug$.fitted, unname(mu[, 2]), tolerance = 1e-12)
+  expect_equal(aug$.resid, y - unname(mu[, 2]), tolerance = 1e-12)
+  # newoffset stands for the argument only, and newdata must hold e
+  err <- function(expr, arg) {
+    e <- tryCatch(expr, dpsco_arg_error = function(e) e)
+    expect_s3_class(e, "dpsco_arg_error")
+    expect_identical(e$arg, arg)
+  }
+  err(predict(f, newdata = nd, newoffset = log(nd$e)), "newoffset")
+  err(predict(f2, newdata = nd), "newoffset")
+  err(predict(f2, newdata = nd, newoffset = 1:3), "newoffset")
+  err(predict(f, newdata = nd[, c("a", "b")]), "newdata")
+  g <- dpsco(k ~ a + b, data = df, family = "poisson", method = "none",
+             lambda = 0.01)
+  err(predict(g, newdata = nd, newoffset = c(0, 0)), "newoffset")
+})
+
+test_that("where offsets are refused, an offset() term is the same error", {
+  df <- count_data()
+  df$y <- df$a + rnorm(nrow(df))
+  df$cl <- factor(sample(c("p", "q", "r"), nrow(df), TRUE))
+  msg <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e)
+  cases <- list(
+    list(term = y ~ a + offset(log(e)), args = list(method = "fw")),
+    list(term = cl ~ a + offset(log(e)), args = list(family = "multinomial")))
+  for (cs in cases) {
+    plain <- update(cs$term, . ~ a)
+    e_term <- msg(do.call(dpsco, c(list(cs$term, data = df), cs$args)))
+    e_arg <- msg(do.call(dpsco, c(list(plain, data = df,
+                                       offset = log(df$e)), cs$args)))
+    expect_s3_class(e_term, "dpsco_arg_error")
+    expect_identical(e_term$arg, "offset")
+    expect_identical(conditionMessage(e_term), conditionMessage(e_arg))
+    e_cv <- msg(do.call(cv.dpsco, c(list(cs$term, data = df), cs$args)))
+    expect_identical(e_cv$arg, "offset")
+  }
+  # a wrong-length argument is refused before it is added
+  e <- msg(dpsco(k ~ a + offset(log(e)), data = df, family = "poisson",
+                 offset = 1:3))
+  expect_identical(e$arg, "offset")
+})
