@@ -52,6 +52,14 @@ test_that("augment() adds fitted values and residuals of given data", {
   expect_equal(a$.resid, d$y[1:5] - fit, tolerance = 1e-12)
   expect_equal(as.matrix(a[, 1:4]), d$x[1:5, ], ignore_attr = TRUE)
   expect_error(augment(f), class = "dpsco_arg_error")
+  # a fit with an offset: the records' offsets enter .fitted
+  off <- seq(-0.5, 0.5, length.out = nrow(d$x))
+  fo <- dpsco(d$x, d$y, method = "none", lambda = 0.01, offset = off)
+  ao <- augment(fo, newx = d$x[1:5, ], newy = d$y[1:5], newoffset = off[1:5])
+  bo <- coef(fo)
+  expect_equal(ao$.fitted, drop(bo[1] + d$x[1:5, ] %*% bo[-1]) + off[1:5],
+               tolerance = 1e-12)
+  expect_error(augment(fo, newx = d$x[1:5, ]), class = "dpsco_arg_error")
 })
 
 test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
