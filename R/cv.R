@@ -448,6 +448,7 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                 format(signif(pr$epsilon, digits)), format(signif(pr$delta, digits)),
                 format(signif(pr$epsilon_accounted, digits))))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
+  cat(privacy_status(pr)$lines, sep = "\n")
   invisible(x)
 }
 
@@ -557,6 +558,7 @@ summary.cv.dpsco <- function(object, ...) {
     num(pr$epsilon), ". Treated as public: ",
     paste(pr$public, collapse = ", "), ".")
   else "Privacy: none (epsilon = Inf)."
+  priv <- paste(priv, privacy_status(pr)$sentence)
   fit_text <- summary(object$dpsco.fit)$text[1L]
   structure(list(name = path$name, value = path$min, index = i,
                  nzero = object$nzero[i], measure = object$name,

@@ -31,6 +31,11 @@
 #'   `newx`, with the response in its column).
 #' @param s penalties (or radii) at which to evaluate; default the whole
 #'   path.
+#' @param newoffset offsets of the new records, for a fit made with an
+#'   offset, as in [predict.dpsco()]; for a formula fit evaluated on a data
+#'   frame, only the part of the `offset` argument (the formula's
+#'   `offset()` terms are computed from the data frame, see
+#'   [predict.dpsco_formula()]).
 #' @param ... not used.
 #' @return `deviance()`: one deviance per value of the path (or of `s`).
 #'   `nobs()`: a number.
@@ -43,7 +48,8 @@
 #' nobs(fit)
 #' @importFrom stats deviance
 #' @export
-deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
+deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
+                           ...) {
   check_no_dots(list(...), "deviance")
   from_frame <- !missing(newx) && inherits(object, "dpsco_formula") &&
     is.data.frame(newx)
@@ -62,7 +68,9 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
     if (missing(newy))
       newy <- stats::model.response(stats::model.frame(
         object$terms, newx, xlev = object$xlevels))
-    newx <- formula_newx(object, newx)
+    nd <- formula_newdata(object, newx, newoffset)
+    newx <- nd$x
+    newoffset <- nd$offset
   }
   fam <- fit_family(object)
   newx <- check_design(newx, "newx", min_rows = 1L)
@@ -74,7 +82,8 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, ...) {
               ".")
   eta <- stats::predict(structure(object, class = setdiff(class(object),
                                                            "dpsco_formula")),
-                        newx = newx, s = s, type = "link")
+                        newx = newx, s = s, type = "link",
+                        newoffset = newoffset)
   y <- yy$y
   if (fam$name == "multinomial") {
     # -2 sum log p_y per penalty, from each slice of the n x K x s array

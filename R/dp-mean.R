@@ -76,7 +76,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
     arg_error("control", "must come from dpsco_control().")
 
   public <- c(public_n_note(n), "d (number of columns)")
-  not_covered <- character()
+  not_covered <- not_covered_use()
   if (method == "trimmed") {
     if (calibration == "paper")
       arg_error("calibration", "\"paper\" exists only for the paper's ",
@@ -86,7 +86,10 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                       "using the observed range of the data, which the ",
                       "privacy guarantee does NOT cover.")
       range <- apply(xm, 2L, base::range)
-      not_covered <- "the range of each column (taken from the data)"
+      not_covered <- not_covered_use(
+        paste("the range of each column was read from the data, as no",
+              "range was given"),
+        "declare range = c(lo, hi), or a 2 x d matrix")
     } else {
       range <- check_range(range, d)
       public <- c(public, "range of each column")
@@ -169,5 +172,6 @@ print.dp_mean <- function(x, digits = max(3, getOption("digits") - 3), ...) {
               x$method, x$n, format(signif(pr$epsilon, digits)),
               format(signif(pr$delta, digits)), format(signif(pr$noise_sd, digits))))
   print(signif(x$estimate, digits))
+  cat(privacy_status(pr)$lines, sep = "\n")
   invisible(x)
 }

@@ -17,10 +17,24 @@ NULL
 #' levels declared in `xlev`; undeclared levels are read from the data,
 #' which reveals which levels occur, and get a `dpsco_privacy_warning`, as
 #' do transformations that take parameters from the data (`poly()`,
-#' `scale()`, `splines::ns()`).  Missing values are an error.  The terms
-#' and the levels are kept in the fit (`terms`, `xlevels`), so
+#' `scale()`, `splines::ns()`) unless the call declares them (e.g.
+#' `ns(a, knots = c(-1, 1), Boundary.knots = c(-3, 3))`,
+#' `scale(a, center = 0, scale = 2)`, `poly(a, 2, raw = TRUE)`).  Both are
+#' listed in the privacy record's `not_covered`, with the fix, and every
+#' display of the fit then states that the guarantee does not cover them
+#' (see [privacy()]).  Missing values are an error.  The terms and the
+#' levels are kept in the fit (`terms`, `xlevels`), so
 #' `predict(fit, newdata = df)` builds the same columns (see
 #' [predict.dpsco_formula()]).
+#'
+#' `offset()` terms of the formula are the records' offsets, as in
+#' [stats::glm()]: the fit is the one with that vector as `offset`, and
+#' `predict(fit, newdata = )` computes them from `newdata`.  Given with
+#' an `offset` argument as well, the two are added (as `glm()` does), and
+#' `predict()` then needs the argument's part for the new records as
+#' `newoffset`.  Where the default method takes no offset (the
+#' constraint-set methods, the multinomial family), an `offset()` term is
+#' the same error as the argument.
 #' @param ... for `dpsco()`: the arguments of its methods; for the formula
 #'   method, the arguments of the default (matrix) method except `x`, `y`
 #'   and `intercept` (which the formula sets: `y ~ . - 1` fits without an
@@ -38,9 +52,10 @@ dpsco <- function(x, ...) UseMethod("dpsco")
 #'   the data, which reveals which levels occur, and gets a
 #'   `dpsco_privacy_warning`.
 #' @export
-dpsco.formula <- function(x, data, xlev = NULL, ...) {
-  fd <- formula_design(x, data, xlev, list(...))
-  fit <- dpsco.default(fd$x, fd$y, intercept = fd$intercept, ...)
+dpsco.formula <- function(x, data, xlev = NULL, offset = NULL, ...) {
+  fd <- formula_design(x, data, xlev, offset, list(...))
+  fit <- dpsco.default(fd$x, fd$y, intercept = fd$intercept,
+                       offset = fd$offset, ...)
   fit$call <- generic_call(match.call(), "dpsco", formula = TRUE)
   formula_fit(fit, fd)
 }
@@ -52,14 +67,18 @@ cv.dpsco <- function(x, ...) UseMethod("cv.dpsco")
 #' @rdname cv.dpsco
 #' @param data,xlev (formula method) the data frame holding the variables of
 #'   the formula `x`, and the declared levels of its factor predictors, as in
+#'   [dpsco()]; the formula's `offset()` terms are added to `offset`, as in
 #'   [dpsco()]; the other arguments (except `y` and `intercept`, which the
 #'   formula sets) go through `...` to the default method.
 #' @export
-cv.dpsco.formula <- function(x, data, xlev = NULL, ...) {
-  fd <- formula_design(x, data, xlev, list(...))
-  cv <- cv.dpsco.default(fd$x, fd$y, intercept = fd$intercept, ...)
+cv.dpsco.formula <- function(x, data, xlev = NULL, offset = NULL, ...) {
+  fd <- formula_design(x, data, xlev, offset, list(...))
+  cv <- cv.dpsco.default(fd$x, fd$y, intercept = fd$intercept,
+                         offset = fd$offset, ...)
   cv$call <- generic_call(match.call(), "cv.dpsco", formula = TRUE)
   cv$dpsco.fit <- formula_fit(cv$dpsco.fit, fd)
+  # the procedure's record too: every display of the cv object states it
+  cv$privacy$not_covered <- cv$dpsco.fit$privacy$not_covered
   class(cv) <- c("cv.dpsco_formula", class(cv))
   cv
 }
@@ -75,8 +94,11 @@ generic_call <- function(call, name, formula = FALSE) {
   call
 }
 
-# The design of a formula fit.  Returns list(x, y, intercept, terms, xlev).
-formula_design <- function(formula, data, xlev, dots) {
+# The design of a formula fit.  Returns list(x, y, intercept, terms, xlev,
+# contrasts, assign, offset (the formula's offset() terms plus the
+# argument `offset`, NULL without either), offset_argument (was the
+# argument given?), not_covered (what the design read from the data)).
+formula_design <- function(formula, data, xlev, offset, dots) {
   if (!inherits(formula, "formula") || length(formula) != 3L)
     arg_error("x", "must be a two-sided formula (y ~ terms).")
   if (missing(data) || !is.data.frame(data))
@@ -118,16 +140,26 @@ formula_design <- function(formula, data, xlev, dots) {
                     " were read from the data, which reveals which levels ",
                     "occur; declare them with xlev = list(", read[1L],
                     " = c(...)) to keep them public.")
-  # data-dependent transformations (poly(), scale(), ns(), ...) store the
-  # parameters they read from the data as "predvars"
-  pv <- attr(tt, "predvars")
-  if (!is.null(pv) && !identical(pv, attr(tt, "variables")))
+  levels_read <- not_covered_use(
+    sprintf(paste("the levels of `%s` were read from the data, which",
+                  "reveals which levels occur"), read),
+    sprintf("declare them with xlev = list(%s = c(...))", read))
+  terms_read <- data_terms(tt)
+  if (nrow(terms_read))
     privacy_warning("the formula's transformations take parameters from the ",
-                    "data (e.g. poly(), scale(), ns()); the guarantee does ",
-                    "not cover them: use fixed, public transformations.")
+                    "data (", paste(terms_read$reason, collapse = "; "),
+                    "); the guarantee does not cover them. To keep them ",
+                    "public, ", paste(terms_read$fix, collapse = "; "), ".")
   if (!all(stats::complete.cases(mf)))
     arg_error("data", "has missing values in the formula's variables; ",
               "remove or impute them first.")
+  # offset() terms, summed by model.offset(), plus the argument, as glm()
+  # adds them; both are the records' own values
+  off <- stats::model.offset(mf)
+  if (!is.null(offset)) {
+    offset <- check_offset(offset, nrow(mf))
+    off <- if (is.null(off)) offset else off + offset
+  }
   y <- stats::model.response(mf)
   x <- stats::model.matrix(tt, mf)
   intercept <- attr(tt, "intercept") == 1L
@@ -140,20 +172,83 @@ formula_design <- function(formula, data, xlev, dots) {
   # every factor's levels as used (declared or read), for new data
   levels <- stats::.getXlevels(tt, mf)
   list(x = x, y = y, intercept = intercept, terms = tt, xlev = levels,
-       contrasts = contrasts, assign = assign)
+       contrasts = contrasts, assign = assign, offset = off,
+       offset_argument = !is.null(offset),
+       not_covered = rbind(levels_read, terms_read))
 }
 
-# Attach what predict(newdata = ) needs to a fit.
+# The formula's terms whose transformation took parameters from the data,
+# as not_covered rows (reason, fix).  model.frame() stores what a
+# transformation (poly(), scale(), splines::ns(), ...) used in the terms'
+# "predvars"; a parameter there that the written call declares, or that is
+# the function's constant default, is public, so a term with declared
+# knots or centres is not listed.
+data_terms <- function(tt) {
+  written <- as.list(attr(tt, "variables"))[-1L]
+  stored <- as.list(attr(tt, "predvars") %||% attr(tt, "variables"))[-1L]
+  env <- environment(tt) %||% globalenv()
+  rows <- lapply(seq_along(written), function(i) {
+    w <- written[[i]]
+    if (identical(w, stored[[i]])) return(NULL)
+    args <- data_parameters(w, stored[[i]], env)
+    if (!length(args)) return(NULL)
+    term <- paste(deparse(w, width.cutoff = 500L), collapse = " ")
+    fun <- sub("^.*::", "", paste(deparse(w[[1L]]), collapse = ""))
+    not_covered_use(
+      sprintf("the %s of `%s` were read from the data",
+              paste(args, collapse = " and "), term),
+      paste0(if (fun == "poly") "use raw = TRUE or ", "declare ",
+             paste(args, collapse = " and "), " in `", term, "`"))
+  })
+  do.call(rbind, c(list(not_covered_use()), rows))
+}
+
+# The arguments of `stored` (a term's call as predvars holds it) whose
+# values the written call `written` does not declare: those the
+# transformation read from the data.  A declared value is evaluated where
+# the formula was written, never in the data (so a value computed from a
+# data column counts as read); an undeclared one must equal the function's
+# default evaluated without any variable in sight (a constant such as
+# intercept = FALSE; the default range(x) of boundary knots is read).
+data_parameters <- function(written, stored, env) {
+  value <- function(expr, where)
+    tryCatch(list(eval(expr, where)), error = function(e) NULL)
+  fun <- value(written[[1L]], env)
+  fun <- if (length(fun)) fun[[1L]]
+  if (!is.function(fun) || is.primitive(fun)) return("parameters")
+  w <- tryCatch(match.call(fun, written), error = function(e) written)
+  s <- tryCatch(match.call(fun, stored), error = function(e) stored)
+  bare <- new.env(parent = baseenv())
+  args <- setdiff(names(s), "")
+  read <- vapply(args, function(a) {
+    if (a %in% names(w) && identical(w[[a]], s[[a]])) return(FALSE)
+    given <- if (a %in% names(w)) value(w[[a]], env)
+             else value(formals(fun)[[a]], bare)
+    now <- value(s[[a]], env)
+    is.null(given) || is.null(now) ||
+      !isTRUE(all.equal(given[[1L]], now[[1L]], check.attributes = FALSE))
+  }, NA)
+  args[read]
+}
+
+# Attach what predict(newdata = ) needs to a fit, and what the design read
+# from the data to its privacy record.
 formula_fit <- function(fit, fd) {
   fit$terms <- fd$terms
   fit$xlevels <- fd$xlev
   fit$contrasts <- fd$contrasts
+  fit$offset_argument <- fd$offset_argument
+  fit$privacy$not_covered <- rbind(
+    fd$not_covered, not_covered_table(fit$privacy$not_covered))
   class(fit) <- c("dpsco_formula", class(fit))
   fit
 }
 
-# The model matrix of new data for a formula fit (no intercept column).
-formula_newx <- function(object, newdata) {
+# The model matrix of new data for a formula fit (no intercept column)
+# and the new records' offset: the formula's offset() terms computed from
+# newdata plus `newoffset`, the part of the fit's offset argument (needed
+# exactly when the fit had one; NULL offset without either).
+formula_newdata <- function(object, newdata, newoffset = NULL) {
   if (!is.data.frame(newdata))
     arg_error("newdata", "must be a data frame.")
   tt <- stats::delete.response(object$terms)
@@ -166,17 +261,40 @@ formula_newx <- function(object, newdata) {
     arg_error("newdata", "has missing values, or factor values outside the ",
               "levels of the fit.")
   x <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
-  x[, colnames(x) != "(Intercept)", drop = FALSE]
+  x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+  off <- stats::model.offset(mf)
+  # (fits of 0.10.0 had no formula offsets: any offset was the argument)
+  argument <- object$offset_argument %||% isTRUE(object$offset)
+  if (argument && is.null(newoffset))
+    arg_error("newoffset", "is needed: the fit was made with the offset ",
+              "argument (the formula's offset() terms, if any, are ",
+              "computed from newdata and added to it).")
+  if (!argument && !is.null(newoffset))
+    arg_error("newoffset", if (is.null(off))
+                "applies to fits made with an offset only."
+              else paste("does not apply: the fit's offset is the",
+                         "formula's offset() terms, computed from newdata."))
+  newoffset <- check_offset(newoffset, nrow(x), "newoffset")
+  if (!is.null(newoffset))
+    off <- if (is.null(off)) newoffset else off + newoffset
+  list(x = x, offset = off)
 }
 
 #' Predictions from a formula fit
 #'
 #' [dpsco()] and [cv.dpsco()] fitted with a formula predict from a data
 #' frame: `newdata` is turned into the model matrix with the fit's terms
-#' and factor levels, then [predict.dpsco()] applies.
+#' and factor levels, and the formula's `offset()` terms are computed from
+#' it (as [stats::predict.glm()] does), then [predict.dpsco()] applies.
+#' Without `newdata`, the matrix interface applies (`newx`, and
+#' `newoffset` the whole offset of the new records).
 #'
 #' @param object a fit of the formula method of [dpsco()] or [cv.dpsco()].
-#' @param newdata a data frame with the formula's predictors.
+#' @param newdata a data frame with the formula's predictors (and the
+#'   variables of its `offset()` terms).
+#' @param newoffset with `newdata`: the new records' part of the `offset`
+#'   argument, needed when the fit was given one (and only then), added to
+#'   the formula's `offset()` terms.
 #' @param ... `s` and `type`, as in [predict.dpsco()].
 #' @return As [predict.dpsco()].
 #' @examples
@@ -186,19 +304,25 @@ formula_newx <- function(object, newdata) {
 #' fit <- dpsco(y ~ a + g, data = df, xlev = list(g = c("u", "v")),
 #'              method = "none", lambda = c(0.1, 0.01))
 #' predict(fit, newdata = df[1:3, ], s = 0.01)
+#' # counts over an exposure e: the offset() term is computed from newdata
+#' df$e <- runif(500, 0.5, 2)
+#' df$k <- rpois(500, df$e * exp(0.3 + 0.5 * df$a))
+#' fp <- dpsco(k ~ a + offset(log(e)), data = df, family = "poisson",
+#'             method = "none", lambda = 0.01)
+#' predict(fp, newdata = df[1:3, ], type = "response")
 #' @export
-predict.dpsco_formula <- function(object, newdata, ...) {
+predict.dpsco_formula <- function(object, newdata, newoffset = NULL, ...) {
   if (missing(newdata)) return(NextMethod())
-  newx <- formula_newx(object, newdata)
-  class(object) <- setdiff(class(object), "dpsco_formula")
-  stats::predict(object, newx = newx, ...)
+  nd <- formula_newdata(object, newdata, newoffset)
+  stats::predict(matrix_fit(object), newx = nd$x, newoffset = nd$offset, ...)
 }
 
 #' @rdname predict.dpsco_formula
 #' @export
-predict.cv.dpsco_formula <- function(object, newdata, ...) {
+predict.cv.dpsco_formula <- function(object, newdata, newoffset = NULL,
+                                     ...) {
   if (missing(newdata)) return(NextMethod())
-  newx <- formula_newx(object$dpsco.fit, newdata)
+  nd <- formula_newdata(object$dpsco.fit, newdata, newoffset)
   class(object) <- setdiff(class(object), "cv.dpsco_formula")
-  stats::predict(object, newx = newx, ...)
+  stats::predict(object, newx = nd$x, newoffset = nd$offset, ...)
 }

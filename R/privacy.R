@@ -250,7 +250,7 @@ guarantee_sentence <- function(epsilon, delta, n, epsilon_replace) {
 # the main release whose numbers are also shown at the top level.
 # `public_n` is the public number of records of the neighbouring relation.
 new_privacy_record <- function(epsilon, delta, parts, calibration, public,
-                               not_covered = character(), extra = list(),
+                               not_covered = not_covered_use(), extra = list(),
                                public_n) {
   main <- parts[[length(parts)]]
   private <- is.finite(epsilon)
@@ -295,13 +295,66 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
       "Poisson: each record enters each batch independently with probability m/n"
       else "none: every record in every step",
     public = public,
-    not_covered = not_covered,
+    not_covered = not_covered_table(not_covered),
     noise = if (!private) "none"
             else if (noise_secure())
               "discrete Gaussian on a power-of-two grid, OS generator (secure)"
             else "Gaussian in floating point, R's generator",
     rng = if (noise_secure()) secure_note else rng_note)
   structure(utils::modifyList(rec, extra), class = "dpsco_privacy")
+}
+
+# ---- The privacy status ----
+
+# One use of the data outside the guarantee: what was read from the data
+# without noise (`reason`) and how to make it public or private instead
+# (`fix`).  A record's `not_covered` is a table of them (none: no rows).
+not_covered_use <- function(reason = character(), fix = character())
+  data.frame(reason = reason, fix = fix, stringsAsFactors = FALSE)
+
+# A record's uses outside the guarantee as that table, whatever the
+# record's version: records of 0.10.0 and before hold a character vector
+# of reasons without fixes.
+not_covered_table <- function(nc) {
+  if (is.data.frame(nc)) return(nc)
+  nc <- as.character(nc %||% character())
+  not_covered_use(nc, rep(NA_character_, length(nc)))
+}
+
+# The privacy status of a record: the one statement that every display
+# makes (print(), summary() and glance() of fits and of cv.dpsco objects,
+# the record's own print() and summary()), so that none of them can claim
+# a guarantee another one denies.  "not private": no noise (epsilon =
+# Inf); "not covered": private releases, but something was read from the
+# data without noise, so the accounted epsilon does not hold for the
+# output as a whole; "covered": the guarantee holds for everything the
+# release read from the data.  Returns list(status, not_covered (the
+# table), lines (for print()), sentence (for a summary paragraph)).
+privacy_status <- function(pr) {
+  uses <- not_covered_table(pr$not_covered)
+  status <- if (!isTRUE(pr$private)) "not private"
+            else if (nrow(uses)) "not covered" else "covered"
+  head <- switch(status,
+    "covered" = paste("covered: the guarantee holds for everything the",
+                      "release read from the data"),
+    "not covered" = paste("NOT covered by the guarantee, which holds for",
+                          "the noisy releases only; read from the data",
+                          "without noise"),
+    "not private" = paste0("not private: no noise was added (epsilon = ",
+                           "Inf)", if (nrow(uses)) "; data statistics used"))
+  # (a fix makes a release private: none is offered for a fit that is not)
+  items <- if (status == "not covered" && nrow(uses))
+             ifelse(is.na(uses$fix), uses$reason,
+                    paste0(uses$reason, " (fix: ", uses$fix, ")"))
+           else uses$reason
+  list(status = status, not_covered = uses,
+       lines = c(paste0("Privacy status: ", head,
+                        if (length(items)) ":" else "."),
+                 if (length(items)) paste("  -", items)),
+       sentence = paste0("Privacy status: ", head,
+                         if (length(items))
+                           paste0(": ", paste(items, collapse = "; ")),
+                         "."))
 }
 
 #' Privacy record of a fit
@@ -327,11 +380,42 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
 #' reports the epsilon they actually deliver for the whole path at the
 #' target delta, which is typically larger than the target.
 #'
+#' **Status.**  Every display of a fit states one privacy status, computed
+#' from this record: `"covered"` (the guarantee holds for everything the
+#' release read from the data), `"not covered"` (the releases are private,
+#' but something was read from the data without noise, so the accounted
+#' epsilon does not hold for the output as a whole) or `"not private"`
+#' (`method = "none"`, epsilon `Inf`).  [print()][print.dpsco],
+#' [summary()][summary.dpsco], [glance()][dpsco_tidiers] (column
+#' `privacy_status`), the displays of [cv.dpsco()] objects and the
+#' record's own `print()` and `summary()` all show it.  What is not
+#' covered is the record's `not_covered`: a data frame with one row per
+#' use of the data outside the guarantee, its `reason` and its `fix`:
+#' \describe{
+#'   \item{`standardize = TRUE`}{the column centres and scales of `x`; fix:
+#'     `standardize = "private"` (inside the budget) or declared
+#'     `standardize = list(center, scale)`.}
+#'   \item{formula factor levels}{the levels of a factor or character
+#'     predictor not declared in `xlev`; fix: declare them with `xlev`.}
+#'   \item{formula transformations}{parameters a term such as `poly()`,
+#'     `scale()` or `splines::ns()` took from the data; fix: declare them
+#'     in the term (knots and boundary knots, centres and scales, or
+#'     `raw = TRUE` for `poly()`).}
+#'   \item{[dp_mean()] `"trimmed"` without `range`}{the range of each
+#'     column; fix: a declared `range`.}
+#' }
+#' Each is also announced by a `dpsco_privacy_warning` when it happens.
+#'
 #' @param fit a `dpsco` fit or a `dp_mean` result.
-#' @param x a `dpsco_privacy` record.
+#' @param x a `dpsco_privacy` record (or, for its print method, its
+#'   summary).
 #' @param ... unused.
 #' @return `privacy()` returns the record, a list of class `dpsco_privacy`;
-#'   `format()` its lines of text.
+#'   `format()` its lines of text.  `summary()` of the record: an object of
+#'   class `summary.dpsco_privacy`, a list with `status`, `not_covered`,
+#'   `epsilon`, `delta` (the target), `epsilon_accounted`, `guarantee` (the
+#'   sentence, `NULL` when not private) and `text` (the paragraphs that
+#'   its print method shows).
 #' @references Xie, H., Pietrosanu, M., Liu, Y., Tu, W., Jiang, B. and
 #'   Kong, L. Differentially private regularized stochastic convex
 #'   optimization with heavy-tailed data. *Statistica Sinica*.
@@ -343,6 +427,7 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
 #' y <- drop(x %*% c(1, -1, rep(0, 8))) + rt(200, df = 2)
 #' fit <- dpsco(x, y, epsilon = 1, nlambda = 5)
 #' privacy(fit)
+#' summary(privacy(fit))
 #' @export
 privacy <- function(fit) {
   if (!inherits(fit, c("dpsco", "cv.dpsco", "dp_mean")))
@@ -354,11 +439,9 @@ privacy <- function(fit) {
 #' @export
 format.dpsco_privacy <- function(x, ...) {
   num <- function(v) format(signif(v, 4))
+  status <- privacy_status(x)$lines
   if (!x$private)
-    return(c("Not private (method \"none\"): epsilon = Inf.",
-             if (length(x$not_covered))
-               paste("Data statistics used:", paste(x$not_covered, collapse = "; ")),
-             x$rng))
+    return(c("Not private (method \"none\"): epsilon = Inf.", status, x$rng))
   lines <- c(
     sprintf("Target: (epsilon, delta) = (%s, %s)%s", num(x$epsilon), num(x$delta),
             if (!is.null(x$nlambda) || !is.null(x$nradius)) " for the whole path"
@@ -398,9 +481,7 @@ format.dpsco_privacy <- function(x, ...) {
       num(x$pools$epsilon), num(x$pools$delta)))
   c(lines,
     sprintf("Declared public: %s", paste(x$public, collapse = "; ")),
-    if (length(x$not_covered))
-      sprintf("NOT covered by the guarantee: %s", paste(x$not_covered, collapse = "; ")),
-    x$rng)
+    status, x$rng)
 }
 
 # The "Budget shares" lines: one per row of the shares table, whatever
@@ -441,6 +522,33 @@ format_shares <- function(sh) {
 print.dpsco_privacy <- function(x, ...) {
   cat("Differential privacy record\n")
   cat(paste0("  ", format(x)), sep = "\n")
+  invisible(x)
+}
+
+#' @rdname privacy
+#' @param object a `dpsco_privacy` record.
+#' @export
+summary.dpsco_privacy <- function(object, ...) {
+  num <- function(v) format(signif(v, 4))
+  st <- privacy_status(object)
+  text <- c(if (object$private) c(
+              sprintf(paste("Target (epsilon, delta) = (%s, %s); the",
+                            "accountant certifies epsilon = %s (%s)."),
+                      num(object$epsilon), num(object$delta),
+                      num(object$epsilon_accounted), object$accountant),
+              paste("Guarantee:", object$guarantee)),
+            st$sentence)
+  structure(list(status = st$status, not_covered = st$not_covered,
+                 epsilon = object$epsilon, delta = object$delta,
+                 epsilon_accounted = object$epsilon_accounted,
+                 guarantee = object$guarantee, text = text),
+            class = "summary.dpsco_privacy")
+}
+
+#' @rdname privacy
+#' @export
+print.summary.dpsco_privacy <- function(x, ...) {
+  for (para in x$text) cat(strwrap(para, exdent = 2), sep = "\n")
   invisible(x)
 }
 

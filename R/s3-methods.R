@@ -39,7 +39,9 @@ path_values <- function(object) path_axis(object)$values
 #' Print a dpsco fit
 #'
 #' One line per lambda with the number of non-zero coefficients (`Df`) and
-#' the penalty, followed by the privacy spent by the whole path.  For a
+#' the penalty, followed by the privacy spent by the whole path and the
+#' privacy status (covered, not covered with what and how to fix it, or
+#' not private; see [privacy()]).  For a
 #' multinomial fit `Df` is, as in glmnet, the number of predictors with a
 #' non-zero coefficient in any class (per class: `fit$dfmat`).  Unlike
 #' glmnet no deviance is shown: it would be a statistic of the data outside
@@ -72,6 +74,7 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                 format(signif(pr$epsilon_accounted, digits)), pa$over(pr),
                 pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
+  cat(privacy_status(pr)$lines, sep = "\n")
   invisible(x)
 }
 
@@ -306,7 +309,9 @@ clamp_columns <- function(x, range) {
 #' Summarise a dpsco fit
 #'
 #' A description of the fit and its privacy guarantee that can be adapted for
-#' the methods section of a paper, plus the path table.
+#' the methods section of a paper, plus the path table.  The privacy
+#' paragraph ends with the privacy status of [privacy()] (what the
+#' guarantee does not cover, and the fix for each).
 #'
 #' @param object a `dpsco` fit.
 #' @param x a `summary.dpsco` object.
@@ -386,10 +391,8 @@ summary.dpsco_radius <- function(object, ...) {
     paste(sprintf("%s (%s)", sh$part, sh$mechanism), collapse = "; "),
     if (!is.null(pr$pure_epsilon))
       sprintf(". The release is pure %s-DP (delta = 0)", num(pr$pure_epsilon)),
-    ". Treated as public: ", paste(pr$public, collapse = ", "), ".",
-    if (length(pr$not_covered))
-      paste0(" NOT covered by the guarantee: ",
-             paste(pr$not_covered, collapse = ", "), "."))
+    ". Treated as public: ", paste(pr$public, collapse = ", "), ". ",
+    privacy_status(pr)$sentence)
   structure(list(text = c(fit_text, priv_text),
                  path = data.frame(Df = object$df, Radius = object$radius),
                  privacy = pr),
@@ -409,9 +412,7 @@ print.summary.dpsco <- function(x, ...) {
 privacy_paragraph <- function(pr) {
   num <- function(v) format(signif(v, 4))
   if (!pr$private)
-    return(paste0("The fit is not private.",
-                  if (length(pr$not_covered))
-                    paste0(" It used ", paste(pr$not_covered, collapse = ", "), ".")))
+    return(privacy_status(pr)$sentence)
   cal <- if (pr$calibration == "paper") sprintf(paste(
     "The noise follows the scales printed in Xie et al. for (%s, %s) per",
     "penalty; accounted over the whole path they give epsilon = %s at",
@@ -438,8 +439,6 @@ privacy_paragraph <- function(pr) {
     pr$guarantee, pr$nlambda, pr$steps, num(pr$sample_rate), num(pr$noise_sd),
     num(pr$noise_multiplier), num(pr$sensitivity), pr$accountant),
     cal, std,
-    " Treated as public: ", paste(pr$public, collapse = ", "), ".",
-    if (length(pr$not_covered))
-      paste0(" NOT covered by the guarantee: ",
-             paste(pr$not_covered, collapse = ", "), "."))
+    " Treated as public: ", paste(pr$public, collapse = ", "), ". ",
+    privacy_status(pr)$sentence)
 }

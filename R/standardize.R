@@ -9,7 +9,8 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
                           control, n) {
   p <- ncol(x)
   none <- list(x = x, center = rep(0, p), scale = rep(1, p), mode = "none",
-               part = NULL, public = character(), not_covered = character())
+               part = NULL, public = character(),
+               not_covered = not_covered_use())
   if (isFALSE(standardize)) return(none)
   if (is.list(standardize)) {
     ctr <- standardize$center %||% rep(0, p)
@@ -21,7 +22,7 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
     if (!intercept) ctr <- rep(0, p)  # as glmnet: no centring without intercept
     return(apply_standardization(x, ctr, scl, "public", NULL,
                                  "centres and scales of x (declared by the user)",
-                                 character()))
+                                 not_covered_use()))
   }
   if (isTRUE(standardize)) {
     if (private)
@@ -33,8 +34,11 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
     scl <- sqrt(colMeans((x - rep(ctr, each = nrow(x)))^2))
     scl[scl <= 0] <- 1
     return(apply_standardization(x, ctr, scl, "data (not private)", NULL,
-                                 character(),
-                                 "column means and standard deviations of x"))
+                                 character(), not_covered_use(
+      paste("standardize = TRUE read the column means and standard",
+            "deviations of x from the data"),
+      paste("use standardize = \"private\", inside the budget, or declare",
+            "standardize = list(center, scale)"))))
   }
   if (identical(standardize, "private")) {
     if (!private)
@@ -42,7 +46,7 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
     ps <- private_standardization(x, intercept, epsilon, delta,
                                   control$std_share, n)
     return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
-                                 character(), character()))
+                                 character(), not_covered_use()))
   }
   arg_error("standardize", "must be FALSE, TRUE, \"private\" or ",
             "list(center = , scale = ).")

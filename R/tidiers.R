@@ -23,7 +23,8 @@
 #' times lambdas for a penalised path, the privacy record's `steps` for a
 #' constraint-set method), `epsilon`, `delta` (the target), `epsilon_accounted` (the
 #' accountant's epsilon for the whole path, `Inf` for `method = "none"`),
-#' `method` and `family`.
+#' `privacy_status` (`"covered"`, `"not covered"` or `"not private"`: the
+#' status every display states, see [privacy()]), `method` and `family`.
 #'
 #' `augment(<dpsco>)`: `newx` (or `newdata` for a formula fit) with the
 #' prediction `.fitted` at one penalty `s` (type `"response"`), and the
@@ -37,13 +38,22 @@
 #' side) and `nzero`; the curve columns are `NA` when no curve was
 #' released (`curve = 0`).  `glance(<cv.dpsco>)`:
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
-#' `epsilon_accounted`.
+#' `epsilon_accounted`, `privacy_status`.
+#'
+#' The privacy status is a property of the whole fit, so it is a column of
+#' `glance()` only: `tidy()` has one row per coefficient (or per path
+#' value), and a column repeating the fit's status on each row, or an
+#' attribute that the first data-frame operation drops, would break the
+#' one-row-per-component form that broom's `tidy()` keeps.
 #'
 #' @param x a `dpsco` or `cv.dpsco` object.
 #' @param return_zeros keep the zero coefficients?
 #' @param newx,newy (augment) predictors, and optionally the response, of
 #'   the records to augment.
 #' @param newdata (augment, formula fits) a data frame instead of `newx`.
+#' @param newoffset (augment) offsets of the records, for a fit made with
+#'   an offset, as in [predict.dpsco()] (with `newdata`, as in
+#'   [predict.dpsco_formula()]).
 #' @param s (augment) one penalty (or radius); default the smallest
 #'   penalty of the path (the last value).
 #' @param ... not used.
@@ -117,6 +127,7 @@ glance.dpsco <- function(x, ...) {
   data.frame(nobs = pr$public_n %||% x$nobs, npasses = steps,
              epsilon = pr$epsilon, delta = pr$delta,
              epsilon_accounted = pr$epsilon_accounted %||% Inf,
+             privacy_status = privacy_status(pr)$status,
              method = x$method, family = x$family,
              stringsAsFactors = FALSE)
 }
@@ -124,7 +135,7 @@ glance.dpsco <- function(x, ...) {
 #' @rdname dpsco_tidiers
 #' @exportS3Method augment dpsco
 augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
-                          ...) {
+                          newoffset = NULL, ...) {
   check_no_dots(list(...), "augment")
   vals <- path_values(x)
   s <- s %||% vals[length(vals)]
@@ -136,7 +147,9 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     data <- newdata
     if (is.null(newy) && deparse(x$terms[[2L]]) %in% names(newdata))
       newy <- newdata[[deparse(x$terms[[2L]])]]
-    newx <- formula_newx(x, newdata)
+    nd <- formula_newdata(x, newdata, newoffset)
+    newx <- nd$x
+    newoffset <- nd$offset
   } else {
     if (missing(newx))
       arg_error("newx", "is needed: the training data are not part of a ",
@@ -145,8 +158,8 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
   }
   fit <- structure(x, class = setdiff(class(x), "dpsco_formula"))
   if (inherits(fit, "dpsco_multinomial")) {
-    prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response"),
-                   nrow(data))
+    prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response",
+                                  newoffset = newoffset), nrow(data))
     # the first class of largest probability, as predict(type = "class")
     data$.fitted <- factor(x$classnames[max.col(prob, ties.method = "first")],
                            levels = x$classnames)
@@ -157,7 +170,8 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     return(data)
   }
   data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
-                                      type = "response"))
+                                      type = "response",
+                                      newoffset = newoffset))
   if (!is.null(newy)) {
     yy <- check_y(newy, nrow(data), fit_family(x)$name)
     data$.resid <- yy$y - data$.fitted
@@ -190,7 +204,9 @@ glance.cv.dpsco <- function(x, ...) {
   out <- data.frame(x[[paste0(names(x)[1L], ".min")]],
                     nobs = pr$public_n, epsilon = pr$epsilon,
                     delta = pr$delta,
-                    epsilon_accounted = pr$epsilon_accounted %||% Inf)
+                    epsilon_accounted = pr$epsilon_accounted %||% Inf,
+                    privacy_status = privacy_status(pr)$status,
+                    stringsAsFactors = FALSE)
   names(out)[1L] <- paste0(names(x)[1L], ".min")
   out
 }

@@ -722,3 +722,36 @@ test_that("a private multinomial cv chooses a lambda that beats the majority cla
   expect_identical(unname(summary(cvf)$nzero), unname(cvf$nzero[cvf$index]))
   expect_identical(cvf$nzero, cvf$dpsco.fit$df)
 })
+
+test_that("print() and summary() of cv.dpsco state the privacy status", {
+  d <- cv_data(n = 400)
+  set.seed(12)
+  expect_warning(cvs <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3,
+                                 standardize = TRUE),
+                 class = "dpsco_privacy_warning")
+  set.seed(12)
+  cv0 <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3)
+  cvn <- cv.dpsco(d$x, d$y, method = "none", nlambda = 3)
+  # the training fit's standardisation is not covered: the procedure's
+  # record, as well as the fit's, says so
+  expect_identical(cvs$privacy$not_covered$reason, std_reason)
+  expect_identical(cvs$privacy$not_covered,
+                   cvs$dpsco.fit$privacy$not_covered)
+  out <- capture.output(print(cvs))
+  i <- which(out == paste0(status_not_covered, ":"))
+  expect_length(i, 1L)
+  expect_identical(out[i + 1L], paste("  -", std_item))
+  expect_identical(capture.output(print(cv0))[length(capture.output(print(cv0)))],
+                   status_covered)
+  out <- capture.output(print(cvn))
+  expect_identical(out[length(out)], paste0(status_not_private, "."))
+  # summary(): the privacy paragraph ends with the status
+  priv <- summary(cvs)$text[4]
+  expect_true(endsWith(priv, paste0(" ", status_not_covered, ": ", std_item,
+                                    ".")))
+  expect_true(endsWith(summary(cv0)$text[4], paste0(" ", status_covered)))
+  expect_true(endsWith(summary(cvn)$text[4],
+                       paste0(" ", status_not_private, ".")))
+  expect_match(flat_text(capture.output(print(summary(cvs)))),
+               paste0(status_not_covered, ": ", std_item, "."), fixed = TRUE)
+})

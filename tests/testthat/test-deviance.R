@@ -100,3 +100,23 @@ test_that("multinomial: the deviance is -2 sum log p_y of the plain-R softmax", 
                class = "dpsco_arg_error", regexp = "classes")
   expect_error(deviance(fit, nx), class = "dpsco_error", regexp = "not released")
 })
+
+test_that("deviance() of a fit with an offset takes the new records' newoffset", {
+  set.seed(5)
+  n <- 300
+  x <- matrix(stats::rnorm(n * 3), n, 3)
+  off <- log(stats::runif(n, 0.5, 3))
+  y <- stats::rpois(n, exp(0.3 + off + 0.5 * x[, 1]))
+  fit <- dpsco(x[1:200, ], y[1:200], family = "poisson", method = "none",
+               lambda = c(0.05, 0.005), offset = off[1:200])
+  te <- 201:300
+  mu <- exp(lin(fit, x[te, ]) + off[te])
+  ref <- apply(mu, 2L, function(m)
+    sum(stats::poisson()$dev.resids(y[te], m, 1)))
+  expect_equal(unname(deviance(fit, newx = x[te, ], newy = y[te],
+                               newoffset = off[te])),
+               unname(ref), tolerance = 1e-10)
+  e <- tryCatch(deviance(fit, newx = x[te, ], newy = y[te]),
+                dpsco_arg_error = function(e) e)
+  expect_identical(e$arg, "newoffset")
+})

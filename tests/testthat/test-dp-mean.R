@@ -148,7 +148,7 @@ test_that("dp_mean() reproduces plain-R estimators plus noise, vector and matrix
       expect_lte(pr$epsilon_accounted, eps)
       expect_equal(pr$epsilon_accounted, dp_epsilon(z, 1, 1, delta),
                    tolerance = 1e-12)
-      expect_identical(pr$not_covered, character())
+      expect_identical(nrow(pr$not_covered), 0L)
       # the guarantee: add/remove one record at the public n; for a record
       # replaced, the analytic Gaussian at twice the sensitivity (mu = 2 / z)
       expect_identical(pr$public_n, as.double(n))
@@ -360,8 +360,8 @@ test_that("trimmed without a range warns, uses the data range and says so", {
   expect_warning(res <- dp_mean(x, "trimmed", epsilon = 1),
                  class = "dpsco_privacy_warning")
   pr <- privacy(res)
-  expect_gt(length(pr$not_covered), 0)
-  expect_true(any(nzchar(pr$not_covered)))
+  expect_gt(nrow(pr$not_covered), 0)
+  expect_true(all(nzchar(pr$not_covered$reason)))
   expect_false("range of each column" %in% pr$public)
   rng <- apply(x, 2, range)
   expect_equal(res$settings$range, rng)
@@ -369,6 +369,15 @@ test_that("trimmed without a range warns, uses the data range and says so", {
                tolerance = 1e-12)
   # the format() of the record lists what is not covered
   expect_true(any(grepl("NOT covered", format(pr), fixed = TRUE)))
+  # and so does the result's print(), with the fix
+  out <- capture.output(print(res))
+  expect_true(any(out == paste0(status_not_covered, ":")))
+  expect_true(any(out == paste0("  - the range of each column was read from ",
+                                "the data, as no range was given (fix: ",
+                                "declare range = c(lo, hi), or a 2 x d ",
+                                "matrix)")))
+  pc <- capture.output(print(dp_mean(x, "trimmed", range = c(-9, 9))))
+  expect_identical(pc[length(pc)], status_covered)
   # and reproduces: clamping to the data range leaves the plain mean
   set.seed(9)
   res2 <- suppressWarnings(dp_mean(x, "trimmed", epsilon = 1))

@@ -69,7 +69,7 @@ test_that("privacy() returns the record attached to the fit", {
     format(signif(rec$epsilon_replace_one, 4)), " at the same delta."))
   expect_true(any(format(rec) == paste("Guarantee:", rec$guarantee)))
   expect_false(any(grepl("^Adjacency:", format(rec))))
-  expect_identical(rec$not_covered, character())
+  expect_identical(nrow(rec$not_covered), 0L)
   expect_true("lambda grid" %in% rec$public)
   # one part (the optimiser) holding the whole budget
   expect_identical(rec$shares$part, "optimizer")
@@ -635,4 +635,93 @@ test_that("privacy(cvfit) prints every budget share with its pool and values", {
   for (k in 1:7)
     expect_match(rows[k], paste0("^  ", sh$part[k], " "), label = sh$part[k])
   expect_match(rows[6], "z = NA, q = 1, 1 steps, epsilon alone NA", fixed = TRUE)
+})
+
+# ---- the privacy status ----------------------------------------------------------
+
+status_fits <- function() {
+  d <- priv_data()
+  set.seed(3)
+  clean <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2)
+  set.seed(3)
+  expect_warning(
+    std <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2, standardize = TRUE),
+    class = "dpsco_privacy_warning")
+  none <- dpsco(tuning = "public", d$x, d$y, method = "none", iterations = 2,
+                nlambda = 2, step_size = 0.2, standardize = TRUE)
+  list(clean = clean, std = std, none = none)
+}
+
+test_that("privacy_status() reads covered, not covered or not private from the record", {
+  f <- status_fits()
+  st <- dpsco:::privacy_status(privacy(f$clean))
+  expect_identical(st$status, "covered")
+  expect_identical(nrow(st$not_covered), 0L)
+  expect_identical(st$lines, status_covered)
+  expect_identical(st$sentence, status_covered)
+  # standardize = TRUE: the record lists the use with its fix, and the
+  # status says the accounted epsilon does not cover it
+  pr <- privacy(f$std)
+  expect_identical(pr$not_covered,
+                   data.frame(reason = std_reason, fix = std_fix))
+  st <- dpsco:::privacy_status(pr)
+  expect_identical(st$status, "not covered")
+  expect_identical(st$lines, c(paste0(status_not_covered, ":"),
+                               paste0("  - ", std_reason, " (fix: ", std_fix, ")")))
+  expect_identical(st$sentence, paste0(status_not_covered, ": ", std_reason,
+                                       " (fix: ", std_fix, ")."))
+  # not private wins over what is not covered, whose fix is then moot
+  st <- dpsco:::privacy_status(privacy(f$none))
+  expect_identical(st$status, "not private")
+  expect_identical(st$lines, c(paste0(status_not_private,
+                                      "; data statistics used:"),
+                               paste("  -", std_reason)))
+  # a record of 0.10.0 kept its reasons as a character vector, without fixes
+  old <- pr
+  old$not_covered <- "column means and standard deviations of x"
+  st <- dpsco:::privacy_status(old)
+  expect_identical(st$status, "not covered")
+  expect_identical(st$not_covered$fix, NA_character_)
+  expect_identical(st$lines[2], "  - column means and standard deviations of x")
+})
+
+test_that("print() and summary() of the record state its status", {
+  f <- status_fits()
+  out <- capture.output(print(privacy(f$clean)))
+  expect_true(any(out == paste0("  ", status_covered)))
+  expect_false(any(grepl("NOT covered", out, fixed = TRUE)))
+  out <- capture.output(print(privacy(f$std)))
+  i <- which(out == paste0("  ", status_not_covered, ":"))
+  expect_length(i, 1L)
+  expect_identical(out[i + 1L], paste0("    - ", std_reason, " (fix: ",
+                                       std_fix, ")"))
+  expect_false(any(grepl(status_covered, out, fixed = TRUE)))
+  out <- capture.output(print(privacy(f$none)))
+  expect_true(any(out == paste0("  ", status_not_private,
+                                "; data statistics used:")))
+  # summary(): the status, the table of what is not covered, and the text
+  for (k in c("clean", "std", "none")) {
+    pr <- privacy(f[[k]])
+    sm <- summary(pr)
+    expect_s3_class(sm, "summary.dpsco_privacy")
+    expect_identical(sm$status, c(clean = "covered", std = "not covered",
+                                  none = "not private")[[k]], label = k)
+    expect_identical(sm$not_covered, pr$not_covered)
+    expect_identical(sm$epsilon_accounted, pr$epsilon_accounted)
+    res <- NULL
+    printed <- capture.output(res <- withVisible(print(sm)))
+    expect_false(res$visible)
+    expect_identical(paste(printed, collapse = " "),
+                     paste(strwrap(sm$text, exdent = 2), collapse = " "))
+  }
+  expect_identical(summary(privacy(f$clean))$text[3], status_covered)
+  expect_identical(summary(privacy(f$std))$text[3],
+                   paste0(status_not_covered, ": ", std_reason, " (fix: ",
+                          std_fix, ")."))
+  expect_identical(summary(privacy(f$clean))$text[2],
+                   paste("Guarantee:", privacy(f$clean)$guarantee))
+  expect_length(summary(privacy(f$none))$text, 1L)
+  expect_match(summary(privacy(f$none))$text, status_not_private, fixed = TRUE)
 })

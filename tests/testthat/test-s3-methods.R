@@ -534,3 +534,48 @@ test_that("print() and summary() of a multinomial fit name the classes and Df", 
   expect_match(sm$text[3], "not private", fixed = TRUE)
   expect_equal(sm$path$Df, unname(fit$df))
 })
+
+test_that("print() and summary() state the privacy status of the record", {
+  g <- meth_gauss()
+  set.seed(6)
+  clean <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2)
+  set.seed(6)
+  expect_warning(
+    std <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2, standardize = TRUE),
+    class = "dpsco_privacy_warning")
+  # print(): the status lines after the privacy line
+  out <- capture.output(print(clean))
+  expect_identical(out[length(out)], status_covered)
+  out <- capture.output(print(std))
+  i <- which(out == paste0(status_not_covered, ":"))
+  expect_length(i, 1L)
+  expect_identical(out[i + 1L], paste("  -", std_item))
+  expect_false(any(grepl("Privacy status: covered", out, fixed = TRUE)))
+  # the accounted epsilon is still shown, next to the status that qualifies it
+  expect_match(out[i - 1L], "^Privacy: target \\(epsilon, delta\\) = \\(1, ")
+  out <- capture.output(print(g$fit))
+  expect_identical(out[length(out)], paste0(status_not_private, "."))
+  # summary(): the privacy paragraph ends with the status sentence
+  txt <- summary(clean)$text
+  expect_true(endsWith(txt[length(txt)], paste0(". ", status_covered)))
+  txt <- summary(std)$text
+  expect_true(endsWith(txt[length(txt)], paste0(". ", status_not_covered,
+                                                ": ", std_item, ".")))
+  expect_match(flat_text(capture.output(print(summary(std)))),
+               paste0(status_not_covered, ": ", std_item, "."), fixed = TRUE)
+  expect_identical(summary(g$fit)$text[2], paste0(status_not_private, "."))
+  # a constraint-set fit: the same status in its own summary
+  expect_warning(
+    fw <- dpsco(g$x, g$y, method = "fw", epsilon = 1, radius = c(0.5, 1),
+                standardize = TRUE),
+    class = "dpsco_privacy_warning")
+  txt <- summary(fw)$text
+  expect_true(endsWith(txt[2], paste0(" ", status_not_covered, ": ",
+                                      std_item, ".")))
+  fw0 <- dpsco(g$x, g$y, method = "fw", epsilon = 1, radius = c(0.5, 1))
+  expect_true(endsWith(summary(fw0)$text[2], paste0(" ", status_covered)))
+  expect_identical(capture.output(print(fw0))[length(capture.output(print(fw0)))],
+                   status_covered)
+})

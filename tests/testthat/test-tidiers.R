@@ -52,6 +52,14 @@ test_that("augment() adds fitted values and residuals of given data", {
   expect_equal(a$.resid, d$y[1:5] - fit, tolerance = 1e-12)
   expect_equal(as.matrix(a[, 1:4]), d$x[1:5, ], ignore_attr = TRUE)
   expect_error(augment(f), class = "dpsco_arg_error")
+  # a fit with an offset: the records' offsets enter .fitted
+  off <- seq(-0.5, 0.5, length.out = nrow(d$x))
+  fo <- dpsco(d$x, d$y, method = "none", lambda = 0.01, offset = off)
+  ao <- augment(fo, newx = d$x[1:5, ], newy = d$y[1:5], newoffset = off[1:5])
+  bo <- coef(fo)
+  expect_equal(ao$.fitted, drop(bo[1] + d$x[1:5, ] %*% bo[-1]) + off[1:5],
+               tolerance = 1e-12)
+  expect_error(augment(fo, newx = d$x[1:5, ]), class = "dpsco_arg_error")
 })
 
 test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
@@ -109,4 +117,33 @@ test_that("augment() of a multinomial fit: the predicted class and the probabili
   expect_false(".resid" %in% names(au))
   expect_error(augment(fit, newx = d$x[1:30, ], newy = as.integer(d$y[1:30])),
                class = "dpsco_arg_error", regexp = "factor")
+})
+
+test_that("glance() gives the privacy status that the displays state", {
+  d <- td_data()
+  set.seed(2)
+  clean <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2)
+  expect_warning(std <- dpsco(d$x, d$y, epsilon = 1, nlambda = 2,
+                              standardize = TRUE),
+                 class = "dpsco_privacy_warning")
+  none <- dpsco(d$x, d$y, method = "none", lambda = 0.1)
+  expect_identical(glance(clean)$privacy_status, "covered")
+  expect_identical(glance(std)$privacy_status, "not covered")
+  expect_identical(glance(none)$privacy_status, "not private")
+  # the same status as the record's print() and the fit's print()
+  expect_true(any(capture.output(print(std)) == paste0(status_not_covered, ":")))
+  expect_true(any(capture.output(print(clean)) == status_covered))
+  # the accounted epsilon alone would claim the target: the status qualifies it
+  expect_lte(glance(std)$epsilon_accounted, 1)
+  # cv.dpsco: the status of the whole procedure
+  set.seed(3)
+  expect_warning(cvs <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3,
+                                 standardize = TRUE),
+                 class = "dpsco_privacy_warning")
+  cv0 <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 3)
+  expect_identical(glance(cvs)$privacy_status, "not covered")
+  expect_identical(glance(cv0)$privacy_status, "covered")
+  expect_identical(names(glance(cv0)),
+                   c("lambda.min", "nobs", "epsilon", "delta",
+                     "epsilon_accounted", "privacy_status"))
 })

@@ -1,0 +1,19 @@
+# The privacy status as every display must state it (privacy_status() in
+# R/privacy.R), spelled out for the tests of each display.
+
+status_covered <- paste("Privacy status: covered: the guarantee holds for",
+                        "everything the release read from the data.")
+status_not_covered <- paste("Privacy status: NOT covered by the guarantee,",
+                            "which holds for the noisy releases only; read",
+                            "from the data without noise")
+status_not_private <- paste("Privacy status: not private: no noise was added",
+                            "(epsilon = Inf)")
+# standardize = TRUE's entry in the record's not_covered
+std_reason <- paste("standardize = TRUE read the column means and standard",
+                    "deviations of x from the data")
+std_fix <- paste("use standardize = \"private\", inside the budget, or",
+                 "declare standardize = list(center, scale)")
+std_item <- paste0(std_reason, " (fix: ", std_fix, ")")
+
+# Text of a display with its line breaks and wrapping undone.
+flat_text <- function(lines) gsub("\\s+", " ", paste(lines, collapse = " "))
