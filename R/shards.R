@@ -537,11 +537,22 @@ shard_bound <- function(x, bound) {
 y_column <- function(y) if (is_sharded(y)) y else matrix(as.double(y))
 y_matrix <- function(y) if (is_sharded(y)) y else matrix(y)
 
-# The oracle's and the loss's fields of the fit's settings, which the
-# workers' pass needs (never the fit's other fields, which may hold R
-# closures and their environments).
+# The settings of the workers' pass: exactly the fields of its table in
+# src/entry.c (shard_pass_fields), taken by name from the fit's settings
+# (never its other fields, which may hold R closures and their
+# environments) plus the chunks per worker.  A field the fit's settings
+# lack goes as NULL rather than being dropped: the worker refuses a
+# required one by name (a renamed "clip" must not become "no clipping"),
+# and takes an optional one's stated default.
 shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
-                       "family", "tau", "bandwidth", "kernel")
+                       "family")
+
+shard_pass_settings <- function(settings, threads) {
+  st <- lapply(stats::setNames(nm = shard_pass_fields),
+               function(f) settings[[f]])
+  st$threads <- threads
+  st
+}
 
 # One step's pass, called by the engine (src/shard.c remote_pass()) with
 # the batch it drew: the 0-based indices `idx` into the stacked rows and
@@ -570,12 +581,12 @@ shard_remote_pass <- function(x, settings, beta, idx, label) {
     list(idx = if (!all) idx[pos] - as.integer(starts[s]),
          label = if (!is.null(label)) label[pos])
   })
-  st <- settings[intersect(shard_pass_fields, names(settings))]
-  st$threads <- sh$threads
   res <- shard_apply(sh$cluster, sh$id, "pass", jobs,
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(settings$intercept),
-                          settings = st, beta = beta),
+                          settings = shard_pass_settings(settings,
+                                                         sh$threads),
+                          beta = beta),
                      stage = "computing a gradient step", ledger = x$ledger)
   x$ledger$gradients <- x$ledger$gradients + 1
   matrix(unlist(res, use.names = FALSE), ncol = k)

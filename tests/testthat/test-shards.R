@@ -171,6 +171,53 @@ test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
                nlambda = 3)
 })
 
+test_that("a worker's pass takes exactly the settings fields of its table", {
+  # no cluster: the worker-side routine, called in this process
+  set.seed(3)
+  x <- matrix(stats::rnorm(18), 6, 3)
+  y <- stats::rnorm(6)
+  beta <- c(0.2, -0.4, 0.1, 0.3)
+  clip <- 0.8
+  lay <- .Call(dpsco:::C_dpsco_shard_layout, x, 1L)
+  # the fit's settings as the engine hands them over: more fields than the
+  # pass takes (the loop's, the quantile family's, the accounting's)
+  fit_st <- list(oracle = 1L, m = 6, clip = clip, rho = 0, k = 1L, s = 1,
+                 nu = 1, family = 0L, tau = 0.5, bandwidth = 1, kernel = 0L,
+                 nclass = 1L, intercept = 1L, rate = 1, noise_sd = 0.5,
+                 steps = 10L, sensitivity = 1, threads = 1L)
+  st <- dpsco:::shard_pass_settings(fit_st, 2L)
+  expect_named(st, c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
+                     "family", "threads"))
+  pass <- function(st)
+    .Call(dpsco:::C_dpsco_shard_pass, lay, y, st, beta, NULL, NULL)
+  # plain R: the clipped gradients r_i (1, x_i), summed
+  w <- cbind(1, x)
+  g <- (drop(w %*% beta) - y) * w
+  norm <- sqrt(rowSums(g^2))
+  expect_true(any(norm > clip))   # the clipping matters here
+  ref <- colSums(g * pmin(1, clip / norm))
+  expect_equal(pass(st), ref, tolerance = 1e-14)
+  # the optional field (exact, default 0) may be absent
+  expect_equal(pass(st[names(st) != "exact"]), ref, tolerance = 1e-14)
+  # a field the fit's settings lack (here renamed) is missing, not its old
+  # default (clip 0: no clipping)
+  renamed <- fit_st
+  names(renamed)[names(renamed) == "clip"] <- "clip_level"
+  expect_error(pass(dpsco:::shard_pass_settings(renamed, 2L)),
+               "settings field 'clip' is missing", fixed = TRUE)
+  for (f in setdiff(names(st), "exact"))
+    expect_error(pass(st[names(st) != f]),
+                 sprintf("dpsco_shard_pass: settings field '%s' is missing", f),
+                 fixed = TRUE)
+  # a field outside the table
+  expect_error(pass(c(st, tau = 0.5)),
+               "dpsco_shard_pass: unknown settings field 'tau'", fixed = TRUE)
+  # a family with parameters of its own (quantile) is not a shard's
+  qst <- st
+  qst$family <- 2L
+  expect_error(pass(qst), "takes no family 2", fixed = TRUE)
+})
+
 test_that("a worker's pass returns the oracle's sums over its rows", {
   cl <- shard_cluster()
   d <- shard_data(n = 300, p = 3)
