@@ -43,6 +43,22 @@ shard_next <- function(prefix) {
 
 is_sharded <- function(x) inherits(x, "dpsco_sharded")
 
+# The shards' row counts are data.  The handle holds them behind an
+# external pointer to C memory (src/shard.c dpsco_shard_rows()), which
+# print() does not show and serialize() does not write: a saved handle
+# holds no counts, and a restored one is refused here.
+shard_rows_keep <- function(rows) .Call(C_dpsco_shard_rows, as.double(rows))
+
+shard_rows <- function(sh) {
+  rows <- .Call(C_dpsco_shard_rows, sh$rows)
+  if (is.null(rows))
+    arg_error("x", "is a dpsco_shards object restored from a saved copy ",
+              "(saveRDS(), save() or serialize()): the shards' row counts ",
+              "are data and are never saved with it.  Run dpsco_shards() ",
+              "again on a running cluster.")
+  rows
+}
+
 #' Data sharded across the workers of a cluster
 #'
 #' `dpsco_shards()` loads one block of rows on each worker of a cluster of
@@ -187,7 +203,8 @@ dpsco_shards <- function(cl, load, threads = 1L) {
   if (sum(rows) > .Machine$integer.max)
     arg_error("load", "returned more than ", .Machine$integer.max,
               " rows in all.")
-  structure(list(cluster = cl, id = id, rows = rows, p = p[1L],
+  structure(list(cluster = cl, id = id, rows = shard_rows_keep(rows),
+                 p = p[1L],
                  colnames = cn, threads = threads,
                  mapped = any(vapply(info, `[[`, NA, "mapped"))),
             class = "dpsco_shards")
@@ -279,7 +296,7 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
     ledger$gradients <- 0
   }
   if (is.null(views)) views <- new.env(parent = emptyenv())
-  list(x = structure(list(shards = sh, rows = as.integer(sum(sh$rows)),
+  list(x = structure(list(shards = sh, rows = as.integer(sum(shard_rows(sh))),
                           p = sh$p, colnames = sh$colnames, bound = NULL,
                           key = "raw", pass = shard_remote_pass,
                           ledger = ledger, views = views),
@@ -302,20 +319,21 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
 
 shard_view <- function(h, keep) {
   sh <- h$shards
-  if (!is.logical(keep) || length(keep) != sum(sh$rows) || anyNA(keep))
+  rows <- shard_rows(sh)
+  if (!is.logical(keep) || length(keep) != sum(rows) || anyNA(keep))
     stop("internal error: a part of sharded data needs one coin per row")
   for (v in h$views$list)
     if (identical(v$keep, keep)) return(v$handles)
-  ends <- cumsum(sh$rows)
-  parts <- lapply(seq_along(sh$rows), function(s)
-    keep[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])])
+  ends <- cumsum(rows)
+  parts <- lapply(seq_along(rows), function(s)
+    keep[seq_len(rows[s]) + (ends[s] - rows[s])])
   id <- shard_next("v")
   shard_apply(sh$cluster, sh$id, "subset",
               lapply(parts, function(k) list(keep = k)), list(new_id = id),
               stage = "splitting the records")
   sub <- sh
   sub$id <- id
-  sub$rows <- vapply(parts, function(k) as.double(sum(k)), 0)
+  sub$rows <- shard_rows_keep(vapply(parts, function(k) as.double(sum(k)), 0))
   handles <- shard_handles(sub, h$ledger)
   h$views$list <- c(h$views$list, list(list(keep = keep, handles = handles)))
   handles
@@ -337,9 +355,10 @@ shard_drop <- function(ids) {
 # the records with coin `val`, summed on each worker and added here.
 shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
   sh <- x$shards
-  ends <- cumsum(sh$rows)
-  jobs <- lapply(seq_along(sh$rows), function(s)
-    list(val = val[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])]))
+  rows <- shard_rows(sh)
+  ends <- cumsum(rows)
+  jobs <- lapply(seq_along(rows), function(s)
+    list(val = val[seq_len(rows[s]) + (ends[s] - rows[s])]))
   # the fit without what the workers do not need
   fit$call <- NULL
   fit$trace <- NULL
@@ -561,7 +580,7 @@ shard_pass_settings <- function(settings, threads) {
 # returns a (k d) x shards matrix.
 shard_remote_pass <- function(x, settings, beta, idx, label) {
   sh <- x$shards
-  rows <- sh$rows
+  rows <- shard_rows(sh)
   ends <- cumsum(rows)
   starts <- ends - rows
   k <- length(rows)

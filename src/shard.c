@@ -14,7 +14,8 @@
  * generator as for any fit; R (shard_remote_pass()) splits them by shard,
  * calls the workers and returns one column of sums per shard, which are
  * added here in shard order.  The oracle's finish and the noise then run
- * as usual, once, at the coordinator. */
+ * as usual, once, at the coordinator, which keeps the shards' row counts
+ * behind an external pointer (dpsco_shard_rows()). */
 #include <string.h>
 #include "dpsco.h"
 
@@ -272,4 +273,47 @@ void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
         for (size_t j = 0; j < set; j++)
             o->acc[j] += s[(size_t) w * set + j];
     UNPROTECT(5);
+}
+
+/* The shards' row counts at the coordinator (R/shards.R shard_rows()):
+ * data, kept in C memory behind an external pointer rather than in the
+ * R handle.  serialize() writes an external pointer without its memory,
+ * so a saved handle holds no counts, and a restored one has a NULL
+ * address.  The memory holds the number of shards, then the counts. */
+static SEXP rows_tag(void)
+{
+    return Rf_install("dpsco_shard_rows");
+}
+
+static void rows_free(SEXP ptr)
+{
+    double *v = (double *) R_ExternalPtrAddr(ptr);
+    if (v) {
+        R_Free(v);
+        R_ClearExternalPtr(ptr);
+    }
+}
+
+/* rows a double vector: a new pointer to a copy of it.  rows a pointer
+ * made here: a copy of its counts, or NULL when it came back from
+ * serialize(). */
+SEXP dpsco_shard_rows(SEXP rows)
+{
+    if (TYPEOF(rows) == REALSXP) {
+        R_xlen_t n = XLENGTH(rows);
+        double *v = R_Calloc((size_t) n + 1, double);
+        v[0] = (double) n;
+        if (n > 0)
+            memcpy(v + 1, REAL(rows), (size_t) n * sizeof(double));
+        SEXP ptr = PROTECT(R_MakeExternalPtr(v, rows_tag(), R_NilValue));
+        R_RegisterCFinalizerEx(ptr, rows_free, TRUE);
+        UNPROTECT(1);
+        return ptr;
+    }
+    if (TYPEOF(rows) != EXTPTRSXP || R_ExternalPtrTag(rows) != rows_tag())
+        Rf_error("internal error: not the row counts of shards");
+    const double *v = (const double *) R_ExternalPtrAddr(rows);
+    if (!v)
+        return R_NilValue;
+    return copy_doubles(v + 1, (R_xlen_t) v[0]);
 }

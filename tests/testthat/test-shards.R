@@ -231,6 +231,8 @@ test_that("a worker's pass returns the oracle's sums over its rows", {
   clip <- 1.5
   st <- list(oracle = 1L, m = 300, clip = clip, rho = 0, k = 1L, s = 1,
              nu = 1, family = 0L)
+  # the handle's row counts for the total
+  expect_identical(dpsco:::shard_rows(sh), c(100, 200))
   rows <- c(5, 17, 250, 300, 120)                 # of the stacked data
   sx <- structure(list(shards = sh, rows = 300L, p = 3L, bound = NULL,
                        key = "raw", ledger = new.env()),
@@ -278,11 +280,29 @@ test_that("shards are checked where they are loaded", {
   expect_s3_class(e, "dpsco_shard_error")
   expect_identical(e$worker, 2L)
   expect_match(conditionMessage(e), "worker 2 failed while loading the shards: no such file")
-  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
-  # the row counts are data: never printed
+  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:71, 72:200)))
+  # the row counts are data: never printed ...
   out <- capture.output(print(sh))
-  expect_false(any(grepl("100|200", out)))
+  expect_false(any(grepl("71|129", out)))
   expect_match(out[1], "2 workers: 3 columns")
+  # ... nor saved: serialize() (as saveRDS() and save()) writes neither
+  # count, as a double or an integer (XDR: big-endian), where a plain
+  # vector of them would show
+  has <- function(bytes, v)
+    length(grepRaw(writeBin(v, raw(), endian = "big"), bytes,
+                   fixed = TRUE)) > 0L
+  expect_true(has(serialize(list(rows = c(71, 129)), NULL), 71))
+  bytes <- serialize(sh, NULL)
+  for (v in c(71, 129)) {
+    expect_false(has(bytes, as.double(v)))
+    expect_false(has(bytes, as.integer(v)))
+  }
+  expect_identical(dpsco:::shard_rows(sh), c(71, 129))
+  # a restored copy holds none, and is refused by name
+  back <- unserialize(bytes)
+  expect_error(dpsco(back, public_n = 200), "restored from a saved copy",
+               class = "dpsco_arg_error")
+  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
   expect_error(dpsco(sh, epsilon = 1), "must be given for sharded data",
                class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, method = "fw"),
