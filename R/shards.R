@@ -63,9 +63,9 @@ shard_rows <- function(sh) {
 #'
 #' `dpsco_shards()` loads one block of rows on each worker of a cluster of
 #' the `parallel` package (a socket cluster on this machine or on several
-#' hosts, an MPI cluster through `snow`; the tests run socket clusters of
-#' `parallel` and `parallelly`, MPI has not been tried), keeps it there,
-#' and returns a
+#' hosts, or an MPI cluster from `snow::makeMPIcluster()`; the tests run
+#' socket clusters of `parallel` and `parallelly` and a two-worker MPI
+#' cluster of `snow` and `Rmpi` on Open MPI), keeps it there, and returns a
 #' handle that [dpsco()] and [cv.dpsco()] fit as they fit a matrix: the same
 #' arguments, the same privacy record and, for a given seed, the same
 #' coefficients up to the order in which sums are added (measured about
@@ -87,6 +87,12 @@ shard_rows <- function(sh) {
 #' step on Linux.  `options(socketOptions = "no-delay")` before
 #' [parallel::makeCluster()] removes the wait (measured: 49 ms against
 #' 1.2 ms per step at `d = 51`, `bench/shards.R`).
+#'
+#' **MPI clusters** take the same calls and give the same fits, at a
+#' higher cost per message: `Rmpi::mpi.send.Robj()` runs a full [gc()]
+#' after every send, at the coordinator and at each worker (measured: a
+#' step took 180 ms against 6 ms on a socket cluster at `d = 51`, on a
+#' loaded 2-core machine), so they pay when a step's pass is long.
 #'
 #' **What leaves a worker.**  Every release of a fit is a noisy function of
 #' sums over records.  Each worker computes its partial sums with the

@@ -1,7 +1,9 @@
-# Fits on data sharded over a real two-worker socket cluster against the
-# single-process fit of the stacked rows with the same seed (the
-# independent reference: a different path through the engine, with its
-# own sampling and its own sums), and the workers' sums against plain R.
+# Fits on data sharded over real two-worker socket clusters and a
+# two-worker MPI cluster against the single-process fit of the stacked rows
+# with the same seed (the independent reference: a different path through
+# the engine, with its own sampling and its own sums), and the workers'
+# sums against plain R.  The tests that start clusters are skipped by
+# R CMD check --as-cran (`make cluster` runs them); the others run there.
 
 # A two-worker PSOCK cluster on this machine whose workers load dpsco from
 # the library this session uses; stopped with the calling test.
@@ -37,13 +39,10 @@ shard_loader <- function(x, y, parts, fx = identity) {
 
 rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
 
-# The two fits with the same seed; returns the largest relative difference
-# of the coefficients (before the support rule) and intercepts.
-compare_fits <- function(x, y, sh, n, ...) {
-  set.seed(21)
-  f1 <- dpsco(x, y, public_n = n, ...)
-  set.seed(21)
-  f2 <- dpsco(sh, public_n = n, ...)
+# A single-process fit f1 and a sharded fit f2 made with the same seed:
+# the same record and, to rounding, the same coefficients (before the
+# support rule), intercepts and penalties.
+compare_pair <- function(f1, f2) {
   raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
   # the same accounting; the released settings to rounding
   expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
@@ -54,7 +53,26 @@ compare_fits <- function(x, y, sh, n, ...) {
   expect_lt(rel_diff(f1$lambda, f2$lambda), 1e-12)
   # the support rule reads the same released values
   expect_identical(f1$beta != 0, f2$beta != 0)
+}
+
+# The two fits with the same seed, compared; returns them.
+compare_fits <- function(x, y, sh, n, ...) {
+  set.seed(21)
+  f1 <- dpsco(x, y, public_n = n, ...)
+  set.seed(21)
+  f2 <- dpsco(sh, public_n = n, ...)
+  compare_pair(f1, f2)
   invisible(list(f1, f2))
+}
+
+# The same for cv.dpsco() (c1 single-process, c2 sharded): the same choice,
+# and its fit, validation sums and record to rounding.
+compare_cv <- function(c1, c2) {
+  expect_identical(c1$index, c2$index)
+  expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
+                     c2$dpsco.fit$support$beta_raw), 1e-12)
+  expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
+  expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
 }
 
 test_that("dense shards give the single-process fit and record (private and public tuning)", {
@@ -148,11 +166,7 @@ test_that("cv.dpsco on shards splits, fits and validates as the single process d
     set.seed(8)
     c2 <- cv.dpsco(sh, family = family, public_n = 1200, nlambda = 5,
                    curve = 0.5)
-    expect_identical(c1$index, c2$index)
-    expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
-                       c2$dpsco.fit$support$beta_raw), 1e-12)
-    expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
-    expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
+    compare_cv(c1, c2)
   }
   expect_error(cv.dpsco(sh, family = "binomial"),
                "must be given for sharded data", class = "dpsco_arg_error")
@@ -169,6 +183,73 @@ test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
   sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:250, 251:600)))
   compare_fits(d$x, d$y, sh, 600, family = "binomial", method = "holland",
                nlambda = 3)
+})
+
+# The fits of `jobs` (see mpi-fits.R) on a two-worker MPI cluster of snow
+# and Rmpi, made by mpi-fits.R in an R process of its own (why: see
+# there).  Only where DPSCO_TEST_MPI=true (make cluster, which installs
+# Open MPI, Rmpi and snow and sets it): there an MPI cluster that does not
+# start, or a coordinator that fails or hangs, is an error, never a skip.
+mpi_fits <- function(jobs) {
+  skip_on_cran()
+  if (!identical(Sys.getenv("DPSCO_TEST_MPI"), "true"))
+    skip("MPI clusters are tested where DPSCO_TEST_MPI=true (make cluster)")
+  input <- withr::local_tempfile(fileext = ".rds")
+  output <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(jobs, input)
+  # the coordinator and the workers it spawns load dpsco from this
+  # session's libraries
+  withr::local_envvar(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+  log <- suppressWarnings(system2(
+    file.path(R.home("bin"), "Rscript"),
+    c("--vanilla", shQuote(test_path("mpi-fits.R")), shQuote(input),
+      shQuote(output)),
+    stdout = TRUE, stderr = TRUE, timeout = 300))
+  status <- attr(log, "status")
+  if (!is.null(status) || !file.exists(output))
+    stop("the MPI coordinator (mpi-fits.R) failed with exit status ",
+         if (is.null(status)) 0 else status, " (124: timed out):\n",
+         paste(utils::tail(log, 40), collapse = "\n"), call. = FALSE)
+  readRDS(output)
+}
+
+test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and runs cv.dpsco", {
+  # every message through Rmpi costs a full gc() on both ends (mpi-fits.R),
+  # the dearer the more a worker has loaded (Matrix: a sparse shard's
+  # steps took 0.8 s here), so few messages and no sparse shards (their
+  # layout is the worker's own business, tested on the socket clusters):
+  # cv.dpsco() with private tuning sends every kind of task (the settings'
+  # sums, the split, the steps with Kamath labels, the validation sums);
+  # file-backed shards take a few public-tuning steps.
+  g <- shard_data(n = 800, p = 4)
+  po <- shard_data(n = 600, p = 4, family = "poisson")
+  jobs <- list(
+    cv = list(x = g$x, y = g$y, parts = list(1:350, 351:800),
+              layout = "dense", fun = "cv.dpsco", seed = 8,
+              args = list(public_n = 800, method = "kamath", nlambda = 2,
+                          curve = 0.5)),
+    file = list(x = po$x, y = po$y, parts = list(1:250, 251:600),
+                layout = "file", fun = "dpsco", seed = 21,
+                args = list(public_n = 600, family = "poisson",
+                            method = "holland", tuning = "public",
+                            iterations = 3, step_size = 0.5, nlambda = 2)))
+  res <- mpi_fits(jobs)
+  # a spawned MPI cluster: the coordinator and two workers, other processes
+  expect_true(all(c("spawnedMPIcluster", "MPIcluster", "cluster") %in%
+                  res$class))
+  expect_identical(res$ranks, 3L)
+  expect_length(unique(res$pids), 2L)
+  expect_false(res$master %in% res$pids)
+  # stopped: both workers quit
+  expect_length(res$alive, 0L)
+  # the single-process fits with the same seeds
+  for (name in names(jobs)) {
+    job <- jobs[[name]]
+    set.seed(job$seed)
+    f1 <- do.call(job$fun, c(list(job$x, job$y), job$args))
+    if (job$fun == "cv.dpsco") compare_cv(f1, res$fits[[name]])
+    else compare_pair(f1, res$fits[[name]])
+  }
 })
 
 test_that("a worker's pass takes exactly the settings fields of its table", {
