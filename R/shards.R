@@ -15,14 +15,18 @@ NULL
 #
 # What leaves a worker: at dpsco_shards() time its row count, column count,
 # column names and the levels of a factor y (the coordinator needs the
-# counts to map the sampled indices to shards; they are never printed or
-# released); then only sums: per column log-moment sums, one clamped sum of
-# y, 64-bin histogram counts, the d x d second-moment matrix of the rows
-# and per step the oracle's d (k d for kamath) accumulator sums.
+# counts to map the sampled indices to shards; they are never printed,
+# saved or released); then only sums: per column log-moment sums, one
+# clamped sum of y, 64-bin histogram counts, the d x d second-moment matrix
+# of the rows and per step the oracle's d (k d for kamath) accumulator
+# sums.  What reaches a worker: its own sampled indices, labels and split
+# coins, and otherwise public or released values (the roxygen below lists
+# them).
 #
 # Objects:
-#  * dpsco_shards (the user's): the cluster, the shards' row counts, p,
-#    column names, the id keying the worker-side store, threads per worker;
+#  * dpsco_shards (the user's): the cluster, the shards' row counts (behind
+#    an external pointer, shard_rows()), p, column names, the id keying the
+#    worker-side store, threads per worker;
 #  * dpsco_shard_x / dpsco_shard_y: the design and the response of one fit
 #    as the engine and the private settings see them (class
 #    "dpsco_sharded"): R/design.R, R/settings.R and R/dp-mean.R route their
@@ -103,19 +107,35 @@ shard_rows <- function(sh) {
 #' `y`, histogram counts, the second-moment matrix of the rows and, per
 #' step, the oracle's `d` (Kamath: `k d`) sums.  It also reports its row
 #' count once, which the coordinator needs to map sampled records to
-#' shards; the row counts are data: they are never printed, and a sharded
-#' fit needs `public_n`.  The coordinator draws every Poisson batch and
-#' every Kamath label from R's generator and sends each worker the indices
-#' of its own sampled rows and their labels only.  Workers never see the
-#' noise, the released values other than `beta`, or other shards' indices.
+#' shards; the row counts are data: they are never printed or saved (the
+#' handle keeps them in memory outside its serialisable data, so a handle
+#' restored by [readRDS()] or [load()] holds none and is refused), and a
+#' sharded fit needs `public_n`.
+#'
+#' **What a worker receives.**  Its `load` function, once.  The coordinator
+#' draws every Poisson batch, every Kamath label and, in [cv.dpsco()], the
+#' record split from R's generator and sends each worker the indices of its
+#' own sampled rows, their labels and its own rows' split coins only.
+#' Everything else a worker is sent is public or already released: the
+#' family and the method's public parameters; the released values of the
+#' private settings that its later sums depend on (the bounds that scale
+#' `x`, the log-moment means, the bound on `y` that clamps its sum, the
+#' start, whose intercept forms the residuals for the clipping level, and
+#' the row bound of the second-moment matrix); the oracle's parameters,
+#' among them the clipping level (released, or declared); the iterates
+#' `beta`; and in [cv.dpsco()] the training fit (the `dpsco.fit` it
+#' returns, without its call and trace), whose validation losses the
+#' worker sums, and the bound they are clamped to.  Workers never see the
+#' noise, a total over all shards, or other shards' indices.
 #'
 #' **Threat model.**  The guarantee covers what the coordinator releases.
 #' The coordinator and the network between it and the workers are trusted
 #' as the single-process fit's memory is: the sampled indices (which rows
 #' were in a batch) and the noiseless sums are secret and pass between
 #' them.  A compromised worker learns its own rows (it holds them), the
-#' batches drawn from them and the iterates `beta` it is sent; the iterates
-#' are post-processing of released, noisy gradients, so they tell it
+#' batches drawn from them and the released values it is sent (listed
+#' above: the iterates `beta` and the settings are post-processing of
+#' noisy releases, the training fit of [cv.dpsco()] is one), which tell it
 #' nothing the fit's output does not.  It can make the fit wrong (by
 #' returning wrong sums) but not less private for the other records.
 #'
@@ -150,7 +170,10 @@ shard_rows <- function(sh) {
 #'   OpenMP threads where available); the fit depends on it only through
 #'   the order of additions.
 #' @return An object of class `dpsco_shards`: the cluster, `p`, the column
-#'   names and a private id.  Pass it to [dpsco()].
+#'   names, a private id and the shards' row counts behind an external
+#'   pointer (neither printed nor saved: a copy restored from a file holds
+#'   no counts, and [dpsco()] refuses it).  Pass it to [dpsco()] in the
+#'   session that made it.
 #' @seealso [dpsco()]; the vignette section "Fitting on a cluster".
 #' @examples
 #' \donttest{
