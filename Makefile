@@ -295,10 +295,13 @@ audit: deps
 # check --as-cran skips them (skip_on_cran()), so this is their CI step.
 # DPSCO_TEST_MPI=true makes an MPI cluster that does not start (or a
 # coordinator that fails or hangs for 5 minutes) a failed test, not a skip.
-# Open MPI refuses to run as root unless both OMPI_ALLOW_RUN_AS_ROOT*
-# variables are set (CI runs as root; they change nothing for other
-# users), and the coordinator and its two workers may outnumber the cores
-# (oversubscribe).  About 100 s, of which the build takes 40 s.
+# Open MPI's launcher refuses to run as root unless both
+# OMPI_ALLOW_RUN_AS_ROOT* variables are set (the spawn from a singleton
+# used here has run as root without them, but CI runs as root, and they
+# change nothing for other users); without oversubscribe the spawn fails
+# when the coordinator and its two workers outnumber the cores ("not
+# enough slots" on 2 cores).  About 75 s on 2 cores: the build 30 s, the
+# tests 40 s (the MPI one about 10 s of them).
 CLUSTER_DIR := dpsco.cluster
 
 cluster: deps deps-cluster
