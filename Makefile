@@ -8,9 +8,11 @@
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
 #   make audit    the long empirical privacy audit (tests/testthat/test-audit*.R)
-#   make cluster  the sharded fits on a real two-worker socket cluster
-#                 (tests/testthat/test-shards.R, which --as-cran skips)
+#   make cluster  the sharded fits on real two-worker socket and MPI
+#                 clusters (tests/testthat/test-shards.R, whose cluster
+#                 tests --as-cran skips)
 #   make deps-debug  the extra Debian packages `make valgrind` needs
+#   make deps-cluster  the extra Debian packages `make cluster` needs
 #
 # Everything comes from Debian's archive: R itself is the distribution's R,
 # so the R packages are taken as r-cran-* builds that match it.
@@ -28,17 +30,24 @@ RSCRIPT ?= Rscript
 
 # Debian packages needed to build, test and check the package: the imports
 # cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench,
-# parallelly, rmarkdown, testthat and withr, which the tests and vignettes
-# use), roxygen2 for the
-# documentation,
-# pandoc for the vignette, qpdf and tidy for R CMD check --as-cran, and the
-# R toolchain itself (r-base-dev brings the C compiler).
+# parallelly, rmarkdown, Rmpi, snow, testthat and withr, which the tests and
+# vignettes use; R CMD check runs with _R_CHECK_FORCE_SUGGESTS_=true, so
+# all must be installed, although only `make cluster` starts the MPI
+# cluster of Rmpi and snow), roxygen2 for the documentation, pandoc for the
+# vignette, qpdf and tidy for R CMD check --as-cran, and the R toolchain
+# itself (r-base-dev brings the C compiler).
 DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-parallelly r-cran-rmarkdown \
-            r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
+            r-cran-rmpi r-cran-roxygen2 r-cran-snow r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
-R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown roxygen2 testthat withr
+R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown Rmpi roxygen2 snow testthat withr
 # Also needed by `make valgrind` (ASan and UBSan come with gcc).
 DEB_PKGS_DEBUG := valgrind
+# Also needed by `make cluster`: Open MPI's development package, which
+# depends on its runtime (openmpi-bin: orted, which starts the workers that
+# Rmpi spawns) and so makes the MPI under Rmpi Open MPI, whose OMPI_*
+# settings the target uses (r-cran-rmpi alone asks only for Debian's
+# default MPI).
+DEB_PKGS_CLUSTER := libopenmpi-dev
 R_CHECK_LOAD := pk <- strsplit("$(R_PKGS)", " ")[[1]]; ok <- vapply(pk, requireNamespace, NA, quietly = TRUE); if (!all(ok)) stop("R packages missing after deps: ", paste(pk[!ok], collapse = ", ")); cat("deps: R packages load:", paste(pk, collapse = ", "), "\n")
 
 # Reads 00check.log; prints each ERROR, WARNING or NOTE block that is not
@@ -91,7 +100,7 @@ END { flush() }
 endef
 export CHECK_VERDICT_AWK
 
-.PHONY: all deps deps-debug install run check report clean cwarn sanitize valgrind audit cluster
+.PHONY: all deps deps-debug deps-cluster install run check report clean cwarn sanitize valgrind audit cluster
 
 all: check
 
@@ -180,6 +189,9 @@ report:
 
 deps-debug:
 	$(call apt_install,$(DEB_PKGS_DEBUG))
+
+deps-cluster:
+	$(call apt_install,$(DEB_PKGS_CLUSTER))
 
 # Installs the package into the private library $(1)/lib, compiled with the
 # extra C flags $(2) through a generated Makevars file (R_MAKEVARS_USER), so
@@ -276,16 +288,29 @@ audit: deps
 	  --filter='^audit' --no-examples --label=audit; \
 	echo "audit: took $$(( $$(date +%s) - start )) s"
 
-# The sharded fits (tests/testthat/test-shards.R) start a two-worker
-# socket cluster on localhost whose workers load the package from the
-# private library; R CMD check --as-cran skips them (skip_on_cran()), so
-# this is their CI step.  About 30 s.
+# The sharded fits (tests/testthat/test-shards.R) start two-worker socket
+# clusters on localhost and, in a coordinator process of their own
+# (tests/testthat/mpi-fits.R), a two-worker MPI cluster (snow and Rmpi on
+# Open MPI), whose workers load the package from the private library; R CMD
+# check --as-cran skips them (skip_on_cran()), so this is their CI step.
+# DPSCO_TEST_MPI=true makes an MPI cluster that does not start (or a
+# coordinator that fails or hangs for 5 minutes) a failed test, not a skip.
+# Open MPI's launcher refuses to run as root unless both
+# OMPI_ALLOW_RUN_AS_ROOT* variables are set (the spawn from a singleton
+# used here has run as root without them, but CI runs as root, and they
+# change nothing for other users); without oversubscribe the spawn fails
+# when the coordinator and its two workers outnumber the cores ("not
+# enough slots" on 2 cores).  About 75 s on 2 cores: the build 30 s, the
+# tests 40 s (the MPI one about 10 s of them).
 CLUSTER_DIR := dpsco.cluster
 
-cluster: deps
+cluster: deps deps-cluster
 	$(call private_install,$(CLUSTER_DIR),)
 	@start=$$(date +%s); status=0; \
-	NOT_CRAN=true R_LIBS=$(CURDIR)/$(CLUSTER_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
+	NOT_CRAN=true DPSCO_TEST_MPI=true \
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	OMPI_MCA_rmaps_base_oversubscribe=1 \
+	R_LIBS=$(CURDIR)/$(CLUSTER_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
 	  --filter='^shards' --no-examples --label=cluster || status=$$?; \
 	echo "cluster: took $$(( $$(date +%s) - start )) s"; \
 	if [ $$status -ne 0 ]; then echo "cluster: FAILED (exit status $$status)"; fi; \

@@ -15,14 +15,18 @@ NULL
 #
 # What leaves a worker: at dpsco_shards() time its row count, column count,
 # column names and the levels of a factor y (the coordinator needs the
-# counts to map the sampled indices to shards; they are never printed or
-# released); then only sums: per column log-moment sums, one clamped sum of
-# y, 64-bin histogram counts, the d x d second-moment matrix of the rows
-# and per step the oracle's d (k d for kamath) accumulator sums.
+# counts to map the sampled indices to shards; they are never printed,
+# saved or released); then only sums: per column log-moment sums, one
+# clamped sum of y, 64-bin histogram counts, the d x d second-moment matrix
+# of the rows and per step the oracle's d (k d for kamath) accumulator
+# sums.  What reaches a worker: its own sampled indices, labels and split
+# coins, and otherwise public or released values (the roxygen below lists
+# them).
 #
 # Objects:
-#  * dpsco_shards (the user's): the cluster, the shards' row counts, p,
-#    column names, the id keying the worker-side store, threads per worker;
+#  * dpsco_shards (the user's): the cluster, the shards' row counts (behind
+#    an external pointer, shard_rows()), p, column names, the id keying the
+#    worker-side store, threads per worker;
 #  * dpsco_shard_x / dpsco_shard_y: the design and the response of one fit
 #    as the engine and the private settings see them (class
 #    "dpsco_sharded"): R/design.R, R/settings.R and R/dp-mean.R route their
@@ -43,13 +47,29 @@ shard_next <- function(prefix) {
 
 is_sharded <- function(x) inherits(x, "dpsco_sharded")
 
+# The shards' row counts are data.  The handle holds them behind an
+# external pointer to C memory (src/shard.c dpsco_shard_rows()), which
+# print() does not show and serialize() does not write: a saved handle
+# holds no counts, and a restored one is refused here.
+shard_rows_keep <- function(rows) .Call(C_dpsco_shard_rows, as.double(rows))
+
+shard_rows <- function(sh) {
+  rows <- .Call(C_dpsco_shard_rows, sh$rows)
+  if (is.null(rows))
+    arg_error("x", "is a dpsco_shards object restored from a saved copy ",
+              "(saveRDS(), save() or serialize()): the shards' row counts ",
+              "are data and are never saved with it.  Run dpsco_shards() ",
+              "again on a running cluster.")
+  rows
+}
+
 #' Data sharded across the workers of a cluster
 #'
 #' `dpsco_shards()` loads one block of rows on each worker of a cluster of
 #' the `parallel` package (a socket cluster on this machine or on several
-#' hosts, an MPI cluster through `snow`; the tests run socket clusters of
-#' `parallel` and `parallelly`, MPI has not been tried), keeps it there,
-#' and returns a
+#' hosts, or an MPI cluster from `snow::makeMPIcluster()`; the tests run
+#' socket clusters of `parallel` and `parallelly` and a two-worker MPI
+#' cluster of `snow` and `Rmpi` on Open MPI), keeps it there, and returns a
 #' handle that [dpsco()] and [cv.dpsco()] fit as they fit a matrix: the same
 #' arguments, the same privacy record and, for a given seed, the same
 #' coefficients up to the order in which sums are added (measured about
@@ -72,6 +92,12 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' [parallel::makeCluster()] removes the wait (measured: 49 ms against
 #' 1.2 ms per step at `d = 51`, `bench/shards.R`).
 #'
+#' **MPI clusters** take the same calls and give the same fits, at a
+#' higher cost per message: `Rmpi::mpi.send.Robj()` runs a full [gc()]
+#' after every send, at the coordinator and at each worker (measured: a
+#' step took 180 ms against 6 ms on a socket cluster at `d = 51`, on a
+#' loaded 2-core machine), so they pay when a step's pass is long.
+#'
 #' **What leaves a worker.**  Every release of a fit is a noisy function of
 #' sums over records.  Each worker computes its partial sums with the
 #' engine's own passes over its rows; the coordinator (this R session) adds
@@ -81,19 +107,35 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #' `y`, histogram counts, the second-moment matrix of the rows and, per
 #' step, the oracle's `d` (Kamath: `k d`) sums.  It also reports its row
 #' count once, which the coordinator needs to map sampled records to
-#' shards; the row counts are data: they are never printed, and a sharded
-#' fit needs `public_n`.  The coordinator draws every Poisson batch and
-#' every Kamath label from R's generator and sends each worker the indices
-#' of its own sampled rows and their labels only.  Workers never see the
-#' noise, the released values other than `beta`, or other shards' indices.
+#' shards; the row counts are data: they are never printed or saved (the
+#' handle keeps them in memory outside its serialisable data, so a handle
+#' restored by [readRDS()] or [load()] holds none and is refused), and a
+#' sharded fit needs `public_n`.
+#'
+#' **What a worker receives.**  Its `load` function, once.  The coordinator
+#' draws every Poisson batch, every Kamath label and, in [cv.dpsco()], the
+#' record split from R's generator and sends each worker the indices of its
+#' own sampled rows, their labels and its own rows' split coins only.
+#' Everything else a worker is sent is public or already released: the
+#' family and the method's public parameters; the released values of the
+#' private settings that its later sums depend on (the bounds that scale
+#' `x`, the log-moment means, the bound on `y` that clamps its sum, the
+#' start, whose intercept forms the residuals for the clipping level, and
+#' the row bound of the second-moment matrix); the oracle's parameters,
+#' among them the clipping level (released, or declared); the iterates
+#' `beta`; and in [cv.dpsco()] the training fit (the `dpsco.fit` it
+#' returns, without its call and trace), whose validation losses the
+#' worker sums, and the bound they are clamped to.  Workers never see the
+#' noise, a total over all shards, or other shards' indices.
 #'
 #' **Threat model.**  The guarantee covers what the coordinator releases.
 #' The coordinator and the network between it and the workers are trusted
 #' as the single-process fit's memory is: the sampled indices (which rows
 #' were in a batch) and the noiseless sums are secret and pass between
 #' them.  A compromised worker learns its own rows (it holds them), the
-#' batches drawn from them and the iterates `beta` it is sent; the iterates
-#' are post-processing of released, noisy gradients, so they tell it
+#' batches drawn from them and the released values it is sent (listed
+#' above: the iterates `beta` and the settings are post-processing of
+#' noisy releases, the training fit of [cv.dpsco()] is one), which tell it
 #' nothing the fit's output does not.  It can make the fit wrong (by
 #' returning wrong sums) but not less private for the other records.
 #'
@@ -128,7 +170,10 @@ is_sharded <- function(x) inherits(x, "dpsco_sharded")
 #'   OpenMP threads where available); the fit depends on it only through
 #'   the order of additions.
 #' @return An object of class `dpsco_shards`: the cluster, `p`, the column
-#'   names and a private id.  Pass it to [dpsco()].
+#'   names, a private id and the shards' row counts behind an external
+#'   pointer (neither printed nor saved: a copy restored from a file holds
+#'   no counts, and [dpsco()] refuses it).  Pass it to [dpsco()] in the
+#'   session that made it.
 #' @seealso [dpsco()]; the vignette section "Fitting on a cluster".
 #' @examples
 #' \donttest{
@@ -187,7 +232,8 @@ dpsco_shards <- function(cl, load, threads = 1L) {
   if (sum(rows) > .Machine$integer.max)
     arg_error("load", "returned more than ", .Machine$integer.max,
               " rows in all.")
-  structure(list(cluster = cl, id = id, rows = rows, p = p[1L],
+  structure(list(cluster = cl, id = id, rows = shard_rows_keep(rows),
+                 p = p[1L],
                  colnames = cn, threads = threads,
                  mapped = any(vapply(info, `[[`, NA, "mapped"))),
             class = "dpsco_shards")
@@ -279,7 +325,7 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
     ledger$gradients <- 0
   }
   if (is.null(views)) views <- new.env(parent = emptyenv())
-  list(x = structure(list(shards = sh, rows = as.integer(sum(sh$rows)),
+  list(x = structure(list(shards = sh, rows = as.integer(sum(shard_rows(sh))),
                           p = sh$p, colnames = sh$colnames, bound = NULL,
                           key = "raw", pass = shard_remote_pass,
                           ledger = ledger, views = views),
@@ -302,20 +348,21 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
 
 shard_view <- function(h, keep) {
   sh <- h$shards
-  if (!is.logical(keep) || length(keep) != sum(sh$rows) || anyNA(keep))
+  rows <- shard_rows(sh)
+  if (!is.logical(keep) || length(keep) != sum(rows) || anyNA(keep))
     stop("internal error: a part of sharded data needs one coin per row")
   for (v in h$views$list)
     if (identical(v$keep, keep)) return(v$handles)
-  ends <- cumsum(sh$rows)
-  parts <- lapply(seq_along(sh$rows), function(s)
-    keep[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])])
+  ends <- cumsum(rows)
+  parts <- lapply(seq_along(rows), function(s)
+    keep[seq_len(rows[s]) + (ends[s] - rows[s])])
   id <- shard_next("v")
   shard_apply(sh$cluster, sh$id, "subset",
               lapply(parts, function(k) list(keep = k)), list(new_id = id),
               stage = "splitting the records")
   sub <- sh
   sub$id <- id
-  sub$rows <- vapply(parts, function(k) as.double(sum(k)), 0)
+  sub$rows <- shard_rows_keep(vapply(parts, function(k) as.double(sum(k)), 0))
   handles <- shard_handles(sub, h$ledger)
   h$views$list <- c(h$views$list, list(list(keep = keep, handles = handles)))
   handles
@@ -337,9 +384,10 @@ shard_drop <- function(ids) {
 # the records with coin `val`, summed on each worker and added here.
 shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
   sh <- x$shards
-  ends <- cumsum(sh$rows)
-  jobs <- lapply(seq_along(sh$rows), function(s)
-    list(val = val[seq_len(sh$rows[s]) + (ends[s] - sh$rows[s])]))
+  rows <- shard_rows(sh)
+  ends <- cumsum(rows)
+  jobs <- lapply(seq_along(rows), function(s)
+    list(val = val[seq_len(rows[s]) + (ends[s] - rows[s])]))
   # the fit without what the workers do not need
   fit$call <- NULL
   fit$trace <- NULL
@@ -537,11 +585,22 @@ shard_bound <- function(x, bound) {
 y_column <- function(y) if (is_sharded(y)) y else matrix(as.double(y))
 y_matrix <- function(y) if (is_sharded(y)) y else matrix(y)
 
-# The oracle's and the loss's fields of the fit's settings, which the
-# workers' pass needs (never the fit's other fields, which may hold R
-# closures and their environments).
+# The settings of the workers' pass: exactly the fields of its table in
+# src/entry.c (shard_pass_fields), taken by name from the fit's settings
+# (never its other fields, which may hold R closures and their
+# environments) plus the chunks per worker.  A field the fit's settings
+# lack goes as NULL rather than being dropped: the worker refuses a
+# required one by name (a renamed "clip" must not become "no clipping"),
+# and takes an optional one's stated default.
 shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
-                       "family", "tau", "bandwidth", "kernel")
+                       "family")
+
+shard_pass_settings <- function(settings, threads) {
+  st <- lapply(stats::setNames(nm = shard_pass_fields),
+               function(f) settings[[f]])
+  st$threads <- threads
+  st
+}
 
 # One step's pass, called by the engine (src/shard.c remote_pass()) with
 # the batch it drew: the 0-based indices `idx` into the stacked rows and
@@ -550,7 +609,7 @@ shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
 # returns a (k d) x shards matrix.
 shard_remote_pass <- function(x, settings, beta, idx, label) {
   sh <- x$shards
-  rows <- sh$rows
+  rows <- shard_rows(sh)
   ends <- cumsum(rows)
   starts <- ends - rows
   k <- length(rows)
@@ -570,12 +629,12 @@ shard_remote_pass <- function(x, settings, beta, idx, label) {
     list(idx = if (!all) idx[pos] - as.integer(starts[s]),
          label = if (!is.null(label)) label[pos])
   })
-  st <- settings[intersect(shard_pass_fields, names(settings))]
-  st$threads <- sh$threads
   res <- shard_apply(sh$cluster, sh$id, "pass", jobs,
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(settings$intercept),
-                          settings = st, beta = beta),
+                          settings = shard_pass_settings(settings,
+                                                         sh$threads),
+                          beta = beta),
                      stage = "computing a gradient step", ledger = x$ledger)
   x$ledger$gradients <- x$ledger$gradients + 1
   matrix(unlist(res, use.names = FALSE), ncol = k)

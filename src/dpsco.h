@@ -306,6 +306,13 @@ int dpsco_thread_limit(void);
  * they are added into the first chunk's accumulators. */
 void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                  const int *idx, const int *label, int count);
+/* A worker's part of a step (the .Call entry dpsco_shard_pass() in
+ * entry.c reads its settings): the shard's problem from its layout, then
+ * the oracle's sums over its sampled rows. */
+void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
+                   int nchunks);
+SEXP shard_sums(fit_problem *pr, oracle_state *o, SEXP beta, SEXP idx,
+                SEXP label);
 
 /* ---- frank_wolfe.c -------------------------------------------------- */
 typedef struct {

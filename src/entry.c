@@ -233,6 +233,18 @@ static const field_spec oracle_mean_fields[] = {
     {NULL, 0}
 };
 
+/* dpsco_shard_pass (shard.c), a cluster worker's part of one step: the
+ * oracle's fields, the family (one of the families without parameters of
+ * their own that shards take: gaussian, binomial, poisson) and the chunks
+ * (threads) the pass is cut into.  R (R/shards.R shard_pass_settings())
+ * sends exactly these names, a field the fit's settings lack as NULL, so
+ * a required one renamed there is an error here, never a default. */
+static const field_spec shard_pass_fields[] = {
+    ORACLE_FIELDS,
+    {"family", REQUIRED}, {"threads", REQUIRED},
+    {NULL, 0}
+};
+
 /* dpsco_bun_steinke, one table per settings$task */
 static const field_spec bs_path_fields[] = {
     {"task", REQUIRED},
@@ -708,6 +720,29 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
     PutRNGstate();
     UNPROTECT(1);
     return est;
+}
+
+/* A worker's part of one step of a sharded fit: the oracle's accumulator
+ * sums over the rows idx (0-based; NULL: all, in order) of the shard
+ * whose records `lay` holds (dpsco_shard_layout()), with kamath labels
+ * `label`, at beta (shard.c). */
+SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
+                      SEXP label)
+{
+    static const char *entry = "dpsco_shard_pass";
+    settings_list s = settings_open(settings, entry, shard_pass_fields);
+    int nchunks = integer(&s, "threads");
+    if (nchunks < 1)
+        Rf_error("%s: threads must be positive", entry);
+    int family = integer(&s, "family");
+    if (family != FAMILY_GAUSSIAN && family != FAMILY_BINOMIAL &&
+        family != FAMILY_POISSON)
+        Rf_error("internal error: %s takes no family %d", entry, family);
+    fit_problem pr;
+    shard_problem(&pr, lay, y, family, nchunks);
+    oracle_state o;
+    setup_from(&o, &s, pr.p, pr.has_int, nchunks);
+    return shard_sums(&pr, &o, beta, idx, label);
 }
 
 /* Rows of g copied (and normed) per block: small enough to stay in cache,

@@ -24,6 +24,7 @@ SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_layout(SEXP, SEXP);
 SEXP dpsco_shard_pass(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_shard_rows(SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -52,6 +53,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_quad_lasso, 4),
     CALLDEF(dpsco_shard_layout, 2),
     CALLDEF(dpsco_shard_pass, 6),
+    CALLDEF(dpsco_shard_rows, 1),
     {NULL, NULL, 0}
 };
 

@@ -2,17 +2,20 @@
  *
  * Worker side: dpsco_shard_layout() builds a shard's records once (the
  * row-major or CSR copy of its rows, or for a mapped file its norms and
- * maxima) into R vectors that the worker keeps; dpsco_shard_pass() runs
- * the engine's own pass (pass.c batch_pass()) over the shard's sampled
- * rows and returns the oracle's accumulator sums (dim, or k * dim for
- * kamath), never anything per record.
+ * maxima) into R vectors that the worker keeps; the .Call entry
+ * dpsco_shard_pass() (entry.c, which checks its settings against its
+ * table of fields) runs the engine's own pass (pass.c batch_pass()) over
+ * the shard's sampled rows through shard_problem() and shard_sums() here,
+ * and returns the oracle's accumulator sums (dim, or k * dim for kamath),
+ * never anything per record.
  *
  * Coordinator side: remote_pass() is batch_pass() for a fit whose records
  * are remote.  The coordinator drew the batch and the labels from its own
  * generator as for any fit; R (shard_remote_pass()) splits them by shard,
  * calls the workers and returns one column of sums per shard, which are
  * added here in shard order.  The oracle's finish and the noise then run
- * as usual, once, at the coordinator. */
+ * as usual, once, at the coordinator, which keeps the shards' row counts
+ * behind an external pointer (dpsco_shard_rows()). */
 #include <string.h>
 #include "dpsco.h"
 
@@ -33,12 +36,6 @@ static SEXP need(SEXP list, const char *name)
     if (Rf_isNull(v))
         Rf_error("internal error: shard field '%s' is missing", name);
     return v;
-}
-
-static double dnum(SEXP list, const char *name, double dflt)
-{
-    SEXP v = field_of(list, name);
-    return Rf_isNull(v) ? dflt : Rf_asReal(v);
 }
 
 static SEXP copy_doubles(const double *v, R_xlen_t n)
@@ -165,90 +162,83 @@ static void records_of(records *rec, SEXP lay, int nchunks)
     }
 }
 
+/* A shard's problem for one pass: the records of a layout from
+ * dpsco_shard_layout(), y (the shard's responses) and the loss `family`
+ * (one without parameters of its own: gaussian, binomial or poisson), cut
+ * into nchunks chunks.  The settings are read by the .Call entry
+ * (entry.c dpsco_shard_pass(), against its table of fields). */
+void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
+                   int nchunks)
+{
+    memset(pr, 0, sizeof(*pr));
+    records_of(&pr->rec, lay, nchunks);
+    pr->n = Rf_asInteger(need(lay, "n"));
+    pr->p = Rf_asInteger(need(lay, "p"));
+    pr->has_int = Rf_asInteger(need(lay, "has_int"));
+    if (TYPEOF(y) != REALSXP || Rf_length(y) != pr->n)
+        Rf_error("internal error: a shard's y must hold %d doubles", pr->n);
+    pr->y = REAL(y);
+    pr->weight = NULL;
+    pr->roff = NULL;
+    pr->offset = 0.0;
+    pr->family.kind = family;
+    pr->family.tau = 0.5;        /* unread by these families */
+    pr->family.h = 1.0;
+    pr->family.kernel = KERNEL_GAUSSIAN;
+    pr->family.nclass = 1;
+    pr->noise_sd = 0.0;
+    pr->noise_grid = 0.0;
+    int limit = dpsco_thread_limit();
+    pr->max_threads = nchunks < limit ? nchunks : limit;
+}
+
 /* One shard's part of a step: the oracle's accumulator sums over the rows
  * idx (0-based, NULL: all rows in order) with kamath labels `label` (NULL
- * but for kamath), at beta.  `settings` holds the oracle's and the loss's
- * fields (R/shards.R shard_pass_settings()) and the chunks (threads) the
- * pass is cut into; the chunks' sums are added in chunk order, as
- * oracle_finish() adds them. */
-SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
-                      SEXP label)
+ * but for kamath), at beta; `o` is set up with the pass's chunks, whose
+ * sums are added in chunk order, as oracle_finish() adds them. */
+SEXP shard_sums(fit_problem *pr, oracle_state *o, SEXP beta, SEXP idx,
+                SEXP label)
 {
-    int nchunks = (int) dnum(settings, "threads", 1);
-    if (nchunks < 1)
-        nchunks = 1;
-    fit_problem pr;
-    memset(&pr, 0, sizeof(pr));
-    records_of(&pr.rec, lay, nchunks);
-    pr.n = Rf_asInteger(need(lay, "n"));
-    pr.p = Rf_asInteger(need(lay, "p"));
-    pr.has_int = Rf_asInteger(need(lay, "has_int"));
-    if (TYPEOF(y) != REALSXP || Rf_length(y) != pr.n)
-        Rf_error("internal error: a shard's y must hold %d doubles", pr.n);
-    pr.y = REAL(y);
-    pr.weight = NULL;
-    pr.roff = NULL;
-    pr.offset = 0.0;
-    pr.family.kind = (int) dnum(settings, "family", 0);
-    pr.family.tau = dnum(settings, "tau", 0.5);
-    pr.family.h = dnum(settings, "bandwidth", 1.0);
-    pr.family.kernel = (int) dnum(settings, "kernel", KERNEL_GAUSSIAN);
-#ifdef MAX_CLASSES
-    /* where the engine has the multinomial family: one class (R refuses
-     * that family on shards) */
-    pr.family.nclass = 1;
-#endif
-    pr.noise_sd = 0.0;
-    pr.noise_grid = 0.0;
-    int limit = dpsco_thread_limit();
-    pr.max_threads = nchunks < limit ? nchunks : limit;
-    if (Rf_length(beta) != pr.p + pr.has_int)
+    if (Rf_length(beta) != pr->p + pr->has_int)
         Rf_error("internal error: beta has %d values for dimension %d",
-                 Rf_length(beta), pr.p + pr.has_int);
+                 Rf_length(beta), pr->p + pr->has_int);
 
     int count;
     const int *ix;
     if (Rf_isNull(idx)) {
-        count = pr.n;
-        int *all = RECORD_ALLOC(pr.n, int);
-        for (int i = 0; i < pr.n; i++)
+        count = pr->n;
+        int *all = RECORD_ALLOC(pr->n, int);
+        for (int i = 0; i < pr->n; i++)
             all[i] = i;
         ix = all;
     } else {
         count = Rf_length(idx);
         ix = INTEGER(idx);
         for (int c = 0; c < count; c++)
-            if (ix[c] < 0 || ix[c] >= pr.n)
+            if (ix[c] < 0 || ix[c] >= pr->n)
                 Rf_error("internal error: row %d outside a shard of %d rows",
-                         ix[c], pr.n);
+                         ix[c], pr->n);
     }
     /* the expected work decides on threads (pass.c): this shard's count */
-    pr.q = pr.n > 0 ? (double) count / pr.n : 0.0;
+    pr->q = pr->n > 0 ? (double) count / pr->n : 0.0;
 
-    oracle_state o;
-    int kind = (int) dnum(settings, "oracle", 0);
-    oracle_setup(&o, kind, pr.p, pr.has_int, dnum(settings, "m", 1.0),
-                 dnum(settings, "clip", 0.0), dnum(settings, "rho", 0.0),
-                 (int) dnum(settings, "k", 1), dnum(settings, "s", 1.0),
-                 dnum(settings, "nu", 1.0), (int) dnum(settings, "exact", 0),
-                 nchunks);
     const int *lab = NULL;
-    if (kind == ORACLE_KAMATH) {
+    if (o->kind == ORACLE_KAMATH) {
         if (TYPEOF(label) != INTSXP || Rf_length(label) != count)
             Rf_error("internal error: kamath needs %d labels", count);
         lab = INTEGER(label);
         for (int c = 0; c < count; c++)
-            if (lab[c] < 0 || lab[c] >= o.k)
+            if (lab[c] < 0 || lab[c] >= o->k)
                 Rf_error("internal error: label %d outside 0 .. %d", lab[c],
-                         o.k - 1);
+                         o->k - 1);
     }
-    batch_pass(&pr, &o, REAL(beta), ix, lab, count);
-    size_t set = (size_t) o.k * o.dim;
+    batch_pass(pr, o, REAL(beta), ix, lab, count);
+    size_t set = (size_t) o->k * o->dim;
     SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) set));
     double *v = REAL(out);
-    memcpy(v, o.acc, set * sizeof(double));
-    for (int c = 1; c < o.nchunks; c++) {
-        const double *from = o.acc + (size_t) c * o.stride;
+    memcpy(v, o->acc, set * sizeof(double));
+    for (int c = 1; c < o->nchunks; c++) {
+        const double *from = o->acc + (size_t) c * o->stride;
         for (size_t j = 0; j < set; j++)
             v[j] += from[j];
     }
@@ -283,4 +273,47 @@ void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
         for (size_t j = 0; j < set; j++)
             o->acc[j] += s[(size_t) w * set + j];
     UNPROTECT(5);
+}
+
+/* The shards' row counts at the coordinator (R/shards.R shard_rows()):
+ * data, kept in C memory behind an external pointer rather than in the
+ * R handle.  serialize() writes an external pointer without its memory,
+ * so a saved handle holds no counts, and a restored one has a NULL
+ * address.  The memory holds the number of shards, then the counts. */
+static SEXP rows_tag(void)
+{
+    return Rf_install("dpsco_shard_rows");
+}
+
+static void rows_free(SEXP ptr)
+{
+    double *v = (double *) R_ExternalPtrAddr(ptr);
+    if (v) {
+        R_Free(v);
+        R_ClearExternalPtr(ptr);
+    }
+}
+
+/* rows a double vector: a new pointer to a copy of it.  rows a pointer
+ * made here: a copy of its counts, or NULL when it came back from
+ * serialize(). */
+SEXP dpsco_shard_rows(SEXP rows)
+{
+    if (TYPEOF(rows) == REALSXP) {
+        R_xlen_t n = XLENGTH(rows);
+        double *v = R_Calloc((size_t) n + 1, double);
+        v[0] = (double) n;
+        if (n > 0)
+            memcpy(v + 1, REAL(rows), (size_t) n * sizeof(double));
+        SEXP ptr = PROTECT(R_MakeExternalPtr(v, rows_tag(), R_NilValue));
+        R_RegisterCFinalizerEx(ptr, rows_free, TRUE);
+        UNPROTECT(1);
+        return ptr;
+    }
+    if (TYPEOF(rows) != EXTPTRSXP || R_ExternalPtrTag(rows) != rows_tag())
+        Rf_error("internal error: not the row counts of shards");
+    const double *v = (const double *) R_ExternalPtrAddr(rows);
+    if (!v)
+        return R_NilValue;
+    return copy_doubles(v + 1, (R_xlen_t) v[0]);
 }

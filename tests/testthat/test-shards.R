@@ -1,7 +1,9 @@
-# Fits on data sharded over a real two-worker socket cluster against the
-# single-process fit of the stacked rows with the same seed (the
-# independent reference: a different path through the engine, with its
-# own sampling and its own sums), and the workers' sums against plain R.
+# Fits on data sharded over real two-worker socket clusters and a
+# two-worker MPI cluster against the single-process fit of the stacked rows
+# with the same seed (the independent reference: a different path through
+# the engine, with its own sampling and its own sums), and the workers'
+# sums against plain R.  The tests that start clusters are skipped by
+# R CMD check --as-cran (`make cluster` runs them); the others run there.
 
 # A two-worker PSOCK cluster on this machine whose workers load dpsco from
 # the library this session uses; stopped with the calling test.
@@ -37,13 +39,10 @@ shard_loader <- function(x, y, parts, fx = identity) {
 
 rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
 
-# The two fits with the same seed; returns the largest relative difference
-# of the coefficients (before the support rule) and intercepts.
-compare_fits <- function(x, y, sh, n, ...) {
-  set.seed(21)
-  f1 <- dpsco(x, y, public_n = n, ...)
-  set.seed(21)
-  f2 <- dpsco(sh, public_n = n, ...)
+# A single-process fit f1 and a sharded fit f2 made with the same seed:
+# the same record and, to rounding, the same coefficients (before the
+# support rule), intercepts and penalties.
+compare_pair <- function(f1, f2) {
   raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
   # the same accounting; the released settings to rounding
   expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
@@ -54,7 +53,26 @@ compare_fits <- function(x, y, sh, n, ...) {
   expect_lt(rel_diff(f1$lambda, f2$lambda), 1e-12)
   # the support rule reads the same released values
   expect_identical(f1$beta != 0, f2$beta != 0)
+}
+
+# The two fits with the same seed, compared; returns them.
+compare_fits <- function(x, y, sh, n, ...) {
+  set.seed(21)
+  f1 <- dpsco(x, y, public_n = n, ...)
+  set.seed(21)
+  f2 <- dpsco(sh, public_n = n, ...)
+  compare_pair(f1, f2)
   invisible(list(f1, f2))
+}
+
+# The same for cv.dpsco() (c1 single-process, c2 sharded): the same choice,
+# and its fit, validation sums and record to rounding.
+compare_cv <- function(c1, c2) {
+  expect_identical(c1$index, c2$index)
+  expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
+                     c2$dpsco.fit$support$beta_raw), 1e-12)
+  expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
+  expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
 }
 
 test_that("dense shards give the single-process fit and record (private and public tuning)", {
@@ -148,11 +166,7 @@ test_that("cv.dpsco on shards splits, fits and validates as the single process d
     set.seed(8)
     c2 <- cv.dpsco(sh, family = family, public_n = 1200, nlambda = 5,
                    curve = 0.5)
-    expect_identical(c1$index, c2$index)
-    expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
-                       c2$dpsco.fit$support$beta_raw), 1e-12)
-    expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
-    expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
+    compare_cv(c1, c2)
   }
   expect_error(cv.dpsco(sh, family = "binomial"),
                "must be given for sharded data", class = "dpsco_arg_error")
@@ -171,6 +185,120 @@ test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
                nlambda = 3)
 })
 
+# The fits of `jobs` (see mpi-fits.R) on a two-worker MPI cluster of snow
+# and Rmpi, made by mpi-fits.R in an R process of its own (why: see
+# there).  Only where DPSCO_TEST_MPI=true (make cluster, which installs
+# Open MPI, Rmpi and snow and sets it): there an MPI cluster that does not
+# start, or a coordinator that fails or hangs, is an error, never a skip.
+mpi_fits <- function(jobs) {
+  skip_on_cran()
+  if (!identical(Sys.getenv("DPSCO_TEST_MPI"), "true"))
+    skip("MPI clusters are tested where DPSCO_TEST_MPI=true (make cluster)")
+  input <- withr::local_tempfile(fileext = ".rds")
+  output <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(jobs, input)
+  # the coordinator and the workers it spawns load dpsco from this
+  # session's libraries
+  withr::local_envvar(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+  log <- suppressWarnings(system2(
+    file.path(R.home("bin"), "Rscript"),
+    c("--vanilla", shQuote(test_path("mpi-fits.R")), shQuote(input),
+      shQuote(output)),
+    stdout = TRUE, stderr = TRUE, timeout = 300))
+  status <- attr(log, "status")
+  if (!is.null(status) || !file.exists(output))
+    stop("the MPI coordinator (mpi-fits.R) failed with exit status ",
+         if (is.null(status)) 0 else status, " (124: timed out):\n",
+         paste(utils::tail(log, 40), collapse = "\n"), call. = FALSE)
+  readRDS(output)
+}
+
+test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and runs cv.dpsco", {
+  # every message through Rmpi costs a full gc() on both ends (mpi-fits.R),
+  # the dearer the more a worker has loaded (Matrix: a sparse shard's
+  # steps took 0.8 s here), so few messages and no sparse shards (their
+  # layout is the worker's own business, tested on the socket clusters):
+  # cv.dpsco() with private tuning sends every kind of task (the settings'
+  # sums, the split, the steps with Kamath labels, the validation sums);
+  # file-backed shards take a few public-tuning steps.
+  g <- shard_data(n = 800, p = 4)
+  po <- shard_data(n = 600, p = 4, family = "poisson")
+  jobs <- list(
+    cv = list(x = g$x, y = g$y, parts = list(1:350, 351:800),
+              layout = "dense", fun = "cv.dpsco", seed = 8,
+              args = list(public_n = 800, method = "kamath", nlambda = 2,
+                          curve = 0.5)),
+    file = list(x = po$x, y = po$y, parts = list(1:250, 251:600),
+                layout = "file", fun = "dpsco", seed = 21,
+                args = list(public_n = 600, family = "poisson",
+                            method = "holland", tuning = "public",
+                            iterations = 3, step_size = 0.5, nlambda = 2)))
+  res <- mpi_fits(jobs)
+  # a spawned MPI cluster: the coordinator and two workers, other processes
+  expect_true(all(c("spawnedMPIcluster", "MPIcluster", "cluster") %in%
+                  res$class))
+  expect_identical(res$ranks, 3L)
+  expect_length(unique(res$pids), 2L)
+  expect_false(res$master %in% res$pids)
+  # stopped: both workers quit
+  expect_length(res$alive, 0L)
+  # the single-process fits with the same seeds
+  for (name in names(jobs)) {
+    job <- jobs[[name]]
+    set.seed(job$seed)
+    f1 <- do.call(job$fun, c(list(job$x, job$y), job$args))
+    if (job$fun == "cv.dpsco") compare_cv(f1, res$fits[[name]])
+    else compare_pair(f1, res$fits[[name]])
+  }
+})
+
+test_that("a worker's pass takes exactly the settings fields of its table", {
+  # no cluster: the worker-side routine, called in this process
+  set.seed(3)
+  x <- matrix(stats::rnorm(18), 6, 3)
+  y <- stats::rnorm(6)
+  beta <- c(0.2, -0.4, 0.1, 0.3)
+  clip <- 0.8
+  lay <- .Call(dpsco:::C_dpsco_shard_layout, x, 1L)
+  # the fit's settings as the engine hands them over: more fields than the
+  # pass takes (the loop's, the quantile family's, the accounting's)
+  fit_st <- list(oracle = 1L, m = 6, clip = clip, rho = 0, k = 1L, s = 1,
+                 nu = 1, family = 0L, tau = 0.5, bandwidth = 1, kernel = 0L,
+                 nclass = 1L, intercept = 1L, rate = 1, noise_sd = 0.5,
+                 steps = 10L, sensitivity = 1, threads = 1L)
+  st <- dpsco:::shard_pass_settings(fit_st, 2L)
+  expect_named(st, c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
+                     "family", "threads"))
+  pass <- function(st)
+    .Call(dpsco:::C_dpsco_shard_pass, lay, y, st, beta, NULL, NULL)
+  # plain R: the clipped gradients r_i (1, x_i), summed
+  w <- cbind(1, x)
+  g <- (drop(w %*% beta) - y) * w
+  norm <- sqrt(rowSums(g^2))
+  expect_true(any(norm > clip))   # the clipping matters here
+  ref <- colSums(g * pmin(1, clip / norm))
+  expect_equal(pass(st), ref, tolerance = 1e-14)
+  # the optional field (exact, default 0) may be absent
+  expect_equal(pass(st[names(st) != "exact"]), ref, tolerance = 1e-14)
+  # a field the fit's settings lack (here renamed) is missing, not its old
+  # default (clip 0: no clipping)
+  renamed <- fit_st
+  names(renamed)[names(renamed) == "clip"] <- "clip_level"
+  expect_error(pass(dpsco:::shard_pass_settings(renamed, 2L)),
+               "settings field 'clip' is missing", fixed = TRUE)
+  for (f in setdiff(names(st), "exact"))
+    expect_error(pass(st[names(st) != f]),
+                 sprintf("dpsco_shard_pass: settings field '%s' is missing", f),
+                 fixed = TRUE)
+  # a field outside the table
+  expect_error(pass(c(st, tau = 0.5)),
+               "dpsco_shard_pass: unknown settings field 'tau'", fixed = TRUE)
+  # a family with parameters of its own (quantile) is not a shard's
+  qst <- st
+  qst$family <- 2L
+  expect_error(pass(qst), "takes no family 2", fixed = TRUE)
+})
+
 test_that("a worker's pass returns the oracle's sums over its rows", {
   cl <- shard_cluster()
   d <- shard_data(n = 300, p = 3)
@@ -184,6 +312,8 @@ test_that("a worker's pass returns the oracle's sums over its rows", {
   clip <- 1.5
   st <- list(oracle = 1L, m = 300, clip = clip, rho = 0, k = 1L, s = 1,
              nu = 1, family = 0L)
+  # the handle's row counts for the total
+  expect_identical(dpsco:::shard_rows(sh), c(100, 200))
   rows <- c(5, 17, 250, 300, 120)                 # of the stacked data
   sx <- structure(list(shards = sh, rows = 300L, p = 3L, bound = NULL,
                        key = "raw", ledger = new.env()),
@@ -231,11 +361,29 @@ test_that("shards are checked where they are loaded", {
   expect_s3_class(e, "dpsco_shard_error")
   expect_identical(e$worker, 2L)
   expect_match(conditionMessage(e), "worker 2 failed while loading the shards: no such file")
-  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
-  # the row counts are data: never printed
+  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:71, 72:200)))
+  # the row counts are data: never printed ...
   out <- capture.output(print(sh))
-  expect_false(any(grepl("100|200", out)))
+  expect_false(any(grepl("71|129", out)))
   expect_match(out[1], "2 workers: 3 columns")
+  # ... nor saved: serialize() (as saveRDS() and save()) writes neither
+  # count, as a double or an integer (XDR: big-endian), where a plain
+  # vector of them would show
+  has <- function(bytes, v)
+    length(grepRaw(writeBin(v, raw(), endian = "big"), bytes,
+                   fixed = TRUE)) > 0L
+  expect_true(has(serialize(list(rows = c(71, 129)), NULL), 71))
+  bytes <- serialize(sh, NULL)
+  for (v in c(71, 129)) {
+    expect_false(has(bytes, as.double(v)))
+    expect_false(has(bytes, as.integer(v)))
+  }
+  expect_identical(dpsco:::shard_rows(sh), c(71, 129))
+  # a restored copy holds none, and is refused by name
+  back <- unserialize(bytes)
+  expect_error(dpsco(back, public_n = 200), "restored from a saved copy",
+               class = "dpsco_arg_error")
+  sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
   expect_error(dpsco(sh, epsilon = 1), "must be given for sharded data",
                class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, method = "fw"),
