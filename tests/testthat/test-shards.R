@@ -172,6 +172,47 @@ test_that("cv.dpsco on shards splits, fits and validates as the single process d
                "must be given for sharded data", class = "dpsco_arg_error")
 })
 
+test_that("records at the edges of the domain: shards give the single-process fit", {
+  # The edge-record audit (test-audit-guarantee.R) checks the single
+  # process on D and D plus such a record; the sharded fit must say the
+  # same things and give the same numbers, so the audit carries over.
+  cl <- shard_cluster()
+  big <- .Machine$double.xmax
+  records <- list(`x +-max` = list(x = big * c(1, -1, 1, -1, 1)),
+                  `x all zero` = list(x = rep(0, 5)),
+                  `y far` = list(y = NULL),
+                  `x max, y far` = list(x = big * c(-1, 1, -1, 1, -1), y = NULL))
+  far <- c(gaussian = -big, binomial = 0, poisson = 1e308)
+  for (family in names(far)) {
+    d <- shard_data(n = 400, family = family)
+    for (name in names(records)) {
+      r <- records[[name]]
+      x1 <- rbind(d$x, r$x %||% rep(1, 5))
+      y1 <- c(d$y, if ("y" %in% names(r)) far[[family]] else d$y[1L])
+      sh <- dpsco_shards(cl, shard_loader(x1, y1, list(1:200, 201:401)))
+      for (method in if (family == "gaussian") c("clip", "kamath", "holland")
+                      else "clip") {
+        label <- paste(family, name, method)
+        one <- withr::with_seed(3, capture_conditions(
+          dpsco(x1, y1, family = family, method = method, public_n = 400,
+                nlambda = 3)))
+        sharded <- withr::with_seed(3, capture_conditions(
+          dpsco(sh, family = family, method = method, public_n = 400,
+                nlambda = 3)))
+        expect_identical(sharded$said, one$said, label = label)
+        expect_true(all(is.finite(c(sharded$value$a0,
+                                    as.matrix(sharded$value$beta)))),
+                    label = label)
+        expect_lt(rel_diff(one$value$a0, sharded$value$a0), 1e-12,
+                  label = label)
+        expect_lt(rel_diff(one$value$support$beta_raw,
+                           sharded$value$support$beta_raw), 1e-12,
+                  label = label)
+      }
+    }
+  }
+})
+
 test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
   skip_on_cran()
   skip_if_not_installed("parallelly")
