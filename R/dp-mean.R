@@ -105,6 +105,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   noise <- if (noise_secure()) secure_gaussian(z, sensitivity, d)
            else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)
 
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   est <- if (method == "trimmed") {
     dp_mean_release(xm, range, z, n)$estimate
   } else {

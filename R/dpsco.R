@@ -713,6 +713,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   }
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
     arg_error("intercept", "must be TRUE or FALSE.")
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   args <- list(call = this_call, x = x, y = yy$y, classnames = yy$classnames,
                family = family, quant = quant, n = n, control = control,
                epsilon = epsilon, epsilon_given = !missing(epsilon),
