@@ -42,7 +42,8 @@
 #'   given discrete Gaussian noise from the operating system's
 #'   cryptographic generator, accounted through its Renyi curve (see the
 #'   section "Secure noise" of [dpsco()]); `FALSE` (default): Gaussian noise
-#'   from R's generator, reproducible with `set.seed()`.
+#'   from R's generator, reproducible with `set.seed()` but not
+#'   cryptographically secure (see `secure` in [dpsco()]).
 #' @param control tuning of the estimators, from [dpsco_control()] (`clip`,
 #'   `rho`, `kmom`, `zeta`, `s`, `nu`, `tau`); defaults use `m = n`.
 #' @return An object of class `dp_mean`: `estimate` (named vector), `method`,
