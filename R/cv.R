@@ -185,6 +185,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # one coin per record, independent of the data: a record added or
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   val <- stats::runif(n_rows) < holdout
   y_fit <- if (is_sharded(yy$y)) yy$y
            else if (fam$classes) factor(yy$classnames[yy$y + 1L],

@@ -42,7 +42,8 @@
 #'   given discrete Gaussian noise from the operating system's
 #'   cryptographic generator, accounted through its Renyi curve (see the
 #'   section "Secure noise" of [dpsco()]); `FALSE` (default): Gaussian noise
-#'   from R's generator, reproducible with `set.seed()`.
+#'   from R's generator, reproducible with `set.seed()` but not
+#'   cryptographically secure (see `secure` in [dpsco()]).
 #' @param control tuning of the estimators, from [dpsco_control()] (`clip`,
 #'   `rho`, `kmom`, `zeta`, `s`, `nu`, `tau`); defaults use `m = n`.
 #' @return An object of class `dp_mean`: `estimate` (named vector), `method`,
@@ -108,6 +109,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   noise <- if (noise_secure()) secure_gaussian(z, sensitivity, d)
            else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)
 
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   est <- if (method == "trimmed") {
     dp_mean_release(xm, range, z, n)$estimate
   } else {

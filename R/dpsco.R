@@ -127,6 +127,15 @@
 #' applied: choose them without looking at the data.
 #' `standardize = TRUE` uses the data's own column means and standard
 #' deviations and warns that the guarantee does not cover them.
+#' The guarantee covers the returned object, not how it was computed: the
+#' run time and memory grow with the number of rows (and of records in
+#' each batch), and with `secure = FALSE` anyone who learns the state of
+#' R's generator can reproduce the noise (see `secure`).  The state in
+#' which a fit leaves R's generator does not depend on the data: the fit
+#' takes one draw from R's stream, runs on a stream of its own seeded from
+#' it (same [RNGkind()]) and then puts R's stream back just after that
+#' draw, also on an error or an interrupt, so that `set.seed()` still
+#' reproduces it ([cv.dpsco()] and [dp_mean()] do the same).
 #'
 #' **Defaults** with `tuning = "private"`: full batches, `nlambda = 10`,
 #' `lambda.min.ratio = 1e-3`, `iterations = 2` per lambda for `"newton"`
@@ -425,7 +434,11 @@
 #' sampled exactly by rejection from the discrete Laplace (Canonne, Kamath
 #' and Steinke 2020) with random bits from the operating system
 #' (`/dev/urandom` or `getrandom()`, `BCryptGenRandom` on Windows).  Every
-#' released number is then a multiple of the grid, whatever the data.
+#' released number is then a multiple of the grid, whatever the data.  A
+#' value beyond `2^52` grid steps (`1.3e8` to `2.7e8` noise sds) is released at
+#' that limit plus the noise rather than stopping the fit, since whether a
+#' value gets there depends on the data: the same clamp for every input
+#' moves no two values further apart, so the sensitivity holds.
 #'
 #' Rounding moves each coordinate by at most half a grid step, so it adds
 #' at most `grid * sqrt(d)` to a release's L2 sensitivity; that is added
@@ -445,10 +458,10 @@
 #' ([setTimeLimit()]): the engine checks for one after each lambda and
 #' after every step that brings the records streamed since the last check
 #' to a million.  Nothing is returned and the
-#' session is unaffected: the engine's working memory is released, and the
-#' random numbers it drew are not written back, so `.Random.seed` stays
-#' where it was when the engine started (after any draws of a private
-#' standardisation).
+#' session is unaffected: the engine's working memory is released, and
+#' `.Random.seed` is where a completed fit would leave it, one draw after
+#' the fit started (the fit's own stream is dropped; see "The guarantee"
+#' in Details).
 #'
 #' @param x numeric matrix of predictors, one row per record (a numeric data
 #'   frame is converted, see Input checks), a sparse `Matrix`, or a
@@ -544,7 +557,10 @@
 #'   accounted epsilon meets the target; `"paper"` uses the paper's printed
 #'   noise scales and reports the epsilon they deliver.
 #' @param secure `FALSE` (default): Gaussian noise from R's generator, so
-#'   that `set.seed()` reproduces a fit.  `TRUE`: every release is rounded
+#'   that `set.seed()` reproduces a fit; that generator is not
+#'   cryptographically secure: whoever learns the seed, or enough of the
+#'   generator's other outputs to rebuild its state, can reproduce the
+#'   noise and subtract it from the releases.  `TRUE`: every release is rounded
 #'   to a fine power-of-two grid and given discrete Gaussian noise drawn
 #'   exactly, in integer arithmetic, from the operating system's
 #'   cryptographic generator (see "Secure noise" below).  Needs full
@@ -713,6 +729,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   }
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
     arg_error("intercept", "must be TRUE or FALSE.")
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   args <- list(call = this_call, x = x, y = yy$y, classnames = yy$classnames,
                family = family, quant = quant, n = n, control = control,
                epsilon = epsilon, epsilon_given = !missing(epsilon),

@@ -118,13 +118,16 @@ formula_design <- function(formula, data, xlev, offset, dots) {
   mf <- tryCatch(stats::model.frame(tt, data = data, xlev = xlev,
                                     na.action = stats::na.pass),
                  error = function(e) {
-                   lev <- grepl("new level", conditionMessage(e))
-                   arg_error(if (lev) "xlev" else "data",
-                             "does not fit the formula: ", conditionMessage(e),
-                             if (lev) paste0(" (every value of a factor ",
-                                             "predictor must be among its ",
-                                             "declared levels)"),
-                             ".")
+                   msg <- conditionMessage(e)
+                   # model.frame() lists the undeclared values, which are
+                   # data: only the variable is named
+                   if (grepl("new level", msg))
+                     arg_error("xlev", "does not fit the data: ",
+                               sub(" has new levels? .*$", "", msg),
+                               " has values outside its declared levels ",
+                               "(every value of a factor predictor must be ",
+                               "among them).")
+                   arg_error("data", "does not fit the formula: ", msg, ".")
                  })
   tt <- attr(mf, "terms")
   pred <- attr(tt, "term.labels")

@@ -3,7 +3,12 @@
 rng_note <- paste(
   "Noise and batches come from R's random number generator: results are",
   "reproducible with set.seed(), but the generator is not cryptographically",
-  "secure."
+  "secure: whoever learns the seed, or enough of its outputs to rebuild its",
+  "state, can reproduce the noise and remove it (secure = TRUE draws the",
+  "noise from the operating system).  Each call runs on a stream of its own",
+  "seeded by one draw from R's, so .Random.seed afterwards does not depend",
+  "on the data; the run time, which grows with the number of rows, is",
+  "outside the guarantee."
 )
 
 secure_note <- paste(
@@ -11,7 +16,11 @@ secure_note <- paste(
   "power-of-two grid and given discrete Gaussian noise (Canonne, Kamath and",
   "Steinke 2020) sampled exactly in integer arithmetic from the operating",
   "system's cryptographic generator, never R's; the output lattice carries no",
-  "information about the data.  Not reproducible with set.seed()."
+  "information about the data.  Not reproducible with set.seed().  A call",
+  "still takes one draw from R's generator (the seed of a stream of its own,",
+  "from which cv.dpsco() draws its split), so .Random.seed afterwards does",
+  "not depend on the data; the run time, which grows with the number of",
+  "rows, is outside the guarantee."
 )
 
 # The noise of the releases under way: FALSE, R's generator and floating

@@ -233,10 +233,10 @@ check_y <- function(y, n, family) {
                 ".")
     if (!all(is.finite(y)))
       arg_error("y", "contains NA, NaN or infinite values.")
+    # (the messages name the problem, never a count or value of the data)
     if (fam$name == "poisson" && any(y < 0))
       arg_error("y", "must be non-negative counts for the poisson family; ",
-                "found ", sum(y < 0), " negative value",
-                if (sum(y < 0) > 1) "s", ".")
+                "it has negative values.")
     y <- as.double(y)
   }
   list(y = y, classnames = classnames)
@@ -359,11 +359,10 @@ check_weights <- function(weights, n) {
   if (anyNA(weights) || any(!is.finite(weights)))
     arg_error("weights", "contains NA, NaN or infinite values.")
   if (any(weights < 0) || any(weights > 1))
+    # (no min or max in the message: they are values of the data)
     arg_error("weights", "must lie in [0, 1] (the bound every sensitivity ",
-              "assumes); divide them by a public bound on the weights, not ",
-              "by their largest value (found ",
-              format(signif(min(weights), 3)), " to ",
-              format(signif(max(weights), 3)), ").")
+              "assumes), and some lie outside it; divide them by a public ",
+              "bound on the weights, not by their largest value.")
   weights
 }
 

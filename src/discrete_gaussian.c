@@ -93,8 +93,13 @@ static int64_t discrete_gaussian(uint64_t num, uint64_t den)
         t++;
     t++;
     u128 d = (u128) 2 * num * den;
+    /* sigma is the noise sd in grid units, set by the budget and the
+     * sensitivity (public settings or released values), never by the data
+     * themselves; the releases' sigma^2 (below 2^51) is far from this */
     if (d > U128_MAX / ((u128) t * t))
-        Rf_error("internal error: sigma^2 too large for the exact sampler");
+        Rf_error("secure = TRUE: the noise variance is too large for the "
+                 "exact discrete Gaussian sampler; it is set by epsilon, "
+                 "delta and the sensitivity (a larger epsilon lowers it)");
     d *= (u128) t * t;
     for (;;) {
         int64_t y = discrete_laplace(t);
@@ -116,11 +121,24 @@ static int is_power_of_two(double g)
     return g > 0 && R_FINITE(g) && frexp(g, &e) == 0.5;
 }
 
-/* The secure release: v[j] <- grid (round(v[j] / grid) + Y_j), Y_j discrete
- * Gaussian with sigma^2 the integer ceil((sd / grid)^2) + 1 (never below
- * (sd / grid)^2: more noise is always safe).  Rounding is half away from
- * zero.  The grid is a power of two, so v / grid and the output are
- * exact. */
+/* The largest grid value of a release (before noise) and of its output:
+ * integers up to 2^53 are exact doubles. */
+#define GRID_MAX 4503599627370496.0   /* 2^52 */
+#define OUT_MAX ((int64_t) 1 << 53)
+
+/* The secure release: v[j] <- grid (clamp(round(v[j] / grid)) + Y_j), Y_j
+ * discrete Gaussian with sigma^2 the integer ceil((sd / grid)^2) + 1 (never
+ * below (sd / grid)^2: more noise is always safe).  Rounding is half away
+ * from zero.  The grid is a power of two, so v / grid and the output are
+ * exact.
+ *
+ * A value beyond +-2^52 grid steps (about 1.3e8 to 2.7e8 noise sds, +-Inf
+ * included) saturates at that limit instead of stopping: whether a value
+ * gets there depends on the data (e.g. the curvature's diagonal at very
+ * large n and epsilon), and an error would tell.  The clamp is the same
+ * map for every input and is 1-Lipschitz (|clamp(a) - clamp(b)| <=
+ * |a - b|), so neighbours' clamped values are no farther apart than their
+ * rounded ones and the release keeps its sensitivity. */
 void secure_noise(double *v, int d, double sd, double grid)
 {
     if (!is_power_of_two(grid))
@@ -130,15 +148,15 @@ void secure_noise(double *v, int d, double sd, double grid)
         Rf_error("the secure release needs 0 < sd / grid < 1e9");
     uint64_t s2 = (uint64_t) ceil(s * s) + 1;
     for (int j = 0; j < d; j++) {
-        if (!R_FINITE(v[j]))
-            Rf_error("the secure release got a value that is not finite");
+        if (ISNAN(v[j]))
+            Rf_error("the secure release got a value that is not a number");
         double r = round(v[j] / grid);
-        if (fabs(r) >= 4503599627370496.0)  /* 2^52 */
-            Rf_error("a released value is too large for its grid");
-        double out = r + (double) discrete_gaussian(s2, 1);
-        if (fabs(out) >= 9007199254740992.0)  /* 2^53 */
-            Rf_error("a released value is too large for its grid");
-        v[j] = out * grid;
+        r = r > GRID_MAX ? GRID_MAX : r < -GRID_MAX ? -GRID_MAX : r;
+        int64_t out = (int64_t) r + discrete_gaussian(s2, 1);
+        /* post-processing: the output stays an exact multiple of the grid
+         * (reached only by a noise draw of about 2^27 sds) */
+        out = out > OUT_MAX ? OUT_MAX : out < -OUT_MAX ? -OUT_MAX : out;
+        v[j] = (double) out * grid;
         if ((j & 1023) == 1023)
             R_CheckUserInterrupt();
     }

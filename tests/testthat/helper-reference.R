@@ -56,3 +56,24 @@ rng_state <- function() {
   if (!exists(".Random.seed", envir = globalenv())) set.seed(NULL)
   get(".Random.seed", envir = globalenv())
 }
+
+# R's generator as a fit started after set.seed(seed) draws from it: each
+# exported entry point runs on a stream of its own, seeded by a fixed draw
+# from the user's (R/rng.R), so replaying a fit's releases with internal
+# functions starts from that stream's state.
+set_fit_seed <- function(seed) {
+  set.seed(seed)
+  state <- dpsco:::with_fit_stream(get(".Random.seed", envir = globalenv()))
+  assign(".Random.seed", state, envir = globalenv())
+  invisible(state)
+}
+
+# Evaluate `expr` with that stream switched off, so that what a call draws
+# from R's generator shows in .Random.seed (e.g. none for secure noise).
+without_fit_stream <- function(expr) {
+  old <- get("enter_fit_stream", envir = asNamespace("dpsco"))
+  utils::assignInNamespace("enter_fit_stream", function(frame) invisible(),
+                           "dpsco")
+  on.exit(utils::assignInNamespace("enter_fit_stream", old, "dpsco"))
+  expr
+}

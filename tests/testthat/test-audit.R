@@ -295,8 +295,9 @@ dp_mean_audit <- function(method, trials, via = c("dp_mean", "internal")) {
     internal = function(x, broken = "")
       internal(x, if (broken == "half") z / 2 else z,
                if (broken == "rows") nrow(x) else n))
+  # (dp_mean() draws on a stream of its own, R/rng.R)
   same <- identical(withr::with_seed(1, unname(run(x0, audit_eps_target)$estimate)),
-                    withr::with_seed(1, internal(x0, z)()))
+                    withr::with_seed(1, dpsco:::with_fit_stream(internal(x0, z)())))
   a <- list(fit = fit, pr = pr, effect = cs$effect, same_release = same,
             z_half = privacy(run(x0, eps_half))$noise_multiplier,
             accounted = dp_epsilon(z, 1, 1, audit_delta),
@@ -807,7 +808,8 @@ em_audit <- function(method, trials, b = 1.5) {
   prob1 <- fw_audit_problem(x1, y1)
   same <- identical(
     withr::with_seed(1, as.numeric(coef(run(x1, y1)))[-1]),
-    withr::with_seed(1, fw_run(prob1, r, oracle, 1, st$eps0, st$sensitivity)))
+    withr::with_seed(1, dpsco:::with_fit_stream(
+      fw_run(prob1, r, oracle, 1, st$eps0, st$sensitivity))))
   # +1 when the chosen vertex is one the record favours, -1 otherwise
   release <- function(prob, eps0, sens) function() {
     w <- fw_run(prob, r, oracle, 1, eps0, sens, beta0 = w0)
@@ -914,8 +916,9 @@ htdp_audit <- function(trials) {
   prob1 <- fw_audit_problem(x1, y1)
   same <- identical(
     withr::with_seed(1, as.numeric(coef(run(x1, y1)))[-1]),
-    withr::with_seed(1, fw_run(prob1, r, oracle, steps, st$eps0, st$sensitivity,
-                               chunked = TRUE)))
+    withr::with_seed(1, dpsco:::with_fit_stream(
+      fw_run(prob1, r, oracle, steps, st$eps0, st$sensitivity,
+             chunked = TRUE))))
   stat <- function(prob, eps0) vapply(seq_len(trials), function(i)
     sum(-sig * fw_run(prob, r, oracle, steps, eps0, st$sensitivity,
                       chunked = TRUE)) / r, 0)
@@ -1020,7 +1023,8 @@ mirror_audit <- function(trials) {
     function() drop(dpsco:::mirror_run(prob(x, y), Inf, engine))
   }
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, release(x1, y1, st$sigma)()))
+                    withr::with_seed(1, dpsco:::with_fit_stream(
+                      release(x1, y1, st$sigma)())))
   effect <- release(x1, y1, 0)() - release(x0, y0, 0)()
   u <- unit(effect)
   pr <- privacy(fit)
@@ -1117,7 +1121,8 @@ objective_audit <- function(trials, half = TRUE) {
     }
   }
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, release(x1, y1, 1)()))
+                    withr::with_seed(1, dpsco:::with_fit_stream(
+                      release(x1, y1, 1)())))
   exact <- function(x, y)
     dpsco:::obj_solve(prob(x, y), numeric(p + 1), cal$lambda, r, 1e-12)$w
   u <- unit(exact(x1, y1) - exact(x0, y0))

@@ -81,7 +81,7 @@ test_that("the loop replays in plain R with the same random numbers", {
   L <- log(1 / delta)
   eps_call <- (sqrt(2 * L + 2 * eps) - sqrt(2 * L)) / sqrt(4 * steps * 2)
   expect_equal(fit$settings$eps_call, eps_call, tolerance = 1e-14)
-  set.seed(5)
+  set_fit_seed(5)
   ref <- ref_descent(dat$x, dat$y, "gaussian", radius, steps, 0.3, 2L,
                      rep(-3, 4), rep(3, 4), eps_call)
   expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), ref,
@@ -93,7 +93,7 @@ test_that("the loop replays in plain R with the same random numbers", {
   fb <- dpsco(dat$x, yb, family = "binomial", method = "bun_steinke",
               epsilon = eps, delta = delta, radius = 3, tuning = "public",
               iterations = steps, control = ctl)
-  set.seed(6)
+  set_fit_seed(6)
   rb <- ref_descent(dat$x, yb, "binomial", 3, steps, 0.3, 2L, rep(-3, 4),
                     rep(3, 4), (sqrt(2 * L + 2 * eps) - sqrt(2 * L)) /
                       sqrt(4 * steps))
@@ -277,7 +277,7 @@ test_that("Algorithm 4 is method \"holland\" with batch_size = n", {
                control = dpsco_control(s = s, nu = nu, output = "last",
                                        support = "none"))
   sigma <- fit$privacy$noise_sd
-  set.seed(4)
+  set_fit_seed(4)
   w <- c(0, 0)
   for (t in seq_len(steps)) {
     r <- drop(x %*% w) - y

@@ -304,7 +304,7 @@ test_that("a dense x with few non-zeros, stored sparse, gives the row-major fit"
   for (cs in cases) {
     run <- function(density) withr::with_options(
       list(dpsco.sparse_density = density),
-      do.call(fits_by_form, c(list(list(d$x), 13, y = d$y, epsilon = 2), cs)))
+      do.call(fits_by_form, c(list(list(d$x), 14, y = d$y, epsilon = 2), cs)))
     rows <- run(0)[[1]]
     expect_true(all(is.finite(rows$beta)))
     expect_gt(sum(rows$beta != 0), 0)

@@ -111,22 +111,30 @@ test_that("dp_mean() reproduces plain-R estimators plus noise, vector and matrix
     rng <- rbind(rep(-2, d), seq(1, 3, length.out = d))
     for (method in c("holland", "kamath", "clip", "trimmed")) {
       info <- paste(method, input, n)
-      set.seed(42)
-      res <- if (method == "trimmed") {
+      fit_it <- function() if (method == "trimmed") {
         dp_mean(x, method = method, epsilon = eps, public_n = pn, range = rng)
       } else dp_mean(x, method = method, epsilon = eps, public_n = pn)
-      u_after <- stats::runif(1)
+      set.seed(42)
+      res <- fit_it()
 
       par <- ref_params(method, n, d, eps, delta, rng)
       z <- dp_noise_multiplier(eps, delta, 1, 1)
       sens <- ref_sensitivity(method, par, n, d)
+      ref_draw <- function() {
+        # one group label per row present
+        labels <- if (method == "kamath")
+          vapply(seq_len(rows), function(i) floor(stats::runif(1) * par$k), 0)
+        ref_estimate(xm, method, par, labels, n) + z * sens * stats::rnorm(d)
+      }
+      set_fit_seed(42)
+      est <- ref_draw()
+      # dp_mean() draws exactly what the reference draws: without its own
+      # stream it leaves the generator where the reference leaves it
       set.seed(42)
-      # one group label per row present
-      labels <- if (method == "kamath")
-        vapply(seq_len(rows), function(i) floor(stats::runif(1) * par$k), 0)
-      est <- ref_estimate(xm, method, par, labels, n) +
-        z * sens * stats::rnorm(d)
-      # the generator is left exactly where the reference leaves it
+      without_fit_stream(fit_it())
+      u_after <- stats::runif(1)
+      set.seed(42)
+      ref_draw()
       expect_identical(stats::runif(1), u_after, label = info)
 
       expect_s3_class(res, "dp_mean")
@@ -217,7 +225,7 @@ test_that("user parameters and a user delta enter estimate and sensitivity", {
                    control = cs$ctl)
     z <- dp_noise_multiplier(eps, del, 1, 1)
     sens <- ref_sensitivity(cs$method, cs$par, n, d)
-    set.seed(7)
+    set_fit_seed(7)
     labels <- if (cs$method == "kamath")
       vapply(seq_len(n), function(i) floor(stats::runif(1) * cs$par$k), 0)
     est <- ref_estimate(x, cs$method, cs$par, labels) + z * sens * rnorm(d)
@@ -251,7 +259,7 @@ test_that("calibration = 'paper' uses the printed scales and reports what they d
     expect_equal(pr$noise_sd, z * sens, tolerance = 1e-12)
     expect_equal(pr$epsilon_accounted, dp_epsilon(z, 1, 1, del),
                  tolerance = 1e-12)
-    set.seed(3)
+    set_fit_seed(3)
     labels <- if (method == "kamath")
       vapply(seq_len(n), function(i) floor(stats::runif(1) * par$k), 0)
     est <- ref_estimate(matrix(x), method, par, labels) + z * sens * rnorm(1)
@@ -381,7 +389,7 @@ test_that("trimmed without a range warns, uses the data range and says so", {
   # and reproduces: clamping to the data range leaves the plain mean
   set.seed(9)
   res2 <- suppressWarnings(dp_mean(x, "trimmed", epsilon = 1))
-  set.seed(9)
+  set_fit_seed(9)
   z <- dp_noise_multiplier(1, 0.1 / n, 1, 1)
   est <- colMeans(x) + z * pr$sensitivity * rnorm(3)
   expect_lte(max(abs(unname(res2$estimate) - est)), 1e-10 * max(1, abs(est)))
@@ -441,7 +449,7 @@ test_that("dp_mean(public_n =): the sums over the rows present, divided by the p
     # clip: the clipped sum / N plus N(0, (z / N)^2)
     set.seed(21)
     res <- dp_mean(x, method = "clip", epsilon = eps, public_n = N)
-    set.seed(21)
+    set_fit_seed(21)
     ref <- sum(pmin(pmax(x, -1), 1)) / N + z * (1 / N) * stats::rnorm(1)
     expect_equal(unname(res$estimate), ref, tolerance = 1e-12)
     expect_equal(privacy(res)$sensitivity, 1 / N, tolerance = 1e-15)
@@ -452,7 +460,7 @@ test_that("dp_mean(public_n =): the sums over the rows present, divided by the p
     set.seed(22)
     res <- dp_mean(x, method = "trimmed", epsilon = eps, public_n = N,
                    range = c(-1, 3))
-    set.seed(22)
+    set_fit_seed(22)
     ref <- 1 + sum(pmin(pmax(x, -1), 3) - 1) / N + z * (2 / N) * stats::rnorm(1)
     expect_equal(unname(res$estimate), ref, tolerance = 1e-12)
     out <- capture.output(print(res))
@@ -477,7 +485,7 @@ test_that("dp_mean(public_n =): the sums over the rows present, divided by the p
       z <- dp_noise_multiplier(1, 0.1 / 50, 1, 1)
       expect_equal(privacy(res)$noise_multiplier, z, tolerance = 1e-12)
       if (method %in% c("clip", "trimmed")) {
-        set.seed(23)
+        set_fit_seed(23)
         xm <- matrix(xx, ncol = NCOL(xx))
         par <- ref_params(method, 50, ncol(xm), 1, 0.1 / 50, rbind(rep(-1, ncol(xm)), rep(3, ncol(xm))))
         sens <- ref_sensitivity(method, par, 50, ncol(xm))
@@ -513,8 +521,10 @@ test_that("dp_mean(secure = TRUE): the estimate on its grid, zCDP accounting", {
   x <- cbind(stats::rt(500, df = 3), stats::rt(500, df = 3) + 5)
   seed <- rng_state()
   for (method in c("holland", "kamath", "clip", "trimmed")) {
-    m <- dp_mean(x, method, epsilon = 1, delta = 1e-5,
-                 range = if (method == "trimmed") c(-10, 10), secure = TRUE)
+    # (its own stream switched off: the release draws nothing from R's)
+    m <- without_fit_stream(
+      dp_mean(x, method, epsilon = 1, delta = 1e-5,
+              range = if (method == "trimmed") c(-10, 10), secure = TRUE))
     pr <- privacy(m)
     expect_match(pr$noise, "discrete Gaussian")
     expect_equal(unname(m$estimate / pr$noise_grid),

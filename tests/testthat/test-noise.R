@@ -89,11 +89,34 @@ test_that("bad inputs to the secure release are R errors", {
   f <- function(v, sd, grid) .Call(dpsco:::C_dpsco_secure_noise, v, sd, grid)
   expect_error(f(1, 1, 0.3), "power of two")
   expect_error(f(1, 0, 2^-10), "sd / grid")
-  expect_error(f(NA_real_, 1, 2^-24), "not finite")
-  expect_error(f(Inf, 1, 2^-24), "not finite")
-  expect_error(f(2^40, 1, 2^-24), "too large")
+  expect_error(f(NA_real_, 1, 2^-24), "not a number")
+  expect_error(f(NaN, 1, 2^-24), "not a number")
   expect_error(dpsco:::dg_sample(5, 0), "whole")
   expect_error(dpsco:::dg_sample(5, 1.5), "whole")
+})
+
+test_that("a value beyond its grid's range saturates at the largest grid value", {
+  f <- function(v, sd, grid) .Call(dpsco:::C_dpsco_secure_noise, v, sd, grid)
+  # noise sd 1 on the grid 2^-24: the largest grid value before noise is
+  # 2^52 steps, 2^28; beyond it (+-Inf too) the release is that limit plus
+  # the noise, with no error (the noise stays within 8 sds here)
+  lim <- 2^52 * 2^-24
+  v <- c(123.456e20, -2^40, Inf, -Inf, 2^28 + 1e3, 2^27)
+  out <- f(v, 1, 2^-24)
+  expect_true(all(is.finite(out)))
+  expect_lt(max(abs(out[1:5] - c(lim, -lim, lim, -lim, lim))), 8)
+  # below the limit a value is released as it was
+  expect_lt(abs(out[6] - 2^27), 8)
+  expect_true(all(out / 2^-24 == round(out / 2^-24)))
+  # the same through secure_values(): sd about 1e-3, grid 2^-34, so the
+  # largest grid value is 2^18
+  set.seed(1)
+  seed <- rng_state()
+  g <- dpsco:::secure_gaussian(1, 1e-3, 1)
+  expect_identical(g$grid, 2^-34)
+  r <- dpsco:::secure_values(123.456e9, 1, 1e-3)
+  expect_lt(abs(r - 2^18), 8 * g$sd)
+  expect_identical(rng_state(), seed)
 })
 
 # The floating-point attack in miniature (Mironov 2012; Jin et al. 2022).

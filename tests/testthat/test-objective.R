@@ -429,7 +429,7 @@ test_that("an uncertified solve releases, and only the coefficients differ", {
   for (f in list(list(f0, y0), list(f1, y1))) {
     prob <- list(x = x, y = f[[2]], family = "gaussian", intercept = TRUE,
                  offset = 0, n = n, p = p, d = p + 1, x_bound = 1, y_bound = 1)
-    set.seed(5)
+    set_fit_seed(5)
     G <- rnorm(prob$d, 0, s$sigma1)
     # the certified solver alone does not reach alpha in one step
     expect_false(dpsco:::obj_solve(prob, G, s$lambda, 1, s$alpha,

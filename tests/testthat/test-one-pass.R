@@ -222,8 +222,8 @@ test_that("dpsco() runs the same loop as fit_one_pass() on its prepared problem"
                                      epsilon = 2, delta = 1e-4,
                                      control = dpsco_control(clip = 2)))
     prob <- op_prob(dat$x, dat$y, clip = 2, smoothness = NULL)
-    ref <- withr::with_seed(3, dpsco:::fit_one_pass(
-      prob, c(1, 2), m, op_budget(2, 1e-4), dpsco_control(clip = 2), 4L))
+    ref <- withr::with_seed(3, dpsco:::with_fit_stream(dpsco:::fit_one_pass(
+      prob, c(1, 2), m, op_budget(2, 1e-4), dpsco_control(clip = 2), 4L)))
     expect_equal(unname(as.matrix(coef(fit))), unname(ref$beta),
                  tolerance = 1e-12)
     expect_equal(fit$settings$smoothness, 3)  # public: d
@@ -408,9 +408,9 @@ test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last ite
     st <- fit$settings
     expect_equal(c(st$iterations, st$batch_size), c(cfg$T, cfg$m))
     sd <- fit$privacy$noise_multiplier * 1.2 / cfg$m
-    ref <- withr::with_seed(17, r_prox_path(op_prob(dat$x, dat$y), lam, cfg$T,
-                                            cfg$m, cfg$m / 500, 0.3, 0.7, sd,
-                                            1.2, rep(0, 4)))
+    ref <- withr::with_seed(17, dpsco:::with_fit_stream(
+      r_prox_path(op_prob(dat$x, dat$y), lam, cfg$T, cfg$m, cfg$m / 500, 0.3,
+                  0.7, sd, 1.2, rep(0, 4))))
     expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), ref,
                  tolerance = 1e-10)
     # three passes, each one release per record: mu = sqrt(3) / z

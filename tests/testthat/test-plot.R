@@ -113,7 +113,8 @@ test_that("arguments in ... reach matplot and override the defaults", {
 })
 
 test_that("a private binomial fit plots too", {
-  set.seed(5)
+  # (a seed whose noisy path leaves zero: its norms set the axis)
+  set.seed(8)
   x <- matrix(runif(100 * 2, -1, 1), 100, 2)
   y <- rbinom(100, 1, plogis(2 * x[, 1]))
   fit <- dpsco(tuning = "public", x, y, family = "binomial", method = "kamath", epsilon = 2,

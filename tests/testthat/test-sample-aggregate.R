@@ -104,7 +104,7 @@ test_that("a whole fit replays: random blocks, block fits, aggregation, noise", 
   fit <- dpsco(dat$x, dat$y, method = "sample_aggregate", epsilon = eps,
                delta = delta, radius = c(0.3, 50), tuning = "public",
                control = dpsco_control(blocks = k, block_ridge = 0.01))
-  set.seed(12)
+  set_fit_seed(12)
   block <- sample(rep_len(seq_len(k), 2000))
   z <- cbind(1, dat$x)
   out <- matrix(0, 3, 2)

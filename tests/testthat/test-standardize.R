@@ -148,14 +148,15 @@ test_that("private standardisation reproduces its documented releases exactly", 
   eps <- 3
   del <- 1e-4
   for (intercept in c(TRUE, FALSE)) for (pn in list(NULL, 2400)) {
-    set.seed(1)
+    # (a seed at which the third column's noisy variance is negative)
+    set.seed(3)
     run <- collect_warnings(
       dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = eps, delta = del,
             public_n = pn, nlambda = 2, iterations = 3, intercept = intercept,
             standardize = "private", calibration = "paper",
             control = dpsco_control(clip = 2)))
     fit <- run$value
-    set.seed(1)
+    set_fit_seed(3)
     ref <- ref_private_std(d$x, eps, del, 0.1, intercept, pn %||% nrow(d$x))
     expect_equal(fit$standardize$center, ref$center, tolerance = 1e-12)
     expect_equal(fit$standardize$scale, ref$scale, tolerance = 1e-12)
@@ -174,12 +175,14 @@ test_that("private standardisation reproduces its documented releases exactly", 
     }
     # the optimiser then runs on the rest of the stream and the standardised
     # x: with the paper's scales it is the fit with these centres and scales
-    # declared public at the optimiser's share (0.9 epsilon, 0.9 delta)
-    fit_pub <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 0.9 * eps,
-                     delta = 0.9 * del, public_n = pn, nlambda = 2, iterations = 3,
-                     intercept = intercept, calibration = "paper",
-                     standardize = list(center = ref$center, scale = ref$scale),
-                     control = dpsco_control(clip = 2))
+    # declared public at the optimiser's share (0.9 epsilon, 0.9 delta),
+    # drawing on from the same stream (no stream of its own)
+    fit_pub <- without_fit_stream(
+      dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 0.9 * eps,
+            delta = 0.9 * del, public_n = pn, nlambda = 2, iterations = 3,
+            intercept = intercept, calibration = "paper",
+            standardize = list(center = ref$center, scale = ref$scale),
+            control = dpsco_control(clip = 2)))
     expect_equal(privacy(fit)$noise_sd, privacy(fit_pub)$noise_sd,
                  tolerance = 1e-14)
     expect_same_coef(fit, list(a0 = unname(fit_pub$a0),

@@ -912,3 +912,38 @@ test_that("a multinomial y is a factor whose levels are the classes", {
   expect_error(dpsco:::check_y(factor(1:300), 300, fam),
                "it has 300")
 })
+
+test_that("an error about the data names the problem, not values of the data", {
+  d <- val_data()
+  # a weight of 123.456 (out of range) and a count of -123.456 (negative):
+  # neither value, nor how many there are, appears in the message
+  w <- rep(0.5, d$n)
+  w[c(3, 9)] <- c(123.456, 1.5)
+  err <- expect_error(dpsco(d$x, d$y, weights = w), class = "dpsco_arg_error")
+  expect_identical(err$arg, "weights")
+  expect_match(conditionMessage(err), "[0, 1]", fixed = TRUE)
+  expect_match(conditionMessage(err), "some lie outside it", fixed = TRUE)
+  expect_false(grepl("123|456|1\\.5", conditionMessage(err)))
+  yc <- rep(2, d$n)
+  yc[c(4, 5)] <- c(-123.456, -7)
+  err <- expect_error(dpsco(d$x, yc, family = "poisson"),
+                      class = "dpsco_arg_error")
+  expect_identical(err$arg, "y")
+  expect_match(conditionMessage(err), "negative values", fixed = TRUE)
+  # nothing of the data: not the values, not their count (2)
+  expect_false(grepl("[0-9]", conditionMessage(err)))
+  # cv.dpsco() makes the same checks
+  err <- expect_error(cv.dpsco(d$x, d$y, weights = w), class = "dpsco_arg_error")
+  expect_false(grepl("123", conditionMessage(err)))
+  # a factor value outside the declared levels: the variable is named,
+  # the value is not
+  df <- data.frame(a = d$x[, 1], g = factor(rep(c("u", "v", "secret123"),
+                                               length.out = d$n)), y = d$y)
+  err <- expect_error(dpsco(y ~ a + g, data = df,
+                            xlev = list(g = c("u", "v"))),
+                      class = "dpsco_arg_error")
+  expect_identical(err$arg, "xlev")
+  expect_match(conditionMessage(err), "factor g has values outside its declared levels",
+               fixed = TRUE)
+  expect_false(grepl("secret|123", conditionMessage(err)))
+})
