@@ -30,16 +30,15 @@ RSCRIPT ?= Rscript
 
 # Debian packages needed to build, test and check the package: the imports
 # cli and generics, the Suggests (bigmemory, conquer, glmnet, knitr, mlbench,
-# parallelly, rmarkdown, Rmpi, snow, testthat and withr, which the tests and
-# vignettes use; R CMD check runs with _R_CHECK_FORCE_SUGGESTS_=true, so
-# all must be installed, although only `make cluster` starts the MPI
-# cluster of Rmpi and snow), roxygen2 for the documentation, pandoc for the
-# vignette, qpdf and tidy for R CMD check --as-cran, and the R toolchain
-# itself (r-base-dev brings the C compiler).
+# parallelly, rmarkdown, testthat and withr, which the tests and vignettes
+# use; R CMD check runs with _R_CHECK_FORCE_SUGGESTS_=true, so all must be
+# installed), roxygen2 for the documentation, pandoc for the vignette, qpdf
+# and tidy for R CMD check --as-cran, and the R toolchain itself
+# (r-base-dev brings the C compiler).
 DEB_PKGS := r-base-dev r-cran-bigmemory r-cran-cli r-cran-conquer r-cran-generics r-cran-glmnet r-cran-knitr r-cran-mlbench r-cran-parallelly r-cran-rmarkdown \
-            r-cran-rmpi r-cran-roxygen2 r-cran-snow r-cran-testthat r-cran-withr pandoc qpdf tidy
+            r-cran-roxygen2 r-cran-testthat r-cran-withr pandoc qpdf tidy
 # R packages that must load afterwards (a copy in any library will do).
-R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown Rmpi roxygen2 snow testthat withr
+R_PKGS   := cli generics bigmemory conquer glmnet knitr mlbench parallelly rmarkdown roxygen2 testthat withr
 # Also needed by `make valgrind` (ASan and UBSan come with gcc).
 DEB_PKGS_DEBUG := valgrind
 # Also needed by `make cluster`: Open MPI's development package, which
@@ -47,7 +46,10 @@ DEB_PKGS_DEBUG := valgrind
 # Rmpi spawns) and so makes the MPI under Rmpi Open MPI, whose OMPI_*
 # settings the target uses (r-cran-rmpi alone asks only for Debian's
 # default MPI).
-DEB_PKGS_CLUSTER := libopenmpi-dev
+# Rmpi and snow start the MPI cluster of tools/mpi-fits.R.  They are not
+# in the package's Suggests: only that script, outside the built package,
+# uses them (and R CMD check --as-cran notes snow as superseded).
+DEB_PKGS_CLUSTER := libopenmpi-dev r-cran-rmpi r-cran-snow
 R_CHECK_LOAD := pk <- strsplit("$(R_PKGS)", " ")[[1]]; ok <- vapply(pk, requireNamespace, NA, quietly = TRUE); if (!all(ok)) stop("R packages missing after deps: ", paste(pk[!ok], collapse = ", ")); cat("deps: R packages load:", paste(pk, collapse = ", "), "\n")
 
 # Reads 00check.log; prints each ERROR, WARNING or NOTE block that is not
@@ -192,6 +194,7 @@ deps-debug:
 
 deps-cluster:
 	$(call apt_install,$(DEB_PKGS_CLUSTER))
+	@$(RSCRIPT) --vanilla -e 'for (p in c("Rmpi", "snow")) if (!requireNamespace(p, quietly = TRUE)) stop("R package missing after deps-cluster: ", p)'
 
 # Installs the package into the private library $(1)/lib, compiled with the
 # extra C flags $(2) through a generated Makevars file (R_MAKEVARS_USER), so
@@ -290,7 +293,7 @@ audit: deps
 
 # The sharded fits (tests/testthat/test-shards.R) start two-worker socket
 # clusters on localhost and, in a coordinator process of their own
-# (tests/testthat/mpi-fits.R), a two-worker MPI cluster (snow and Rmpi on
+# (tools/mpi-fits.R), a two-worker MPI cluster (snow and Rmpi on
 # Open MPI), whose workers load the package from the private library; R CMD
 # check --as-cran skips them (skip_on_cran()), so this is their CI step.
 # DPSCO_TEST_MPI=true makes an MPI cluster that does not start (or a

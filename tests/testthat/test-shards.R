@@ -226,11 +226,22 @@ test_that("a cluster from parallelly::makeClusterPSOCK() holds shards too", {
                nlambda = 3)
 })
 
-# The fits of `jobs` (see mpi-fits.R) on a two-worker MPI cluster of snow
+# The fits of `jobs` (see tools/mpi-fits.R) on a two-worker MPI cluster of snow
 # and Rmpi, made by mpi-fits.R in an R process of its own (why: see
 # there).  Only where DPSCO_TEST_MPI=true (make cluster, which installs
 # Open MPI, Rmpi and snow and sets it): there an MPI cluster that does not
 # start, or a coordinator that fails or hangs, is an error, never a skip.
+# The coordinator's script: tools/mpi-fits.R of the source tree, where
+# `make cluster` runs the tests (tools/ is not part of the built package,
+# so R CMD check neither ships it nor asks for Rmpi and snow).
+mpi_script <- function() {
+  f <- test_path("..", "..", "tools", "mpi-fits.R")
+  if (!file.exists(f))
+    stop("tools/mpi-fits.R not found: run the MPI tests from the source ",
+         "tree (make cluster)", call. = FALSE)
+  normalizePath(f)
+}
+
 mpi_fits <- function(jobs) {
   skip_on_cran()
   if (!identical(Sys.getenv("DPSCO_TEST_MPI"), "true"))
@@ -243,7 +254,7 @@ mpi_fits <- function(jobs) {
   withr::local_envvar(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
   log <- suppressWarnings(system2(
     file.path(R.home("bin"), "Rscript"),
-    c("--vanilla", shQuote(test_path("mpi-fits.R")), shQuote(input),
+    c("--vanilla", shQuote(mpi_script()), shQuote(input),
       shQuote(output)),
     stdout = TRUE, stderr = TRUE, timeout = 300))
   status <- attr(log, "status")
