@@ -17,3 +17,17 @@ std_item <- paste0(std_reason, " (fix: ", std_fix, ")")
 
 # Text of a display with its line breaks and wrapping undone.
 flat_text <- function(lines) gsub("\\s+", " ", paste(lines, collapse = " "))
+
+# Two two-step fits on x, y with the same seed: one whose guarantee covers
+# everything, one with standardize = TRUE (warned about).
+clean_and_standardised <- function(x, y, seed) {
+  set.seed(seed)
+  clean <- dpsco(tuning = "public", x, y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2)
+  set.seed(seed)
+  testthat::expect_warning(
+    std <- dpsco(tuning = "public", x, y, method = "clip", epsilon = 1,
+                 iterations = 2, nlambda = 2, standardize = TRUE),
+    class = "dpsco_privacy_warning")
+  list(clean = clean, std = std)
+}

@@ -641,17 +641,10 @@ test_that("privacy(cvfit) prints every budget share with its pool and values", {
 
 status_fits <- function() {
   d <- priv_data()
-  set.seed(3)
-  clean <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1,
-                 iterations = 2, nlambda = 2)
-  set.seed(3)
-  expect_warning(
-    std <- dpsco(tuning = "public", d$x, d$y, method = "clip", epsilon = 1,
-                 iterations = 2, nlambda = 2, standardize = TRUE),
-    class = "dpsco_privacy_warning")
-  none <- dpsco(tuning = "public", d$x, d$y, method = "none", iterations = 2,
-                nlambda = 2, step_size = 0.2, standardize = TRUE)
-  list(clean = clean, std = std, none = none)
+  f <- clean_and_standardised(d$x, d$y, 3)
+  f$none <- dpsco(tuning = "public", d$x, d$y, method = "none", iterations = 2,
+                  nlambda = 2, step_size = 0.2, standardize = TRUE)
+  f
 }
 
 test_that("privacy_status() reads covered, not covered or not private from the record", {

@@ -537,14 +537,9 @@ test_that("print() and summary() of a multinomial fit name the classes and Df", 
 
 test_that("print() and summary() state the privacy status of the record", {
   g <- meth_gauss()
-  set.seed(6)
-  clean <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1,
-                 iterations = 2, nlambda = 2)
-  set.seed(6)
-  expect_warning(
-    std <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = 1,
-                 iterations = 2, nlambda = 2, standardize = TRUE),
-    class = "dpsco_privacy_warning")
+  f <- clean_and_standardised(g$x, g$y, 6)
+  clean <- f$clean
+  std <- f$std
   # print(): the status lines after the privacy line
   out <- capture.output(print(clean))
   expect_identical(out[length(out)], status_covered)
