@@ -225,6 +225,10 @@ endef
 # an index) is undefined behaviour outside gcc's "undefined" group.  Blind
 # spot: R_alloc rounds each buffer up and keeps small ones in R's own pages,
 # so a write just past an R_alloc'd buffer may go unseen (valgrind too).
+# The long steps (make sanitize, make valgrind, make audit) run as PARTS
+# processes side by side, each on a share of the test files
+# (tools/run-parts.sh).
+PARTS     ?= 2
 SAN_DIR   := dpsco.sanitize
 SAN_EXCLUDE ?= ^audit
 SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -233,17 +237,18 @@ sanitize: deps
 	$(call private_install,$(SAN_DIR),$(SAN_FLAGS))
 	@cc=$$($(R) CMD config CC); \
 	start=$$(date +%s); status=0; \
-	LD_PRELOAD="$$($$cc -print-file-name=libasan.so) $$($$cc -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	R_LIBS=$(SAN_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R --label=sanitize \
+	R_LIBS=$(SAN_DIR)/lib tools/run-parts.sh $(PARTS) sanitize $(SAN_DIR) \
+	  env LD_PRELOAD="$$($$cc -print-file-name=libasan.so) $$($$cc -print-file-name=libubsan.so)" \
+	  $(RSCRIPT) --vanilla tools/run-tests.R --label=sanitize \
 	  $(if $(SAN_EXCLUDE),--exclude='$(SAN_EXCLUDE)') \
 	  2>&1 | tee $(SAN_DIR)/tests.log || status=$$?; \
 	echo "sanitize: took $$(( $$(date +%s) - start )) s"; \
 	if grep -qE '^==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]+Sanitizer|runtime error:' $(SAN_DIR)/tests.log; then \
 	  echo "sanitize: FAILED: sanitizer report above"; status=1; fi; \
 	if [ $$status -ne 0 ]; then echo "sanitize: FAILED (exit status $$status)"; fi; \
-	grep -E '^sanitize: [0-9]+ passed' $(SAN_DIR)/tests.log || echo "sanitize: 0 passed, 1 failed, 0 skipped"; \
+	grep -E '^sanitize: [0-9]+ passed' $(SAN_DIR)/tests.log | tail -n 1 || echo "sanitize: 0 passed, 1 failed, 0 skipped"; \
 	exit $$status
 
 # Valgrind's memcheck over the testthat suite and the man-page examples, on
@@ -264,12 +269,15 @@ VALGRIND  := valgrind --error-exitcode=1 --leak-check=full \
 valgrind: deps deps-debug
 	$(call private_install,$(VG_DIR),)
 	@start=$$(date +%s); status=0; \
-	DPSCO_MEMCHECK=true R_LIBS=$(VG_DIR)/lib $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind.log" \
+	DPSCO_MEMCHECK=true R_LIBS=$(VG_DIR)/lib tools/run-parts.sh $(PARTS) valgrind $(VG_DIR) \
+	  $(R) --vanilla --no-echo -d "$(VALGRIND) --log-file=$(VG_DIR)/valgrind-@K@.log" \
 	  -f tools/run-tests.R --args --label=valgrind $(if $(VG_FILTER),--filter='$(VG_FILTER)') \
 	  2>&1 | tee $(VG_DIR)/tests.log || status=$$?; \
 	echo "valgrind: took $$(( $$(date +%s) - start )) s"; \
-	mem=1; awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $(VG_DIR)/valgrind.log || mem=0; \
-	counts=$$(sed -nE 's/^valgrind: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$$/\1 \2 \3/p' $(VG_DIR)/tests.log); \
+	mem=1; for log in $(VG_DIR)/valgrind-*.log; do \
+	  echo "valgrind: memcheck verdict on $$log"; \
+	  awk -v src=$(CURDIR)/src/ -f tools/valgrind-verdict.awk $$log || mem=0; done; \
+	counts=$$(sed -nE 's/^valgrind: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$$/\1 \2 \3/p' $(VG_DIR)/tests.log | tail -n 1); \
 	read -r pass fail skip <<<"$${counts:-0 1 0}"; \
 	if [ $$mem -eq 1 ]; then pass=$$((pass + 1)); else fail=$$((fail + 1)); status=1; fi; \
 	echo "valgrind: $$pass passed, $$fail failed, $$skip skipped"; \
@@ -280,15 +288,15 @@ valgrind: deps deps-debug
 # same public_n (both data-size cases, both directions), single releases
 # up to 10^5 times; fails if an epsilon lower bound exceeds the accounted
 # epsilon or a deliberately broken variant goes undetected
-# (test-audit*.R).  Takes about 10 minutes on 2 cores; `make check` runs
+# (test-audit*.R), in PARTS processes side by side; `make check` runs
 # only the quick one (about a minute and a half).
 AUDIT_DIR := dpsco.audit
 
 audit: deps
 	$(call private_install,$(AUDIT_DIR),)
 	@start=$$(date +%s); \
-	DPSCO_AUDIT_LONG=true R_LIBS=$(AUDIT_DIR)/lib $(RSCRIPT) --vanilla tools/run-tests.R \
-	  --filter='^audit' --no-examples --label=audit; \
+	DPSCO_AUDIT_LONG=true R_LIBS=$(AUDIT_DIR)/lib tools/run-parts.sh $(PARTS) audit $(AUDIT_DIR) \
+	  $(RSCRIPT) --vanilla tools/run-tests.R --filter='^audit' --no-examples --label=audit; \
 	echo "audit: took $$(( $$(date +%s) - start )) s"
 
 # The sharded fits (tests/testthat/test-shards.R) start two-worker socket

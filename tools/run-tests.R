@@ -2,6 +2,12 @@
 # dpsco, for `make sanitize` and `make valgrind`:
 #
 #   Rscript tools/run-tests.R [--filter=REGEX | --exclude=REGEX] [--no-examples]
+#                             [--part=K/N]
+#
+# --part=K/N runs the K-th of N parts of the matched test files, so that N
+# processes started side by side share the cores: the files, largest
+# first, go each to the part with the fewest bytes so far (file size
+# stands in for run time); the examples run in part 1 only.
 #
 # R CMD check cannot be used for these runs: it would start pandoc, qpdf and
 # many R subprocesses under the preloaded sanitizer runtime or valgrind.  The
@@ -19,6 +25,33 @@ filter <- opt("filter")
 exclude <- opt("exclude")
 label <- if (is.null(opt("label"))) "tests" else opt("label")
 run_examples <- !("--no-examples" %in% args)
+
+part <- opt("part")
+if (!is.null(part)) {
+  kn <- as.integer(strsplit(part, "/", fixed = TRUE)[[1]])
+  if (length(kn) != 2L || anyNA(kn) || kn[1] < 1L || kn[1] > kn[2])
+    stop("--part must be K/N with 1 <= K <= N")
+  files <- list.files("tests/testthat", pattern = "^test-.*\\.[rR]$")
+  names <- sub("^test-(.*)\\.[rR]$", "\\1", files)
+  hit <- if (!is.null(exclude)) !grepl(exclude, names)
+         else if (!is.null(filter)) grepl(filter, names) else rep(TRUE, length(names))
+  size <- file.size(file.path("tests/testthat", files))[hit]
+  names <- names[hit]
+  load <- numeric(kn[2])
+  mine <- character()
+  for (i in order(-size)) {
+    k <- which.min(load)
+    load[k] <- load[k] + size[i]
+    if (k == kn[1]) mine <- c(mine, names[i])
+  }
+  run_examples <- run_examples && kn[1] == 1L
+  if (!length(mine)) {                 # more parts than files
+    cat(sprintf("%s: 0 passed, 0 failed, 0 skipped\n", label))
+    quit(status = 0)
+  }
+  filter <- paste0("^(", paste(mine, collapse = "|"), ")$")
+  exclude <- NULL
+}
 
 suppressPackageStartupMessages(library(dpsco))
 cat("dpsco", format(utils::packageVersion("dpsco")), "from",
