@@ -23,7 +23,22 @@
 #' the summed losses as (negative) utility: one record added or removed
 #' moves every sum by at most `L`, all in the same direction, so
 #' `P(k) \propto exp(-eps_sel S_k / L)` is `eps_sel`-DP (McSherry and
-#' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  With
+#' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  On a
+#' private path the first penalty is the intercept-only model (see "Do no
+#' harm" in [dpsco()]), and the mechanism draws with a public prior that
+#' weighs it `19 (K - 1)` times each other penalty
+#' (`P(k) \propto mu_k exp(-eps_sel S_k / L)`, still `eps_sel`-DP: the
+#' prior reads no data): when no fit beats the trivial model on the
+#' validation part it is chosen with probability 0.95, and another is
+#' chosen only when its summed loss is lower by about
+#' `log(19 (K - 1)) L / eps_sel`.  A gaussian path with a released range
+#' of `y` clamps each validation `y` to that range and each error to a
+#' quarter of its width, up to half of it where the path's noise leaves
+#' room (`2^room / 4`, `room = log10(n / (1000 z1))` within `[0, 1]`,
+#' `n` the training part's public size, `z1` the noise multiplier of one
+#' release of its budget): `L` is the square of that (`"mse"`) or that
+#' (`"mae"`), a far smaller `L` than one from a bound on `|y|`, so the
+#' choice is sharper.  With
 #' `curve > 0`, the share `curve` of the budget releases the validation
 #' curve (the summed losses per penalty divided by the public
 #' `public_n * holdout`, L2 sensitivity `L sqrt(K) / (public_n * holdout)`)
@@ -204,7 +219,26 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
     if (is.finite(fit$settings$y_bound %||% Inf)) fit$settings$y_bound
   # a clip on the residual bounds the error y - prediction too, unless the
   # residual is bounded whatever the error (the check loss's)
-  r_bound <- if (!is.null(y_bound)) 4 * y_bound
+  # a path kept near the trivial model by a range of y (domain.R): y
+  # clamped to that range and each error to a quarter of its width, up
+  # to half of it as the noise leaves room (noise_room()).  The
+  # clamp sets the exponential mechanism's sensitivity L, and the choice
+  # tells candidates apart when their summed losses differ by a few L /
+  # eps: a clamp at the scale of a typical error, not of the largest, is
+  # a far sharper choice (errors beyond it count as it: a robust loss), as
+  # the released range of a heavy-tailed y is many of its sds wide; at
+  # large n a quarter of the width hid the large errors that make most of
+  # such a y's mean squared error (on BlogFeedback it chose larger
+  # penalties)
+  y_range <- if (fam$name %in% c("gaussian", "quantile") && is.null(offset))
+               fit$settings$y_range
+  room <- if (private) noise_room(fit$privacy$public_n,
+                                  calibrate_noise(list(), 1, 1,
+                                                  fit$privacy$epsilon,
+                                                  fit$privacy$delta))
+          else 1
+  r_bound <- if (!is.null(y_range)) diff(y_range) / 4 * 2^room
+             else if (!is.null(y_bound)) 4 * y_bound
              else if (fam$clip_bounds_error) fit$settings$clip
   if (is.null(loss_bound) && is.null(r_bound) &&
       measure %in% error_measures)
@@ -216,19 +250,21 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # the summed clamped losses (an empty part sums to 0)
   sums <- if (!any(val)) rep(0, k)
           else if (is_sharded(x))
-            shard_cv_sums(fit, x, val, measure, tau, fam$name, bound)
+            shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
+                          y_range)
           else {
     pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
                            newoffset = offset[val])
     # a weight in [0, 1] scales its record's clamped loss, which stays in
     # [0, bound]: the sensitivities below hold as they are
-    loss <- clamped_loss(measure, yy$y[val], pred, tau, fam$name, bound)
+    loss <- clamped_loss(measure, yy$y[val], pred, tau, fam$name, bound,
+                         y_range)
     if (is.null(weights)) colSums(loss) else colSums(weights[val] * loss)
   }
 
   if (private) {
     eps_sel <- (1 - curve) * epsilon
-    index <- noisy_argmin(sums, eps_sel, bound)
+    index <- noisy_argmin(sums, eps_sel, bound, trivial_prior(fit, k))
     z_curve <- if (curve > 0) calibrate_noise(list(), 1, 1, curve * epsilon,
                                               delta)
   } else {
@@ -277,10 +313,24 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
 # eps-DP; drawn as report-noisy-min with Gumbel noise.  The output is an
 # index, so floating point leaves no lattice to read; with secure noise
 # the uniforms come from the operating system's generator.
-noisy_argmin <- function(sums, eps, bound) {
+noisy_argmin <- function(sums, eps, bound, prior = 0) {
   u <- if (noise_secure()) .Call(C_dpsco_secure_unif, length(sums))
        else stats::runif(length(sums))
-  which.max(-eps * sums / bound - log(-log(u)))
+  which.max(-eps * sums / bound + prior - log(-log(u)))
+}
+
+# The exponential mechanism's public prior over the K candidates: a base
+# measure that reads no data leaves it eps-DP (P(k) proportional to
+# mu_k exp(-eps S_k / L)).  On a path whose first candidate is the trivial
+# model (lambda-path.R), mu_1 = 19 (K - 1) and the others 1: when no
+# penalty's fit does better on the validation part, the trivial model is
+# chosen with probability 0.95, and another only when its summed loss is
+# lower by about log(19 (K - 1)) L / eps, a margin the selection's own
+# noise rarely produces.  Do no harm: a fit is not chosen over the mean
+# (or the base rate) unless the data show that it is better.
+trivial_prior <- function(fit, k) {
+  if (!isTRUE(fit$trivial == 1L) || k < 2L) return(0)
+  c(log(19 * (k - 1)), rep(0, k - 1L))
 }
 
 # The validation curve: the summed losses, each record's clamped to
@@ -363,7 +413,9 @@ record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
 # The per-record losses as the selection and the curve sum them: clamped
 # to [0, bound] by the NaN rule (clamp.R), a loss that is not a number
 # (an overflowing prediction) counting as the bound.
-clamped_loss <- function(measure, y, pred, tau, family, bound) {
+clamped_loss <- function(measure, y, pred, tau, family, bound,
+                         y_range = NULL) {
+  if (!is.null(y_range)) y <- clamp(y, y_range[1L], y_range[2L])
   clamp(record_loss(measure, y, pred, tau, family), 0, bound, nan = bound)
 }
 
@@ -490,7 +542,20 @@ cv_choice_note <- function(x, digits = 4) {
            "(noise sd ", num(x$cvsd), "), clamped to its range [0, ",
            num(x$loss_bound), "] (post-processing).")
   else ""
-  paste0(how, curve)
+  paste0(how, curve, trivial_note(x))
+}
+
+# What the choice of the trivial model means, and whether the fit saw any
+# signal at all (signal.R); NULL when another candidate was chosen.
+trivial_note <- function(x) {
+  fit <- x$dpsco.fit
+  if (!x$privacy$private || !isTRUE(fit$trivial == x$index)) return(NULL)
+  paste0(" The choice is the intercept-only model, which the choice ",
+         "prefers unless another penalty's fit is better on the validation ",
+         "part by more than its noise could produce.",
+         if (!is.null(st <- signal_text(fit$signal, x$privacy$public_n,
+                                         x$privacy$epsilon)))
+           paste0(" ", st))
 }
 
 #' Summarise a private choice of lambda
@@ -566,8 +631,8 @@ summary.cv.dpsco <- function(object, ...) {
                  cvm = if (!is.null(object$cvm)) object$cvm[i],
                  cvsd = object$cvsd, loss_bound = object$loss_bound,
                  guarantee = pr$guarantee,
-                 text = c(choice, curve, paste("On the training part:", fit_text),
-                          priv),
+                 text = c(paste0(choice, trivial_note(object)), curve,
+                          paste("On the training part:", fit_text), priv),
                  table = cv_choice_table(object), privacy = pr),
             class = "summary.cv.dpsco")
 }

@@ -135,8 +135,8 @@ scale_clamp <- function(x, bound) {
 
 # The private settings' passes over x (src/settings.c), for every form of
 # x, read in place: the sums of R's block statistics in the order R forms
-# them (colSums() per block of block_rows(x) rows, rowSums(), crossprod()
-# per block), so dense, sparse and mapped x give the same sums bit for
+# them (rowSums(), crossprod() per block of block_rows(x) rows; the octave
+# counts are integers), so dense, sparse and mapped x give the same sums bit for
 # bit and the same as the R computations they replace.  Threads take whole
 # columns, rows or blocks: the sums do not depend on how many ran.
 settings_pass <- function(x, task, ...) {
@@ -146,12 +146,13 @@ settings_pass <- function(x, task, ...) {
              block_rows = as.integer(block_rows(x)), ...))
 }
 
-# Per column of x: the number of non-zeros and the sum of
-# clamp(log2 |x_ij|, -32, 32) over them (`sum`), or with the means m the
-# sum of min((that - m_j)^2, 64) / 64 over them (`dev`).
-design_log_sums <- function(x, mean = NULL) {
-  if (is_sharded(x)) return(shard_log_sums(x, mean))
-  settings_pass(x, 1L, mean = if (!is.null(mean)) as.double(mean))
+# Per column of x: the counts of records in the 64 octave bins of |x_ij|
+# (log2_bin(), R/settings.R), a 64 x p integer matrix.
+design_octaves <- function(x) {
+  if (is_sharded(x)) return(shard_octaves(x))
+  counts <- settings_pass(x, 5L)
+  colnames(counts) <- colnames(x)
+  counts
 }
 
 # Per record: the sum of squares `ss`, the norm ||(1, x_i)|| (or ||x_i||)

@@ -63,15 +63,25 @@
 #' inside the budget, and listed in the privacy record (see
 #' [privacy()]):
 #' \describe{
-#'   \item{bounds on `x`}{per column `B_j = 2^(m_j + kappa s_j)` from the
-#'     private mean `m_j` and sd `s_j` of `log2 |x_ij|` over the non-zero
-#'     entries (two Gaussian releases); the fit sees
+#'   \item{bounds on `x`}{per column `B_j` from a noisy histogram of the
+#'     octaves of `|x_ij|` (one Gaussian release for all columns): 2 to 8
+#'     times the upper edge of the octave at the private 99th percentile
+#'     of the non-zero `|x_ij|`, read from the bins whose noisy counts
+#'     clear three noise sds and from a thin tail above them that clears
+#'     the noise summed over a few octaves.  The factor is 2 up to
+#'     `n / z1 = 1000` (`z1` the noise multiplier of one release of the
+#'     whole budget) and grows with `log10(n / z1)` to 8 at 10,000: with
+#'     little noise, a bound near the 99th percentile would clamp away the
+#'     tail records that carry much of a heavy-tailed response; with much,
+#'     a feature scaled far below 1 drowns in it.  The fit sees
 #'     `clamp(x_j / B_j, -1, 1)`, so raw heavy-tailed features need no
 #'     public bounds.  [predict.dpsco()] clamps new data to the same
 #'     `[-B_j, B_j]` (`fit$x_range`) and `coef()` gives the slopes that hold
 #'     inside it;}
 #'   \item{the starting intercept}{the private mean of `y` clamped to a
-#'     private bound on `|y|` (gaussian), or the private event rate;}
+#'     private range `[lo, hi]` of `y` (gaussian; poisson: `[0, hi]`), from
+#'     a noisy histogram of the signed octaves of `y` released with the
+#'     bounds on `x`, or the private event rate;}
 #'   \item{the oracle's truncation}{clipping's `C` is the private 0.99
 #'     quantile (noisy histogram of `log2` values) of the gradient norms at
 #'     the start; Holland's `s` and Kamath's `rho` are set so that their
@@ -97,6 +107,33 @@
 #' With `tuning = "public"` the fit is the paper's: every setting is
 #' public (given, or the paper's data-independent default) and
 #' `optimizer = "spgd"`.  `calibration = "paper"` implies it.
+#'
+#' **Do no harm.**  A private path never strays far from the trivial
+#' model, and says so when the data cannot support more:
+#' \describe{
+#'   \item{the trivial model is on every private path}{the first penalty,
+#'     `lambda_max`, is the intercept-only model at the released centre of
+#'     `y` (the mean, the event rate, the mean count), and
+#'     [cv.dpsco()]'s private choice prefers it unless another penalty's
+#'     fit does better on the validation part by more than the noise of
+#'     the choice could produce;}
+#'   \item{a bounded domain}{every iterate is projected onto the set where
+#'     the root mean square change of the linear predictor away from the
+#'     trivial model, measured in the released curvature (the second
+#'     moments of the clamped rows), is at most half the width of the
+#'     released range of `y` (gaussian, quantile), of the log rates
+#'     (poisson) or `log(n + 1)` (log-odds): noise divided by a small
+#'     curvature cannot carry the predictions away, and a real model, whose
+#'     predictions spread less than `y`, is not held back.  The range is
+#'     `fit$settings$y_range`; data too wide for a curvature release
+#'     (`p + 1` above 4000) and public tuning have no domain;}
+#'   \item{a signal check}{when no coordinate of the first released
+#'     gradient stands out of its noise (more than 5 noise sds beyond the
+#'     largest of `p` noise-only coordinates), `print()` and `summary()`
+#'     say so, with the number of records (or the epsilon) at which a
+#'     signal of the size seen would stand out.  It reads released values
+#'     only and costs nothing.}
+#' }
 #'
 #' **Privacy.** The budget `(epsilon, delta)` covers everything that touches
 #' the data: every private setting, every step of every lambda and any

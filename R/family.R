@@ -97,9 +97,9 @@ check_tau <- function(tau, family) {
 #                  minus the gradient's residual at the fit of the
 #                  unpenalised terms alone (non-private lambda_max)
 #   link(mean)     the linear predictor of a declared mean of y
-#   centre_range(y_bound)  the range the private centre of y is clamped to
+#   centre_range(y_range)  the range the private centre of y is clamped to,
+#                  from the released (or declared) range c(lo, hi) of y
 #                  (NULL: the family's y_settings release the centre)
-#   y_kappa        kappa of the private bound on |y| (NULL: 2)
 #   centre_floor   TRUE: the released centre is kept within [its noise
 #                  sd, the bound] (poisson: a mean count; NULL otherwise)
 #   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
@@ -156,7 +156,7 @@ family_gaussian <- function() {
              null_residual = glm_null_residual(stats::gaussian,
                                                function(y) y),
              link = identity,
-             centre_range = function(y_bound) c(-y_bound, y_bound),
+             centre_range = function(y_range) y_range,
              start_curvature = function(b0, intercept, quant) 1,
              net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = NULL)
@@ -188,7 +188,7 @@ family_binomial <- function() {
              null_residual = glm_null_residual(stats::binomial,
                                                function(y) y - 0.5),
              link = stats::qlogis,
-             centre_range = function(y_bound) c(0, 1),
+             centre_range = function(y_range) c(0, 1),
              # at b0 every fitted probability is the (released) event rate:
              # at most 1/4, and falling as the fit separates the classes,
              # so a model with it never overshoots
@@ -227,16 +227,11 @@ family_poisson <- function() {
              null_residual = glm_null_residual(stats::poisson,
                                                function(y) y - 1),
              link = log,
-             # a count: the mean of y clamped to [0, its released bound]
-             centre_range = function(y_bound) c(0, y_bound),
+             # a count: the mean of y clamped to [0, the top of its range]
+             centre_range = function(y_range) c(0, max(y_range[2L], 0)),
              # the released mean count kept at least its noise sd
              # (centre_release())
              centre_floor = TRUE,
-             # the bound on the counts further into their tail than the
-             # other families' (kappa 2): a mean count lives on the log
-             # scale, where the clamped tail's bias costs more than the
-             # noise of a larger bound
-             y_kappa = 3,
              # at b0 every fitted mean is the released mean count e^b0
              start_curvature = function(b0, intercept, quant)
                if (intercept) exp(b0) else 1,
@@ -393,7 +388,7 @@ family_multinomial <- function(nclass = NULL) {
                ind - rep(colMeans(ind), each = nrow(ind))
              },
              link = function(mean) log(mean) - mean(log(mean)),
-             centre_range = function(y_bound) c(0, 1),
+             centre_range = function(y_range) c(0, 1),
              start_curvature = function(b0, intercept, quant)
                top(class_factor(b0, intercept)),
              class_matrix = function(b0, intercept) {

@@ -196,6 +196,15 @@ lambda_path <- function(spec, a) {
     # each record's weight and offset, read with its record by the engine
     compact(list(weights = a$weights, offsets = a$offset)))
   beta0 <- if (tuned) tn$beta0 else rep(0, dd)
+  # every iterate stays in a domain built from released or declared
+  # ranges (R/domain.R)
+  y_range <- if (private)
+    control$y_range %||% if (tuned) released_y_range(tn$released, family)
+  domain <- if (private && tuned)
+    path_domain(if (multi) family_multinomial(nclass)
+                else family_object(family, quant),
+                y_range, n, tn$curvature, beta0, intercept, quant, nclass)
+  settings <- c(settings, domain)
   if (first_release) {
     # (disjoint blocks: a clipped mean of every record, sensitivity C / n)
     g0 <- .Call(C_dpsco_release, x, a$y,
@@ -229,17 +238,28 @@ lambda_path <- function(spec, a) {
   settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
                                      environment())
   res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)
+  # the trivial model is always on a private path: at the first penalty,
+  # lambda_max, the intercept-only fit, whose private estimate is the
+  # released start (the steps run there only to warm-start the next one)
+  if (tuned && private) res$beta[, 1L] <- beta0
   # the support: coefficients within the noise the optimiser carried are 0
   # (post-processing of released values: R/support.R)
   curv <- if (tuned && !is.null(tn$curvature))
             structure(tn$curvature, eigen = tn$curvature_eigen)
-  sup <- if (multi)
+  # (a ridge, alpha = 0, has no sparsity for the rule to act on: every
+  # coefficient stays)
+  sup <- if (alpha == 0) list(beta = res$beta, record = NULL)
+         else if (multi)
            apply_support_classes(res$beta, control, noise$sd, optimizer,
                                  step_size, curv, steps, output, intercept,
                                  pf, nclass, settings$class_matrix)
          else apply_support(res$beta, control, noise$sd, optimizer, step_size,
                             curv, steps, output, intercept, pf)
   res$beta <- sup$beta
+  # zeroing coefficients (and the multinomial rule's adjustment of the
+  # kept ones, drop_features()) can leave the domain in its metric: back
+  # into it
+  res$beta <- project_domain(res$beta, domain, nclass)
   # the records' weights and offsets are data: only whether they were
   # given is kept (predict() then needs newoffset)
   res$offset <- !is.null(a$offset)
@@ -272,7 +292,7 @@ lambda_path <- function(spec, a) {
                    tuning = a$tuning, released = if (tuned) tn$released,
                    loss = quantile_loss_text(quant)),
               if (disjoint) list(sampling = spec$sampling)))
-  new_dpsco(res, x, lambda, intercept, a$call, family, spec$name, a$classnames,
+  fit <- new_dpsco(res, x, lambda, intercept, a$call, family, spec$name, a$classnames,
             settings = list(batch_size = m, iterations = steps, secure = a$secure,
                             step_size = step_size, schedule = control$schedule,
                             output = output, alpha = alpha,
@@ -282,7 +302,22 @@ lambda_path <- function(spec, a) {
                             tuning = a$tuning, optimizer = optimizer,
                             control = control, threads = threads,
                             threads_used = min(threads, max_threads()),
-                            quantile = quant),
+                            quantile = quant,
+                            y_range = if (!is.null(domain)) y_range),
             privacy = record, trace_at = trace_at, std = std, nobs = n,
             path = "lambda", support = sup$record)
+  # where the trivial model is on the path (cv.dpsco()'s prior)
+  fit$trivial <- if (tuned && private) 1L
+  # whether the first release shows any signal (signal.R)
+  if (first_release && private)
+    fit$signal <- signal_check(g0, noise$sd,
+                               penalised_rows(pf, intercept, nclass))
+  fit
+}
+
+# The positions of the penalised coefficients among the dd = nclass (p +
+# intercept) of a release.
+penalised_rows <- function(pf, intercept, nclass = 1L) {
+  d <- length(pf) + intercept
+  as.vector(outer(which(pf > 0) + intercept, (seq_len(nclass) - 1L) * d, `+`))
 }

@@ -10,7 +10,7 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #' looking at the data, and it costs no privacy.  A `NULL` asks for the
 #' default, which depends on `tuning` in [dpsco()]: with
 #' `tuning = "private"` the data-dependent settings (`clip`, `x_bound`,
-#' `center`, `row_bound`, and `s` and `rho` through the equal-noise rule)
+#' `y_range`, `center`, `row_bound`, and `s` and `rho` through the equal-noise rule)
 #' are estimated privately from the shares `shares` of the budget; with
 #' `tuning = "public"` the paper's data-independent defaults are used.
 #'
@@ -48,12 +48,18 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #' @param std_share share of the privacy budget spent by
 #'   `standardize = "private"` in [dpsco()], in (0, 1).
 #' @param shares budget shares of the private settings, a named vector
-#'   with some of `scale`, `centre`, `quantiles` and `curvature` (defaults
-#'   0.05, 0.03, 0.02 and 0.2).  Each is a fraction of the budget of one
-#'   Gaussian release meeting `(epsilon, delta)` alone, in units of its
-#'   squared `mu` (Gaussian releases on the full data compose by adding
-#'   them); the optimiser gets what is left, so they must sum to less
-#'   than 1.
+#'   with some of `scale`, `centre`, `quantiles` and `curvature`.  Each is
+#'   a fraction of the budget of one Gaussian release meeting
+#'   `(epsilon, delta)` alone, in units of its squared `mu` (Gaussian
+#'   releases on the full data compose by adding them); the optimiser gets
+#'   what is left, so they must sum to less than 1.  Defaults: `quantiles`
+#'   0.02 and `curvature` 0.2; `scale` `(30 z1 sqrt(2 p) / n)^2` within
+#'   `[0.05, 0.2]` and `centre` `(40 z1 / n)^2` within `[0.03, 0.15]`, `z1`
+#'   the noise multiplier of one release of the whole budget: a public rule
+#'   that gives the bounds and the centre of small data sets the share
+#'   they need (up to 0.2 and 0.15 at a few hundred records) and leaves
+#'   large ones' budget to the optimiser (0.05 and 0.03 on the blog data).
+#'   A share given here is used whatever `n`.
 #' @param x_bound public bounds `B_j` on `|x_j|` (one number, or one per
 #'   column): with `tuning = "private"`, column `j` is clamped to
 #'   `[-B_j, B_j]` and divided by `B_j`.
@@ -64,14 +70,20 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #' @param quantiles quantile levels of the private `clip` (of the gradient
 #'   norms at the starting point, default 0.995) and `row_bound` (of the row
 #'   norms, default 0.9): named `c(clip = , row = )`.
-#' @param kappa the private bound on `|x_j|` is `2^(m_j + kappa s_j)`,
-#'   `m_j` and `s_j` the private mean and standard deviation of
-#'   `log2 |x_ij|` over the non-zero entries.  Default (`NULL`):
-#'   `2.5 + 0.6 log10(n / (6700 z1))` within \[2, 3.5\], with `z1` the
-#'   noise multiplier of one release of the whole budget, so that the
-#'   clamp keeps more of the tails when the budget makes the noise small
-#'   (about the 99th percentile of a log-normal column on the BlogFeedback
-#'   data at epsilon = 1).
+#' @param y_range public range `c(lo, hi)` of `y` (net of the offset:
+#'   `y - offset` for gaussian, `y exp(-offset)` for poisson), the declared
+#'   `lb`/`ub` of DPpack's convention: with `tuning = "private"` it replaces
+#'   the private range of `y` (from the signed octave histogram of `y`),
+#'   which sets the clamp of the private centre (gaussian: the mean of `y`
+#'   clamped to `[lo, hi]`; poisson: `[0, hi]`), the bound
+#'   `max(|lo|, |hi|)` on `|y|` of the quantile family's histogram and of
+#'   the constraint-set methods, and the validation loss bound of
+#'   [cv.dpsco()].  Declared, it costs no budget and is listed as public in
+#'   [privacy()].  Not for binomial or multinomial `y`.
+#' @param kappa deprecated and ignored (since 0.12.0): it set the private
+#'   bound `2^(m_j + kappa s_j)` on `|x_j|` of the log-moment estimator,
+#'   which the octave histograms replaced; declare public bounds with
+#'   `x_bound` (and `y_range`) instead.
 #' @param bandwidth `family = "quantile"`: the public bandwidth `h > 0` of
 #'   the smoothed check loss, on the scale of `y`.  Default: conquer's rule
 #'   `max(((log n + p) / n)^0.4, 0.05)`, times the private spread of `y`
@@ -103,7 +115,9 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   coefficient passes the level), and the kept coefficients of each
 #'   class take over the dropped ones' part of the linear predictor as far
 #'   as the released curvature tells, so that dropping one of several
-#'   correlated features does not undo their noise's cancellation.
+#'   correlated features does not undo their noise's cancellation.  The
+#'   rule acts on sparse penalties only: a ridge fit (`alpha = 0`) keeps
+#'   every coefficient.
 #' @param support_level the multiple `c >= 0` of the noise sd below which
 #'   `support = "noise"` sets a coefficient to 0.
 #' @param shrink the shrinkage level `K` of the constraint-set methods
@@ -177,7 +191,8 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           s = NULL, nu = NULL, moment_bound = 1,
                           schedule = c("constant", "sqrt"),
                           output = NULL, std_share = 0.1, shares = NULL,
-                          x_bound = NULL, center = NULL, row_bound = NULL,
+                          x_bound = NULL, center = NULL, y_range = NULL,
+                          row_bound = NULL,
                           quantiles = c(clip = 0.995, row = 0.9), kappa = NULL,
                           bandwidth = NULL, kernel = "gaussian",
                           smoothing = c("convolution", "moreau"),
@@ -221,7 +236,17 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
       !setequal(names(quantiles), c("clip", "row")) || anyNA(quantiles) ||
       any(quantiles <= 0 | quantiles >= 1))
     arg_error("quantiles", "must be c(clip = , row = ) with levels in (0, 1).")
-  if (!is.null(kappa)) check_number(kappa, "kappa", 0, lower_open = FALSE)
+  if (!is.null(kappa)) {
+    warning("dpsco_control(kappa = ) is deprecated and ignored: the private ",
+            "bounds on |x_j| come from noisy octave histograms since 0.12.0 ",
+            "(declare public bounds with x_bound and y_range).", call. = FALSE)
+    kappa <- NULL
+    given <- setdiff(given, "kappa")
+  }
+  if (!is.null(y_range) &&
+      (!is.numeric(y_range) || length(y_range) != 2L ||
+       !all(is.finite(y_range)) || y_range[1L] >= y_range[2L]))
+    arg_error("y_range", "must be c(lo, hi), finite numbers with lo < hi.")
   if (!is.null(bandwidth)) check_number(bandwidth, "bandwidth", 0)
   kernel <- match_choice(kernel, "kernel", kernel_choices)
   smoothing <- match_choice(smoothing, "smoothing")
@@ -257,8 +282,9 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
   structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
                  nu = nu, moment_bound = moment_bound, schedule = match_choice(schedule, "schedule"),
                  output = output, std_share = std_share, shares = sh,
-                 x_bound = x_bound, center = center, row_bound = row_bound,
-                 quantiles = quantiles, kappa = kappa,
+                 x_bound = x_bound, center = center,
+                 y_range = if (!is.null(y_range)) as.double(y_range),
+                 row_bound = row_bound, quantiles = quantiles,
                  bandwidth = bandwidth, kernel = kernel,
                  smoothing = smoothing, ridge = ridge,
                  memory = memory, support = support,
@@ -279,7 +305,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
 # given; each in (0, 1) and all together below 1.
 check_shares <- function(shares) {
   sh <- default_shares
-  if (is.null(shares)) return(sh)
+  if (is.null(shares)) return(structure(sh, given = character()))
   if (!is.numeric(shares) || is.null(names(shares)) || anyNA(shares) ||
       !all(names(shares) %in% names(sh)))
     arg_error("shares", "must be a named numeric vector with names among ",
@@ -290,7 +316,8 @@ check_shares <- function(shares) {
   if (sum(sh) >= 1)
     arg_error("shares", "add up to ", format(sum(sh)), "; they must leave ",
               "part of the budget (below 1 in all) for the optimiser.")
-  sh
+  # the shares given keep their values whatever n (adaptive_shares())
+  structure(sh, given = names(shares))
 }
 
 # Resolve an oracle's parameters for expected batch size m, gradient

@@ -17,7 +17,8 @@ method_registry <- new.env(parent = emptyenv())
 # Control fields every method reads: the budget shares and declared values
 # of the private settings, private standardisation and the quantile
 # family's smoothing.
-common_control <- c("shares", "std_share", "x_bound", "center", "kappa",
+common_control <- c("shares", "std_share", "x_bound", "center", "y_range",
+                    "kappa",
                     "quantiles", "bandwidth", "kernel", "smoothing")
 
 # Build and register one method.

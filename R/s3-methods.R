@@ -75,6 +75,8 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                 pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
   cat(privacy_status(pr)$lines, sep = "\n")
+  sig <- signal_text(x$signal, x$nobs, pr$epsilon)
+  if (!is.null(sig)) cat("\n", paste(strwrap(sig), collapse = "\n"), "\n", sep = "")
   invisible(x)
 }
 
@@ -117,10 +119,16 @@ interpolate_coef <- function(object, s) {
 #'   `drop = FALSE`), a sparse `Matrix` or a file-backed `big.matrix`, read
 #'   in blocks of rows.
 #' @details `s` outside the fitted range, `Inf` included, takes the nearest
-#'   end of the path; negative or missing `s` is an error.  A fit with
-#'   private bounds on `x` (`tuning = "private"`) saw each column clamped
-#'   to `object$x_range`; `predict()` clamps `newx` the same way, and the
-#'   coefficients are the slopes inside those bounds.
+#'   end of the path; negative or missing `s` is an error.
+#'
+#'   **The model is linear in the clamped features.**  A fit with private
+#'   (or declared) bounds on `x` saw each column clamped to
+#'   `object$x_range`, and the coefficients are the slopes of the model in
+#'   those clamped columns: `predict()` clamps `newx` the same way, so
+#'   `predict(fit, newx, type = "link")` equals
+#'   `cbind(1, clamp_x(fit, newx)) %*% coef(fit)`, not
+#'   `cbind(1, newx) %*% coef(fit)`, for a record beyond the bounds.
+#'   [clamp_x()] gives the features as the model sees them.
 #' @param s penalties at which to evaluate; default the fitted `lambda`.
 #'   Values between fitted penalties are interpolated linearly in lambda, as
 #'   in glmnet.  For the constraint-set methods (`fit$radius`), radii,
@@ -298,6 +306,42 @@ linear_predictor <- function(newx, b, range) {
     matrix(b[1L, ], nrow(newx), ncol(b), byrow = TRUE)
 }
 
+#' Features as a fit's model sees them
+#'
+#' A private fit clamps each column of `x` to the bounds it released or
+#' was given (`fit$x_range`), and its model is linear in those clamped
+#' columns: `clamp_x()` applies the same clamp to new data, so that
+#' `cbind(1, clamp_x(fit, newx)) %*% coef(fit)` is
+#' `predict(fit, newx, type = "link")`.  A fit without bounds (public
+#' tuning without declared bounds) returns `newx` unchanged.
+#'
+#' @param object a `dpsco` or `cv.dpsco` fit.
+#' @param newx a numeric matrix (or numeric data frame) with the columns of
+#'   the training `x`.
+#' @return `newx` as a matrix with every column clamped to the fit's
+#'   range.
+#' @seealso [coef.dpsco()], [predict.dpsco()]
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rexp(600), 200)
+#' y <- x[, 1] + rnorm(200)
+#' fit <- dpsco(x, y, epsilon = 1, nlambda = 5)
+#' newx <- matrix(c(100, 1, 1), 1)               # far beyond the bounds
+#' clamp_x(fit, newx)
+#' cbind(1, clamp_x(fit, newx)) %*% coef(fit)    # predict(fit, newx)
+#' @export
+clamp_x <- function(object, newx) {
+  if (inherits(object, "cv.dpsco")) object <- object$dpsco.fit
+  if (!inherits(object, "dpsco"))
+    arg_error("object", "must be a dpsco or cv.dpsco fit.")
+  if (is.data.frame(newx)) newx <- as.matrix(newx)
+  if (!is.matrix(newx) || !is.numeric(newx))
+    arg_error("newx", "must be a numeric matrix.")
+  if (ncol(newx) != object$dim[1L])
+    arg_error("newx", "must have ", object$dim[1L], " columns.")
+  clamp_columns(newx, object$x_range)
+}
+
 # New data clamped to the fit's private bounds (NULL: none), column by
 # column, as the fit saw its own data.
 clamp_columns <- function(x, range) {
@@ -353,7 +397,9 @@ summary.dpsco <- function(object, ...) {
       "coefficient in any class."), length(object$classnames),
       paste(object$classnames, collapse = ", "), object$dim[1L]))
   priv_text <- privacy_paragraph(pr)
-  structure(list(text = c(fit_text, priv_text),
+  structure(list(text = c(fit_text,
+                          signal_text(object$signal, object$nobs, pr$epsilon),
+                          priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),
                  privacy = pr),
             class = "summary.dpsco")

@@ -15,130 +15,219 @@
 # z1 sqrt(k / s), where z1 is that single release's multiplier; the
 # optimiser is then calibrated on what the parts leave.
 
-default_shares <- c(scale = 0.05, centre = 0.03, quantiles = 0.02,
+default_shares <- c(scale = 0.2, centre = 0.03, quantiles = 0.02,
                     curvature = 0.2)
+
+# The defaults of the scale and centre shares follow the public n, p and
+# z1 (a public rule: the record lists the shares used).  The histograms
+# tell a column's bins from noise while the noise sd of a count, z1
+# sqrt(2 p / share), is at most n / 30, and the centre's error, z1 (hi -
+# lo) / (2 n sqrt(share)), is at most (hi - lo) / 80 when the share is
+# (40 z1 / n)^2: both need a larger share the smaller n is, where the
+# optimiser's steps are mostly noise anyway, and almost none at large n,
+# where every step counts.  Each within [floor, the default above]
+# (centre: up to 0.15).  A share given in dpsco_control() is kept.
+adaptive_shares <- function(shares, n, p, z1) {
+  given <- attr(shares, "given")
+  out <- shares
+  if (!(z1 > 0)) return(out)
+  fit <- function(v, lo, hi) min(hi, max(lo, v))
+  if (!"scale" %in% given)
+    out[["scale"]] <- fit((30 * z1 * sqrt(2 * max(p, 1)) / n)^2, 0.05,
+                          default_shares[["scale"]])
+  if (!"centre" %in% given)
+    out[["centre"]] <- fit((40 * z1 / n)^2, default_shares[["centre"]], 0.15)
+  out
+}
 
 # Noise multiplier of a part: k releases sharing `share` of the budget of a
 # single release with multiplier z1 (z1 = 0: not private, no noise).
 part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 
 # ---------------------------------------------------------------------------
-# Bounds for x (and y) from log-moments of the non-zero magnitudes
+# Bounds for x and the range of y from noisy octave histograms
 
-# Two releases, each with noise multiplier z.  First, per column j, two
-# sums over the records: of nz_ij - 1/2, with nz_ij the indicator of
-# x_ij != 0, and of l_ij = clamp(log2 |x_ij|, -32, 32) / 32 (0 for
-# x_ij = 0).  Each summand lies in [-1/2, 1/2] and [-1, 1] respectively, so
-# a record added or removed moves the 2p sums by at most sqrt(1.25 p) in L2
-# whatever the number of records: the sums themselves are released, and
-# the count of non-zeros is estimated as the first plus n / 2, n the public
-# number of records (post-processing).  They give the mean m_j of
-# log2 |x_ij| over the non-zero entries.  Second, the sums of
-# d_ij - 1/2 with d_ij = clamp(log2 |x_ij| - m_j, -8, 8)^2 / 64 in [0, 1]
-# for a non-zero entry and 0 for a zero one (summands in [-1/2, 1/2]:
-# sensitivity sqrt(0.25 p)), plus n / 2, give their variance s_j^2
-# (deviations beyond 8 octaves count as 8).  The bound is
-# B_j = 2^(m_j + kappa s_j), clamped to 2^[-32, 32] (kappa = 2: about the
-# 98th percentile of a log-normal column).  A column whose noisy non-zero
-# count is below three noise sds (mostly zeros, or too few records for the
-# budget) gets B_j = 1, and m_j is shrunk towards 0 where its noise is
-# large (as the posterior mean under a N(0, 8^2) prior would be).
-# Column j's summands may carry a public weight w_j: the sensitivities
-# become sqrt(1.25 sum w^2) and sqrt(0.25 sum w^2), and column j's noise,
-# back on its own scale, is divided by w_j.  y gets w = sqrt(p): its bound
-# matters more than any one column's (it sets the centre and the
-# validation loss of cv.dpsco()), at the price of a factor sqrt(2) on the
-# others' noise.
-log_bounds <- function(v, z, kappa, n, weight = rep(1, ncol(v))) {
-  lm <- log_moments(v)
-  r1 <- release_scale(lm, z, n, weight)
-  cnt <- r1$count
-  m <- 32 * r1$sum / cnt
-  # shrunk towards 0 (B_j = 1) as its noise sd, 32 sd1 / cnt, nears the
-  # spread of 8 octaves allowed a priori
-  m <- pmin(pmax(m, -32), 32) / (1 + (4 * r1$sd / pmax(cnt, 1))^2)
-  s2 <- 64 * release_scale(lm, z, n, weight, m)$dev / cnt
-  e <- pmin(pmax(m + kappa * sqrt(pmax(s2, 0)), -32), 32)
-  e[!(cnt >= 3 * r1$sd) | !is.finite(e)] <- 0
-  list(bound = 2^e, sensitivity = sqrt(1.25 * sum(weight^2)))
+# One Gaussian release.  Per column j of x, the counts of the records in
+# the 64 octave bins of |x_ij| (log2_bin(): bin 1 for |x_ij| <= 2^-32,
+# zeros included, then (2^(b - 34), 2^(b - 33)], the top bin open); for
+# y, when its range is needed, the 127 bins of the signed octaves of y
+# (signed_bin(): the negative octaves, the zero bin, the positive
+# octaves).  A record adds 1 to one bin of each column, so with public
+# column weights w_j (the counts of column j released times w_j) a
+# record added or removed moves the release by sqrt(sum w_j^2) in L2
+# whatever the data; column j's noise, back on its own scale, has sd
+# z sqrt(sum w^2) / w_j.  y gets w = sqrt(p): its range sets the centre
+# and the validation loss of cv.dpsco(), at the price of a factor sqrt(2)
+# on the others' noise.  No divisor: the public n enters the estimator
+# only.
+octave_release <- function(counts_x, counts_y, z, weight) {
+  px <- NCOL(counts_x) * !is.null(counts_x)
+  if (length(weight) != px + !is.null(counts_y))
+    stop("internal error: one weight per released column")
+  sens <- sqrt(sum(weight^2))
+  sd <- z * sens / weight
+  nb <- c(rep(64L, px), if (!is.null(counts_y)) 127L)
+  vals <- c(as.double(counts_x), as.double(counts_y))
+  noisy <- if (noise_secure())
+             secure_values(vals, z, sens, rep(weight, nb))
+           else vals + rep(sd, nb) * stats::rnorm(length(vals))
+  list(x = if (px) matrix(noisy[seq_len(64L * px)], 64L,
+                          dimnames = list(NULL, colnames(counts_x))),
+       y = if (!is.null(counts_y)) noisy[64L * px + seq_len(127L)],
+       sd = sd, sensitivity = sens)
 }
 
-# The per-entry summands of log_bounds(): the non-zero indicator and
-# clamp(log2 |v|, -32, 32) (0 for v = 0).
-log_moments <- function(v) {
-  # a design (design.R): its sums come from a pass in C
-  if (inherits(v, "design_cols")) return(v)
-  nz <- v != 0
-  lg <- clamp(log2(abs(v)), -32, 32)
-  lg[!nz] <- 0
-  list(nz = nz, lg = lg)
+# The estimator's rule (post-processing of the noisy counts): a count
+# below k noise sds is taken as 0; the bound is the upper edge of the
+# octave at the upper level tau of the kept non-zero counts, times f.
+# Set on bench/ranges.R (mlbench data sets and a heavy-tailed design,
+# epsilon 0.5 to 2).  The bounds on |x_j| take f_x (x_octave_factor()).
+octave_rule <- list(k = 3, tau = 0.01, f = 2)
+
+# How much room the noise leaves, from public values only: 0 up to n / z1
+# = 1000 (n the public number of records, z1 the multiplier of one
+# release of the whole budget), rising with log10(n / z1) to 1 at n / z1
+# = 10,000.  Where the noise is small, clamping costs more than the noise
+# it saves: the records in the tails of a heavy-tailed x and y carry much
+# of the response's squared error.  Where it is large, a feature scaled
+# far below 1 drowns in the noise of the curvature and of the steps, and
+# a wide clamp on the validation errors drowns the private choice.
+# BlogFeedback (n / z1 about 7,400) and n = 4,000 log-normal features
+# (about 1,100) set the ends.
+noise_room <- function(n, z1) {
+  if (!(z1 > 0)) return(1)
+  min(max(log10(n / (1000 * z1)), 0), 1)
 }
 
-# The two Gaussian releases of log_bounds() on its summands `lm`
-# (log_moments()), each with noise multiplier z; `sd` is the noise sd of
-# each column's (unweighted) sums.  Without `m`, the first: the sums of
-# nz - 1/2 and of lg / 32, returned as the estimated non-zero counts (plus
-# n / 2) and the sums.  With the released means `m`, the second: the sums
-# of min((lg - m)^2, 64) / 64 - 1/2 (a zero entry counts 0 - 1/2), plus
-# n / 2.  The released quantities are those centred sums: half the number
-# of rows present is part of their value, not a divisor, and the public n
-# only un-centres them afterwards.
-release_scale <- function(lm, z, n, weight = rep(1, ncol(lm$nz)), m = NULL) {
-  pc <- length(weight)
-  w2 <- sum(weight^2)
-  design <- inherits(lm, "design_cols")
-  # a design's x and its y (one column) are summed by passes in C
-  # (design_log_sums())
-  ly <- if (design && !is.null(lm$y)) y_column(lm$y)  # (shards.R)
-  px <- if (design) ncol(lm$x)
-  named <- function(v) stats::setNames(v, colnames(lm$x))
-  half <- (if (design) nrow(lm$x) else nrow(lm$nz)) / 2
-  if (is.null(m)) {
-    sd <- z * sqrt(1.25 * w2) / weight
-    if (design) {
-      s <- design_log_sums(lm$x)
-      sy <- if (!is.null(ly)) design_log_sums(ly)
-      cnt <- c(named(s$count), sy$count)
-      lg <- c(named(s$sum), sy$sum)
-    } else {
-      cnt <- colSums(lm$nz)
-      lg <- colSums(lm$lg)
+# f_x, the factor of the bounds on |x_j|: 2 with no room, 8 with all.
+x_octave_factor <- function(n, z1) 2 * 4^noise_room(n, z1)
+
+# The kept counts (counts >= k sd and > 0, else 0).  No bin holds more
+# than the n records, so where k sd exceeds the public n (a tiny epsilon
+# for the data's size) nothing can be told apart from the noise, and a
+# count that clears k sd is noise: none is kept.
+octave_kept <- function(counts, sd, k, n = Inf) {
+  if (k * sd > n) return(0 * counts)
+  ifelse(counts > 0 & counts >= k * sd, counts, 0)
+}
+
+# Whether the fullest kept count could be noise: the run of kept bins is
+# built around it, so it must clear the level that the largest of the
+# bins' noise passes with probability 1% (3.6 sds for 63 bins, 3.8 for
+# 126), not just k sds: at a few dozen records a spike of pure noise
+# would otherwise set the range (a y of sd 2.4 got [-16384, -4096]).
+anchored <- function(kept, sd) {
+  any(kept > 0) &&
+    max(kept) >= sd * stats::qnorm(0.01 / length(kept), lower.tail = FALSE)
+}
+
+# The run of kept bins (kept > 0) around the fullest one, c(bottom, top),
+# gaps of one empty bin allowed: a kept bin outside it is taken as noise
+# (a bin of pure noise clears k = 3 sds with probability 0.13%, and a
+# column has 63 of them).
+octave_run <- function(kept) {
+  nb <- length(kept)
+  top <- bottom <- which.max(kept)
+  repeat {
+    if (top + 1L <= nb && kept[top + 1L] > 0) top <- top + 1L
+    else if (top + 2L <= nb && kept[top + 2L] > 0) top <- top + 2L
+    else break
+  }
+  repeat {
+    if (bottom - 1L >= 1L && kept[bottom - 1L] > 0) bottom <- bottom - 1L
+    else if (bottom - 2L >= 1L && kept[bottom - 2L] > 0) bottom <- bottom - 2L
+    else break
+  }
+  c(bottom, top)
+}
+
+# Bound on |x_j| from its noisy octave counts (64, log2_bin()) with noise
+# sd `sd`: within the run of kept non-zero bins (octave_run()) and the
+# thin tail above it (tail_top()), the upper edge 2^(b - 33) of the bin b
+# at which the counts above b fall to tau times their total, times f_x,
+# at most 2^32.  The level is of the non-zero entries (a mostly-zero column keeps
+# the scale of its non-zeros); a column without a kept non-zero bin gets
+# 1 (mostly zeros, or too few records for the budget).
+octave_bound <- function(counts, sd, rule = octave_rule, n = Inf) {
+  kept <- octave_kept(counts, sd, rule$k, n)
+  kept[1L] <- 0
+  if (!anchored(kept, sd)) return(1)
+  run <- octave_run(kept)
+  top <- tail_top(counts, sd, run[2L])
+  # the run's kept counts, then the tail's noisy counts (at least 0)
+  used <- c(kept[seq_len(run[2L])], pmax(counts[-seq_len(run[2L])], 0))
+  used[seq_along(used) < run[1L] | seq_along(used) > top] <- 0
+  above <- rev(cumsum(rev(used)))      # counts in bins b, b + 1, ...
+  b <- max(which(above > rule$tau * sum(used)))
+  min(2^(b - 33) * (rule$f_x %||% rule$f), 2^32)
+}
+
+# The top of a tail spread thinly over the octaves above the run (top):
+# with many columns in one release, the noise sd is a few per cent of n,
+# and a heavy tail holds less than that in each octave though much more
+# in all of them.  A window of 2, 4 or 8 bins that starts one or two bins
+# above the top and whose noisy counts sum to the 1% level of the largest
+# of the windows' noise (sd sqrt(width), 3 widths for each of nb bins)
+# moves the top to its highest bin with a count above 0; repeated until
+# no window clears.
+tail_top <- function(counts, sd, top) {
+  nb <- length(counts)
+  level <- stats::qnorm(0.01 / (3 * nb), lower.tail = FALSE)
+  repeat {
+    new <- top
+    for (start in top + 1:2) for (m in c(2L, 4L, 8L)) {
+      if (start > nb) next
+      w <- start:min(start + m - 1L, nb)
+      if (sum(counts[w]) >= level * sd * sqrt(length(w)) && any(counts[w] > 0))
+        new <- max(new, w[counts[w] > 0])
     }
-    centred <- c(cnt - half, lg / 32)
-    v <- if (noise_secure())
-           # one release of the weighted pair (count, sum / 32)
-           secure_values(centred, z, sqrt(1.25 * w2), c(weight, weight))
-         else centred + c(sd, sd) * stats::rnorm(2L * pc)
-    return(list(count = v[seq_len(pc)] + n / 2, sum = v[pc + seq_len(pc)],
-                sd = sd))
+    if (new == top) return(top)
+    top <- new
   }
-  sd <- z * sqrt(0.25 * w2) / weight
-  dev <- function(l, mj) {
-    d <- pmin((l$lg - rep(mj, each = nrow(l$lg)))^2, 64) / 64
-    d[!l$nz] <- 0
-    d
-  }
-  dsum <- if (!design) colSums(dev(lm, m))
-          else c(named(design_log_sums(lm$x, m[seq_len(px)])$dev),
-                 if (!is.null(ly)) design_log_sums(ly, m[px + 1L])$dev)
-  centred <- dsum - half
-  list(dev = n / 2 + if (noise_secure())
-                       secure_values(centred, z, sqrt(0.25 * w2), weight)
-                     else centred + sd * stats::rnorm(pc),
-       sd = sd)
 }
 
-# How far into the tail of |x_j| the clamp goes, from the public n and the
-# single-release multiplier z1 (every release's noise scales as z1 / n):
-# clamping at a lower quantile trades a bias of the linear fit for less
-# noise per unit of signal, which pays only while the noise is large.  The
-# rule, kappa = 2.5 + 0.6 log10(n / (6700 z1)) within [2, 3.5], was set on
-# the raw BlogFeedback data (n / z1 about 6700 at epsilon = 1, where 2.5
-# did best among 2, 2.5 and 3) and a simulated design with n = 183,000
-# (where 3 did best); not private (z1 = 0) gives 3.5.
-default_kappa <- function(n, z1) {
-  if (!(z1 > 0)) return(3.5)
-  min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
+# The signed octave bins of y (1 .. 127): 65 - log2_bin(|v|) for a
+# negative v beyond 2^-32 (bin 1 the most negative), 64 for |v| <= 2^-32,
+# 63 + log2_bin(v) for a positive v.
+signed_bin <- function(v) {
+  b <- log2_bin(abs(v))
+  as.integer(ifelse(v < 0 & b > 1L, 65L - b, 63L + b))
+}
+
+signed_octave_counts <- function(y) {
+  if (is_sharded(y)) return(shard_octaves(y))
+  tabulate(signed_bin(as.double(y)), 127L)
+}
+
+# The range c(lo, hi) of y from its noisy signed octave counts (127,
+# signed_bin()) with noise sd `sd`.  Kept counts as for x; a kept
+# non-zero bin whose octave lies outside the run around the fullest
+# non-zero octave (counts of both signs added) is taken as noise.  hi is the upper end
+# of the bin at which the kept counts above fall to tau times all the kept
+# counts (zeros included): the upper edge times f of a positive octave, 0
+# for the zero bin, the edge nearer 0 of a negative octave; lo the same
+# from below (the edge times f of a negative octave, 0, the lower edge of
+# a positive octave).  Within [-2^32, 2^32]; no kept non-zero octave:
+# c(-1, 1).
+signed_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
+  kept <- octave_kept(counts, sd, rule$k, n)
+  mag <- c(0, kept[65:127] + kept[63:1])      # octaves 1 .. 64 of |y|
+  if (!anchored(kept[-64L], sd)) return(c(-1, 1))
+  run <- octave_run(mag)
+  oct <- abs(seq_len(127L) - 64L) + 1L        # each signed bin's octave
+  kept[oct != 1L & (oct < run[1L] | oct > run[2L])] <- 0
+  level <- rule$tau * sum(kept)
+  s_hi <- max(which(rev(cumsum(rev(kept))) > level))
+  s_lo <- min(which(cumsum(kept) > level))
+  # bins s > 64: octave b = s - 63, (2^(b - 34), 2^(b - 33)]
+  upper <- function(s) if (s > 64L) rule$f * 2^(s - 96)
+                       else if (s == 64L) 0 else -2^(31 - s)
+  lower <- function(s) if (s < 64L) -rule$f * 2^(32 - s)
+                       else if (s == 64L) 0 else 2^(s - 97)
+  # the range holds 0: a side whose counts did not clear the noise is not
+  # taken to be empty (a symmetric y seen on one side only would get a
+  # centre far from its mean)
+  c(min(max(lower(s_lo), -2^32), 0), max(min(upper(s_hi), 2^32), 0))
 }
 
 # ---------------------------------------------------------------------------
@@ -200,7 +289,8 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          weights = NULL, offset = NULL) {
   p <- ncol(x)
   st <- list(parts = list(), released = list(), public = character(),
-             shares = control$shares, z1 = z1, n = n)
+             shares = adaptive_shares(control$shares, n, ncol(x), z1),
+             z1 = z1, n = n)
   # each step returns its values and what it adds to the record
   add <- function(st, step) {
     st$parts <- c(st$parts, step$parts)
@@ -216,11 +306,13 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   xt <- scale_clamp(x, sc$bound)
   y_scale <- 1
   y_bound <- sc$y_bound
+  y_range <- sc$y_range
   if (constrained && !fam$bounded) {
     # an unbounded residual: y on the unit scale of its released bound
     y_scale <- y_bound
     y <- clamp(y / y_scale, -1, 1)
     y_bound <- 1
+    y_range <- y_range / y_scale
   }
   if (!is.null(fam$y_settings)) {
     qs <- fam$y_settings(y, y_bound, quant, intercept, control$center, n,
@@ -239,14 +331,15 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     # the family with its released bandwidth
     fam <- family_object(fam$name, quant)
   }
-  ce <- centre_release(y, fam, y_bound, y_scale, quant, intercept,
+  ce <- centre_release(y, fam, y_range, y_scale, quant, intercept,
                        control, p, st)
   st <- add(st, ce)
   tl <- truncation_levels(xt, if (constrained) y else y_obs, fam, ce$beta0,
                           intercept, truncation, row, control, st,
                           weights, offset)
   st <- add(st, tl)
-  out <- list(x = xt, bound = sc$bound, beta0 = ce$beta0, clip = tl$clip,
+  out <- list(x = xt, bound = sc$bound, y_bound = sc$y_bound,
+              y_range = sc$y_range, beta0 = ce$beta0, clip = tl$clip,
               row_bound = tl$row_bound, quant = quant)
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
@@ -278,55 +371,75 @@ range_text <- function(v) {
   if (length(v) == 1L) fmt3(v) else paste0(fmt3(min(v)), " to ", fmt3(max(v)))
 }
 
-# Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian y
-# or the quantile family's histogram of y needs one, on |y|.  x's sums
-# come from passes in C (design_log_sums()), y's from R.
+# Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian
+# or poisson y or the quantile family's histogram of y needs it, the range
+# of y, from one release of octave histograms (octave_release()).  x's
+# counts come from a pass in C (design_octaves()), y's from R.  A declared
+# x_bound (one number or one per column) or y_range replaces its estimate
+# and costs nothing; with both declared there is no release.
 scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
   p <- ncol(x)
+  if (!is.null(ctl$x_bound) && !length(ctl$x_bound) %in% c(1L, p))
+    arg_error("control", "$x_bound has ", length(ctl$x_bound), " values; ",
+              "give one, or one per column of x (", p, ").")
+  if (!is.null(ctl$y_range) && isTRUE(fam$classes))
+    arg_error("control", "$y_range does not apply to the ", fam$name,
+              " family: its y is a class.")
   # a family's own settings of y (quantile: a histogram of y) need the
   # bound as their range, unless the centre and the bandwidth are both
   # declared; an unbounded residual needs it for the centre's clamp (and
   # the unit scale of the radius methods)
   need_hist <- !is.null(fam$y_settings) &&
     (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
-  need_y_bound <- !fam$bounded &&
+  use_y <- !fam$bounded &&
     (constrained || intercept && is.null(ctl$center)) || need_hist
-  cols <- if (!is.null(ctl$x_bound)) cbind(if (need_y_bound) y)
-          else structure(list(x = x, y = if (need_y_bound) y),
-                         class = "design_cols")
-  out <- list(bound = NULL, y_bound = NULL)
-  if (!is.null(cols)) {                # NULL: every bound declared
-    z <- part_multiplier(st$z1, st$shares[["scale"]], 2)
-    ncols <- if (is.null(ctl$x_bound)) p + need_y_bound else 1L
-    wt <- c(rep(1, ncols - need_y_bound),
-            if (need_y_bound) sqrt(max(ncols - 1, 1)))
-    # y's bound sets the centre and the validation loss of cv.dpsco(), not
-    # a clamp of the model: it keeps the family's kappa (2 but for poisson)
-    # whatever x's kappa
-    kp <- c(rep(ctl$kappa %||% default_kappa(st$n, st$z1), ncols - need_y_bound),
-            if (need_y_bound) fam$y_kappa %||% 2)
-    lb <- log_bounds(cols, z, kp, st$n, wt)
-    if (is.null(ctl$x_bound)) out$bound <- lb$bound[seq_len(p)]
-    if (need_y_bound) out$y_bound <- lb$bound[ncols]
+  need_y <- use_y && is.null(ctl$y_range)
+  need_x <- is.null(ctl$x_bound)
+  out <- list(bound = NULL, y_bound = NULL, y_range = NULL)
+  if (need_x || need_y) {               # neither: every bound declared
+    z <- part_multiplier(st$z1, st$shares[["scale"]])
+    px <- if (need_x) p else 0L
+    wt <- c(rep(1, px), if (need_y) sqrt(max(px, 1)))
+    rule_x <- c(octave_rule, f_x = x_octave_factor(st$n, st$z1))
+    rel <- octave_release(if (need_x) design_octaves(x),
+                          if (need_y) signed_octave_counts(y), z, wt)
+    if (need_x)
+      out$bound <- vapply(seq_len(p), function(j)
+        octave_bound(rel$x[, j], rel$sd[j], rule_x, n = st$n), 0)
+    if (need_y) {
+      out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = st$n)
+      out$y_bound <- max(abs(out$y_range))
+    }
     out$parts <- list(settings_part(
-      st, "scale", z, 2, lb$sensitivity,
-      "Gaussian: log-moments of the non-zero |x_j| (and |y|)",
-      paste0("bounds on |x_j| ", if (!is.null(out$bound)) range_text(out$bound)
-             else "declared", if (need_y_bound)
-               paste0("; bound on |y| ", fmt3(out$y_bound)))))
-    out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound))
+      st, "scale", z, 1, rel$sensitivity,
+      paste0("Gaussian: octave histograms of |x_j|",
+             if (!need_x) " (none: declared)",
+             if (need_y) " and signed octaves of y"),
+      paste0("bounds on |x_j| ", if (need_x) range_text(out$bound)
+             else "declared", if (need_y)
+               paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
+                      fmt3(out$y_range[2L]), "]"))))
+    out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound,
+                                 y_range = out$y_range))
   }
-  if (!is.null(ctl$x_bound)) {
-    out$bound <- rep_len(ctl$x_bound, p)
+  if (!need_x) {
+    out$bound <- rep_len(as.double(ctl$x_bound), p)
     out$public <- "bounds on |x_j|"
+  }
+  if (use_y && !need_y) {
+    out$y_range <- as.double(ctl$y_range)
+    out$y_bound <- max(abs(out$y_range))
+    out$public <- c(out$public, "range of y")
   }
   out
 }
 
 # Step 2, the centre: the starting point, whose intercept is the private
-# mean of y clamped to its bound (gaussian), the private event rate on the
-# link scale (binomial) or the quantile family's released centre.
-centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
+# mean of y clamped to its released (or declared) range (gaussian: [lo,
+# hi]; poisson: [0, hi]), the private event rate on the link scale
+# (binomial) or the quantile family's released centre.  The released
+# centre is kept within that range (post-processing).
+centre_release <- function(y, fam, y_range, y_scale, quant, intercept,
                            ctl, p, st) {
   nclass <- fam$nclass %||% 1L
   beta0 <- rep(0, (p + intercept) * nclass)
@@ -353,13 +466,14 @@ centre_release <- function(y, fam, y_bound, y_scale, quant, intercept,
     out$public <- "centre of y"
   } else {
     z <- part_multiplier(st$z1, st$shares[["centre"]])
-    rng <- fam$centre_range(y_bound)
+    rng <- fam$centre_range(y_range)
     rel <- dp_mean_release(y_matrix(y), matrix(rng, 2L), z, st$n)
-    centre <- rel$estimate
-    # (post-processing) a mean count below the noise sd of its release is
-    # not told apart from that noise, and a start below it would give a
-    # curvature e^b0 of almost 0, whose Newton steps diverge: kept within
-    # [noise sd, bound]
+    # (post-processing) within the range the mean was clamped to
+    centre <- min(max(rel$estimate, rng[1L]), rng[2L])
+    # a mean count below the noise sd of its release is not told apart
+    # from that noise, and a start below it would give a curvature e^b0
+    # of almost 0, whose Newton steps diverge: kept within [noise sd,
+    # bound]
     if (isTRUE(fam$centre_floor))
       centre <- min(max(centre, rel$noise_sd), rng[2L])
     out$parts <- list(settings_part(
@@ -422,9 +536,14 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
       out$clip <- clip
       k <- k + 1L
     }
+    # (post-processing) a row (1, x_i) has norm at least 1: a noisy level
+    # below it would shrink every row of the curvature toward 0 and the
+    # Newton steps would divide by almost nothing
     if (need_row)
-      out$row_bound <- min(hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["row"]],
-                                         st$n, rc$sd), sqrt(d))
+      out$row_bound <- min(max(hist_quantile(rc$counts[, k],
+                                             1 - ctl$quantiles[["row"]],
+                                             st$n, rc$sd),
+                               if (intercept) 1 else 0), sqrt(d))
     out$parts <- list(settings_part(
       st, "quantiles", z, 1, sqrt(nhist),
       paste0("Gaussian: histograms of log2 ",

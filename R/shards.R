@@ -16,8 +16,9 @@ NULL
 # What leaves a worker: at dpsco_shards() time its row count, column count,
 # column names and the levels of a factor y (the coordinator needs the
 # counts to map the sampled indices to shards; they are never printed,
-# saved or released); then only sums: per column log-moment sums, one
-# clamped sum of y, 64-bin histogram counts, the d x d second-moment matrix
+# saved or released); then only sums: per column octave counts (and
+# signed octave counts of y), one clamped sum of y, 64-bin histogram
+# counts, the d x d second-moment matrix
 # of the rows and per step the oracle's d (k d for kamath) accumulator
 # sums.  What reaches a worker: its own sampled indices, labels and split
 # coins, and otherwise public or released values (the roxygen below lists
@@ -103,8 +104,8 @@ shard_rows <- function(sh) {
 #' engine's own passes over its rows; the coordinator (this R session) adds
 #' them and adds the noise once, as a single-process fit does, so the
 #' sensitivity, the noise and the accounting are the single-process fit's.
-#' A worker returns only sums: log-moment sums per column, a clamped sum of
-#' `y`, histogram counts, the second-moment matrix of the rows and, per
+#' A worker returns only sums: octave counts per column (of `|x_j|`, and
+#' the signed octaves of `y`), a clamped sum of `y`, histogram counts, the second-moment matrix of the rows and, per
 #' step, the oracle's `d` (Kamath: `k d`) sums.  It also reports its row
 #' count once, which the coordinator needs to map sampled records to
 #' shards; the row counts are data: they are never printed or saved (the
@@ -119,7 +120,7 @@ shard_rows <- function(sh) {
 #' Everything else a worker is sent is public or already released: the
 #' family and the method's public parameters; the released values of the
 #' private settings that its later sums depend on (the bounds that scale
-#' `x`, the log-moment means, the bound on `y` that clamps its sum, the
+#' `x`, the range of `y` that clamps its sum, the
 #' start, whose intercept forms the residuals for the clipping level, and
 #' the row bound of the second-moment matrix); the oracle's parameters,
 #' among them the clipping level (released, or declared); the iterates
@@ -382,7 +383,8 @@ shard_drop <- function(ids) {
 
 # The validation sums of cv.dpsco(): per penalty, the clamped losses of
 # the records with coin `val`, summed on each worker and added here.
-shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
+shard_cv_sums <- function(fit, x, val, measure, tau, family, bound,
+                          y_range = NULL) {
   sh <- x$shards
   rows <- shard_rows(sh)
   ends <- cumsum(rows)
@@ -393,7 +395,7 @@ shard_cv_sums <- function(fit, x, val, measure, tau, family, bound) {
   fit$trace <- NULL
   res <- shard_apply(sh$cluster, sh$id, "cv_loss", jobs,
                      list(fit = fit, measure = measure, tau = tau,
-                          family = family, bound = bound),
+                          family = family, bound = bound, y_range = y_range),
                      stage = "summing validation losses", ledger = x$ledger)
   shard_note(x$ledger, "validation loss sums")
   shard_sum(res)
@@ -505,19 +507,16 @@ shard_note <- function(ledger, what) {
   if (!is.null(ledger)) ledger$releases <- c(ledger$releases, what)
 }
 
-# design_log_sums() of x or y (R/design.R) over the shards.
-shard_log_sums <- function(v, mean = NULL) {
+# The octave counts of x (design_octaves(), R/design.R) or the signed
+# octave counts of y (signed_octave_counts(), R/settings.R) over the
+# shards, added in shard order.
+shard_octaves <- function(v) {
   sh <- v$shards
   what <- if (inherits(v, "dpsco_shard_y")) "y" else "x"
-  res <- shard_apply(sh$cluster, sh$id, "log_sums", NULL,
-                     list(what = what, mean = mean),
-                     stage = "summing log-moments", ledger = v$ledger)
-  shard_note(v$ledger, paste0("log-moment sums of ", what,
-                              if (!is.null(mean)) " (deviations)"))
-  out <- res[[1L]]
-  for (nm in names(out))
-    out[[nm]] <- shard_sum(lapply(res, `[[`, nm))
-  out
+  res <- shard_apply(sh$cluster, sh$id, "octaves", NULL, list(what = what),
+                     stage = "counting octaves", ledger = v$ledger)
+  shard_note(v$ledger, paste("octave counts of", what))
+  shard_sum(res)
 }
 
 # The centred clamped sum of y (dp_mean_release(), R/dp-mean.R).
@@ -663,8 +662,8 @@ shard_task <- function(task, id, job, common) {
       st$yf <- as.double(yy$y)
       yy$classnames
     },
-    log_sums = design_log_sums(if (common$what == "x") st$x
-                               else matrix(st$yf), common$mean),
+    octaves = if (common$what == "x") design_octaves(st$x)
+              else signed_octave_counts(st$yf),
     centre = sum(clamp(st$yf, common$lo, common$hi) -
                    (common$lo + common$hi) / 2),
     row_stats = {
@@ -698,7 +697,7 @@ shard_task <- function(task, id, job, common) {
       pred <- stats::predict(common$fit, st$x[rows, , drop = FALSE],
                              type = "response")
       colSums(clamped_loss(common$measure, st$yf[rows], pred, common$tau,
-                           common$family, common$bound))
+                           common$family, common$bound, common$y_range))
     },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)

@@ -147,8 +147,7 @@ typedef struct {
     int threads;
 } column_data;
 
-void settings_log_sums(const column_data *cd, const double *mean,
-                       double *count, double *sum);
+void settings_octaves(const column_data *cd, int *counts);
 void settings_rows(const column_data *cd, int has_int, int coordinate,
                    const double *resid, int row_hist, double *ss_out,
                    double *norm, int *counts);

@@ -160,6 +160,10 @@ static const field_spec fit_fields[] = {
     {"class_matrix", OPTIONAL},
     /* an R function called after each lambda (the progress bar) */
     {"progress", OPTIONAL},
+    /* the bounded domain (R/domain.R): a (p + intercept)^2 metric, the
+     * centre (one block per class) and one radius per class; default none */
+    {"domain_metric", OPTIONAL}, {"domain_centre", OPTIONAL},
+    {"domain_radius", OPTIONAL},
     {NULL, 0}
 };
 
@@ -173,6 +177,8 @@ static const field_spec release_fields[] = {
      * whose loop fields one release does not use */
     {"steps", IGNORED}, {"step_size", IGNORED}, {"sqrt_schedule", IGNORED},
     {"last_iterate", IGNORED}, {"tail_average", IGNORED},
+    {"domain_metric", IGNORED}, {"domain_centre", IGNORED},
+    {"domain_radius", IGNORED},
     {"alpha", IGNORED}, {"penalty_factor", IGNORED}, {"disjoint", IGNORED},
     {NULL, 0}
 };
@@ -272,11 +278,11 @@ static const field_spec bs_mean_fields[] = {
 #define PASS_FIELDS \
     {"task", REQUIRED}, {"threads", REQUIRED}, {"block_rows", REQUIRED}
 
-/* 1: per column, the non-zero counts and sums of clamped log2 |x_ij|;
- * with `mean` (the released means), the sums of clamped squared
- * deviations */
-static const field_spec pass_log_fields[] = {
-    PASS_FIELDS, {"mean", OPTIONAL},
+/* 5: per column, the counts of records in the octave bins of |x_ij|
+ * (R/settings.R octave_counts(); task 1, the log-moment sums of 0.11.0,
+ * is gone) */
+static const field_spec pass_octave_fields[] = {
+    PASS_FIELDS,
     {NULL, 0}
 };
 
@@ -443,6 +449,26 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
                  "offsets");
 }
 
+/* The bounded domain's fields (all three or none). */
+static void domain_from(path_domain *dm, const settings_list *s, int width,
+                        int nclass)
+{
+    dm->metric = per_record(s, "domain_metric", width * width);
+    dm->centre = per_record(s, "domain_centre", width * nclass);
+    dm->radius = per_record(s, "domain_radius", nclass);
+    if ((dm->metric == NULL) != (dm->centre == NULL) ||
+        (dm->metric == NULL) != (dm->radius == NULL))
+        Rf_error("internal error: the domain needs its metric, centre and "
+                 "radius together");
+    dm->work = (double *) R_alloc((size_t) width, sizeof(double));
+}
+
+static const field_spec project_fields[] = {
+    {"nclass", REQUIRED}, {"domain_metric", REQUIRED},
+    {"domain_centre", REQUIRED}, {"domain_radius", REQUIRED},
+    {NULL, 0}
+};
+
 SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
                SEXP trace_at)
 {
@@ -462,6 +488,7 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     sc.ntrace = Rf_length(trace_at);
     sc.disjoint = integer_or(&s, "disjoint", 0);
     sc.progress = opt(&s, "progress");
+    domain_from(&sc.domain, &s, pr.p + pr.has_int, pr.family.nclass);
     if (!Rf_isNull(sc.progress) && !Rf_isFunction(sc.progress))
         Rf_error("dpsco_fit: settings field 'progress' must be a function");
 
@@ -957,7 +984,7 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
 {
     static const char *entry = "dpsco_settings_pass";
     int task = task_of(settings, entry);
-    const field_spec *spec = task == 1 ? pass_log_fields
+    const field_spec *spec = task == 5 ? pass_octave_fields
                              : task == 2 ? pass_rows_fields
                              : task == 3 ? pass_gram_fields
                              : task == 4 ? pass_clamp_fields : NULL;
@@ -973,20 +1000,11 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
     cd.threads = threads < limit ? threads : limit;
     if (cd.threads < 1)
         cd.threads = 1;
-    if (task == 1) {
-        SEXP mean = opt(&s, "mean");
-        if (!Rf_isNull(mean) && Rf_length(mean) != cd.p)
-            Rf_error("internal error: %d means for %d columns",
-                     Rf_length(mean), cd.p);
-        SEXP vals[2];
-        vals[0] = PROTECT(Rf_allocVector(REALSXP, cd.p));
-        vals[1] = PROTECT(Rf_allocVector(REALSXP, cd.p));
-        settings_log_sums(&cd, Rf_isNull(mean) ? NULL : REAL(mean),
-                          REAL(vals[0]), REAL(vals[1]));
-        const char *names[] = {"count", Rf_isNull(mean) ? "sum" : "dev"};
-        SEXP res = named_list(2, names, vals);
-        UNPROTECT(2);
-        return res;
+    if (task == 5) {
+        SEXP counts = PROTECT(Rf_allocMatrix(INTSXP, 64, cd.p));
+        settings_octaves(&cd, INTEGER(counts));
+        UNPROTECT(1);
+        return counts;
     }
     if (task == 4) {
         SEXP bound = field(&s, "bound");
@@ -1029,4 +1047,26 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
     settings_gram(&cd, has_int, REAL(w), REAL(h));
     UNPROTECT(1);
     return h;
+}
+
+/* Each column of beta (nclass blocks of coefficients) projected onto the
+ * bounded domain (domain.c): R's post-processing of a path whose
+ * coefficients moved after the engine. */
+SEXP dpsco_project_domain(SEXP beta, SEXP settings)
+{
+    settings_list s = settings_open(settings, "dpsco_project_domain",
+                                    project_fields);
+    int nclass = integer(&s, "nclass");
+    if (!Rf_isMatrix(beta) || TYPEOF(beta) != REALSXP || nclass < 1 ||
+        Rf_nrows(beta) % nclass != 0)
+        Rf_error("internal error: dpsco_project_domain needs a double matrix "
+                 "of class blocks");
+    int dim = Rf_nrows(beta), ncol = Rf_ncols(beta), width = dim / nclass;
+    path_domain dm;
+    domain_from(&dm, &s, width, nclass);
+    SEXP out = PROTECT(Rf_duplicate(beta));
+    for (int l = 0; l < ncol; l++)
+        domain_project(&dm, REAL(out) + (size_t) l * dim, width, nclass);
+    UNPROTECT(1);
+    return out;
 }

@@ -4,6 +4,7 @@
 
 SEXP dpsco_fit(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_release(SEXP, SEXP, SEXP, SEXP);
+SEXP dpsco_project_domain(SEXP, SEXP);
 SEXP dpsco_fw(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_oracle_mean(SEXP, SEXP, SEXP);
 SEXP dpsco_catoni_mean(SEXP, SEXP);
@@ -33,6 +34,7 @@ SEXP dpsco_shard_rows(SEXP);
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_fit, 6),
     CALLDEF(dpsco_release, 4),
+    CALLDEF(dpsco_project_domain, 2),
     CALLDEF(dpsco_fw, 5),
     CALLDEF(dpsco_oracle_mean, 3),
     CALLDEF(dpsco_catoni_mean, 2),

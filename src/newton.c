@@ -128,6 +128,8 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
                 for (int j = 0; j < dim; j++)
                     est[j] = (1.0 - w) * est[j] + w * ghat[j];
             model_step(qm, est, beta, lambda[l], next, work);
+            domain_project(&sc->domain, next, pr->p + pr->has_int,
+                           pr->family.nclass);
             /* the model's gradient at the new point: est + A (next - beta) / eta */
             if (w > 0.0) {
                 memcpy(ghat, est, (size_t) dim * sizeof(double));

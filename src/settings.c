@@ -3,24 +3,22 @@
  * a dgCMatrix, or a file-backed matrix, mapped.c) without a copy.  R keeps
  * the noise, the accounting and the record.
  *
- *   log sums   per column, the non-zero count and the sum of the clamped
- *              log2 magnitudes, or (given the released means) the sum of
- *              the clamped squared deviations;
+ *   octaves    per column, the counts of records in the octave bins of
+ *              |x_ij| (log2_bin() of R/settings.R);
  *   rows       per record, the clamped row's sum of squares, its norm
  *              ||(1, x_i)||, and the log2 histograms of the clip values
  *              |r_i| c_i and of the norms;
  *   gram       the second-moment matrix of the weighted rows.
  *
- * Every result is a sum, formed in the order R's block statistics
- * (R/design.R) form it: a column's sum in long double over each block of
- * rows, as colSums() does, the blocks added in order in double; a row's
- * sum of squares in long double in column order, as rowSums() does; the
- * gram matrix per block as the reference BLAS's dsyrk (crossprod())
- * forms it, each entry a running sum over the rows, the blocks added in
- * order.  Threads take whole columns, rows or blocks, so the results
- * do not depend on how many ran, and zeros, which add nothing to any sum,
- * are skipped in a sparse x: every layout gives the same sums bit for
- * bit. */
+ * Every result is a count or a sum, a sum formed in the order R's block
+ * statistics (R/design.R) form it: a row's sum of squares in long double
+ * in column order, as rowSums() does; the gram matrix per block as the
+ * reference BLAS's dsyrk (crossprod()) forms it, each entry a running sum
+ * over the rows, the blocks added in order.  Threads take whole columns,
+ * rows or blocks, so the results do not depend on how many ran, and
+ * zeros, which add nothing to any sum (and fall in the first octave bin),
+ * are skipped in a sparse x: every layout gives the same counts and sums
+ * bit for bit. */
 #include <math.h>
 #include <string.h>
 #include <Rconfig.h>
@@ -66,61 +64,37 @@ static int sparse_from(const column_data *cd, int j, int row)
     return lo;
 }
 
-/* clamp(log2 |v|, -32, 32) of a non-zero v, as log_moments() forms it. */
-static inline double log_clamped(double v)
+/* log2_bin() of R/settings.R: bin 1 for v <= 2^-32, else
+ * ceiling(log2 v) + 33 within 1 .. 64 (0-based here). */
+static inline int log2_bin0(double v)
 {
-    double l = log2(fabs(v));
-    l = l > -32.0 ? l : -32.0;
-    return l < 32.0 ? l : 32.0;
+    if (!(v > 0x1p-32))
+        return 0;
+    double b = ceil(log2(v)) + 33.0;
+    b = b < 64.0 ? b : 64.0;
+    return (b > 1.0 ? (int) b : 1) - 1;
 }
 
-/* The summand of column sums for one non-zero value: its log, or with a
- * mean m its clamped squared deviation min((l - m)^2, 64) / 64. */
-static inline double log_summand(double v, const double *mean, double m)
+/* Column j's octave histogram (R's octave_counts()): the number of
+ * records in each log2_bin() of |x_ij|, into counts[64 j ..].  A sparse
+ * column's entries that are not stored are zeros, in bin 1. */
+static void column_octaves(const column_data *cd, int j, int *counts)
 {
-    double l = log_clamped(v);
-    if (mean == NULL)
-        return l;
-    double d = (l - m) * (l - m);
-    return (d < 64.0 ? d : 64.0) / 64.0;
-}
-
-/* Column j: its non-zero count and the sum of its summands, blocks of
- * cd->block rows each summed in long double and the blocks added in
- * double, as design_colsums() adds colSums() of each block. */
-static void column_log_sums(const column_data *cd, int j, const double *mean,
-                            double *count, double *sum)
-{
-    double m = mean ? mean[j] : 0.0, total = 0.0, nz = 0.0;
-    int k = cd->layout == LAYOUT_SPARSE ? cd->cp[j] : 0;
-    for (int a = 0; a < cd->n; a += cd->block) {
-        int b = cd->n - a < cd->block ? cd->n : a + cd->block;
-        long double s = 0.0;
-        if (cd->layout == LAYOUT_SPARSE) {
-            for (; k < cd->cp[j + 1] && cd->ri[k] < b; k++)
-                if (cd->v[k] != 0.0) {
-                    s += log_summand(cd->v[k], mean, m);
-                    nz += 1.0;
-                }
-        } else {
-            const double *col = cd->x + (size_t) j * cd->n;
-            for (int i = a; i < b; i++) {
-                double v = bounded(cd, j, col[i]);
-                if (v != 0.0) {
-                    s += log_summand(v, mean, m);
-                    nz += 1.0;
-                }
-            }
-        }
-        total = a == 0 ? (double) s : total + (double) s;
+    int *h = counts + (size_t) 64 * j;
+    memset(h, 0, 64 * sizeof(int));
+    if (cd->layout == LAYOUT_SPARSE) {
+        int stored = cd->cp[j + 1] - cd->cp[j];
+        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
+            h[log2_bin0(fabs(cd->v[k]))]++;
+        h[0] += cd->n - stored;
+        return;
     }
-    if (count)
-        count[j] = nz;
-    sum[j] = total;
+    const double *col = cd->x + (size_t) j * cd->n;
+    for (int i = 0; i < cd->n; i++)
+        h[log2_bin0(fabs(bounded(cd, j, col[i])))]++;
 }
 
-void settings_log_sums(const column_data *cd, const double *mean,
-                       double *count, double *sum)
+void settings_octaves(const column_data *cd, int *counts)
 {
     int threaded = use_threads(cd);
     (void) threaded;
@@ -132,20 +106,9 @@ void settings_log_sums(const column_data *cd, const double *mean,
     if (threaded)
 #endif
         for (int j = g; j < e; j++)
-            column_log_sums(cd, j, mean, count, sum);
+            column_octaves(cd, j, counts);
         R_CheckUserInterrupt();
     }
-}
-
-/* log2_bin() of R/settings.R: bin 1 for v <= 2^-32, else
- * ceiling(log2 v) + 33 within 1 .. 64 (0-based here). */
-static inline int log2_bin0(double v)
-{
-    if (!(v > 0x1p-32))
-        return 0;
-    double b = ceil(log2(v)) + 33.0;
-    b = b < 64.0 ? b : 64.0;
-    return (b > 1.0 ? (int) b : 1) - 1;
 }
 
 /* Rows a .. b - 1: sums of squares (long double, column order, as

@@ -122,6 +122,8 @@ void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
                                              : sc->step0;
             prox_classes(beta, est, pr->family.nclass, pr->p, pr->has_int,
                          gamma, lambda[l], sc->alpha, sc->pf);
+            domain_project(&sc->domain, beta, pr->p + pr->has_int,
+                           pr->family.nclass);
             path_record(sc, dim, beta, avg, t, tail_from, l, &next_trace,
                         trace);
             if (since_check >= INTERRUPT_EVERY) {

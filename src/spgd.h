@@ -7,6 +7,18 @@
 
 #include "dpsco.h"
 
+/* The bounded domain every iterate is projected onto (domain.c): per
+ * class block of `width` coefficients, (b - centre)' metric (b - centre)
+ * <= radius^2, metric a width x width matrix (NULL: no bound), centre
+ * nclass blocks and radius nclass values; `work` holds one block. */
+typedef struct {
+    const double *metric, *centre, *radius;
+    double *work;
+} path_domain;
+
+void domain_project(const path_domain *dm, double *beta, int width,
+                    int nclass);
+
 /* A penalised path's steps, step sizes, penalty and output rule. */
 typedef struct {
     int steps;
@@ -23,6 +35,7 @@ typedef struct {
                          * below steps, and step t takes block t - 1 */
     SEXP progress;      /* an R function called with the number of lambdas
                          * done after each one, or R_NilValue */
+    path_domain domain; /* the bound on every iterate */
 } spgd_schedule;
 
 void spgd_path(const fit_problem *pr, const spgd_schedule *sc,

@@ -77,3 +77,9 @@ without_fit_stream <- function(expr) {
   on.exit(utils::assignInNamespace("enter_fit_stream", old, "dpsco"))
   expr
 }
+
+# The default budget shares of the scale and centre releases (the rule of
+# ?dpsco_control, written out): scale (30 z1 sqrt(2 p) / n)^2 within
+# [0.05, 0.2], centre (40 z1 / n)^2 within [0.03, 0.15].
+scale_share_ref <- function(z1, p, n) min(0.2, max(0.05, (30 * z1 * sqrt(2 * p) / n)^2))
+centre_share_ref <- function(z1, n) min(0.15, max(0.03, (40 * z1 / n)^2))

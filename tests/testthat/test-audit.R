@@ -482,81 +482,81 @@ audit_statistic <- function(stat0, stat1, u, trials, delta = audit_delta) {
   audit_eps_both(project(stat0), project(stat1), delta)
 }
 
-# The scale release (R/settings.R): the record at the clamp in every
-# column: log2 |x| = 40 is clamped to 32 (lg / 32 = 1) and it is non-zero
-# (nz - 1/2 = 1/2): the first release moves by (1/2, 1) per column,
-# sqrt(1.25 p) in all; for the second, 40 is over 8 octaves from every m:
-# (dev - 1/2) moves by 1/2.  The released values are the centred sums
-# (the count estimate adds the public n / 2, the same on both sides).
-# Broken: "rows" releases the uncentred sums (count and dev sums move by
-# 1), the finding of the scale release; "columns" leaves out the sqrt(p)
-# of the p columns a record moves at once.
-scale_audit <- function(trials) {
-  x1 <- settings_audit_data()
-  p <- ncol(x1)
-  n <- nrow(x1)
-  rec <- 2^40 * rep_len(c(1, -1), p)
-  x1[n, ] <- rec
-  x0 <- x1[-n, , drop = FALSE]
-  lm0 <- dpsco:::log_moments(x0)
-  lm1 <- dpsco:::log_moments(x1)
-  m <- c(3, -2, 0, 5)
+# The scale release (R/settings.R octave_release()): the octave counts of
+# every column of x and the signed octave counts of y, column j's counts
+# released times its public weight w_j (y's sqrt(p)).  A record adds 1 to
+# one bin of each column, whatever its values (here at the clamp in every
+# column: |x| = 2^40 and y = -1e12, the open end bins): the weighted
+# release moves by sqrt(sum w^2) = sqrt(2 p).  The counts take no divisor:
+# the public n enters the estimator only, so D and D' are the same release
+# in both data-size cases of the public N (N - 1 and N records, or N and
+# N + 1).  The statistic is the projection of the weighted release on the
+# record's effect (its noise is then iid).  Broken: "columns" calibrates
+# the noise for one histogram (sensitivity 1: without the sqrt of the
+# number of columns); "weights" for the columns without their weights
+# (sqrt(p + 1) instead of sqrt(sum w^2)).
+scale_audit <- function(trials, N = 30, p = 4) {
+  x <- settings_audit_data(N + 1, p)
+  set.seed(20261203)
+  y <- stats::rnorm(N + 1, 5, 3)
+  w <- c(rep(1, p), sqrt(p))
+  wv <- rep(w, c(rep(64, p), 127))
   z <- audit_z()
-  # nn: the n of the release (public, or the data's own in "rows")
-  first <- function(lm, nn, zz) function() {
-    r <- dpsco:::release_scale(lm, zz, nn)
-    c(r$count, r$sum)
+  counts <- function(xx, yy)
+    list(x = dpsco:::design_octaves(xx), y = dpsco:::signed_octave_counts(yy))
+  release <- function(cn, zz) function() {
+    r <- dpsco:::octave_release(cn$x, cn$y, zz, w)
+    c(as.double(r$x), r$y) * wv
   }
-  second <- function(lm, nn, zz) function()
-    dpsco:::release_scale(lm, zz, nn, m = m)$dev
-  eff1 <- first(lm1, n, 0)() - first(lm0, n, 0)()
-  eff2 <- second(lm1, n, 0)() - second(lm0, n, 0)()
-  effr1 <- first(lm1, n, 0)() - first(lm0, n - 1, 0)()
-  effr2 <- second(lm1, n, 0)() - second(lm0, n - 1, 0)()
-  zb <- z / sqrt(p)
-  list(effect1 = eff1, effect2 = eff2, rows1 = effr1, rows2 = effr2,
-       sens1 = dpsco:::log_bounds(x0, 0, 2, n)$sensitivity, p = p,
-       accounted = dp_epsilon(z, 1, 1, audit_delta),
-       honest1 = audit_statistic(first(lm0, n, z), first(lm1, n, z),
-                                 unit(eff1), trials),
-       broken1 = audit_statistic(first(lm0, n, zb), first(lm1, n, zb),
-                                 unit(eff1), trials),
-       rows_broken1 = audit_statistic(first(lm0, n - 1, z), first(lm1, n, z),
-                                      unit(effr1), trials),
-       honest2 = audit_statistic(second(lm0, n, z), second(lm1, n, z),
-                                 unit(eff2), trials),
-       broken2 = audit_statistic(second(lm0, n, zb), second(lm1, n, zb),
-                                 unit(eff2), trials),
-       rows_broken2 = audit_statistic(second(lm0, n - 1, z), second(lm1, n, z),
-                                      unit(effr2), trials))
+  out <- list(p = p, accounted = dp_epsilon(z, 1, 1, audit_delta),
+              sens = dpsco:::octave_release(counts(x, y)$x, counts(x, y)$y,
+                                            0, w)$sensitivity)
+  for (size in names(size_pairs(N))) {
+    rows <- size_pairs(N)[[size]][1L]
+    c0 <- counts(x[seq_len(rows), , drop = FALSE], y[seq_len(rows)])
+    c1 <- counts(rbind(x[seq_len(rows), , drop = FALSE], 2^40 * rep_len(c(1, -1), p)),
+                 c(y[seq_len(rows)], -1e12))
+    eff <- release(c1, 0)() - release(c0, 0)()
+    u <- unit(eff)
+    out[[size]] <- list(
+      effect = eff,
+      honest = audit_statistic(release(c0, z), release(c1, z), u, trials),
+      broken = audit_statistic(release(c0, z / sqrt(2 * p)),
+                               release(c1, z / sqrt(2 * p)), u, trials),
+      weights = audit_statistic(release(c0, z * sqrt((p + 1) / (2 * p))),
+                                release(c1, z * sqrt((p + 1) / (2 * p))), u,
+                                trials))
+  }
+  out
 }
 
-test_that("quick audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
+test_that("quick audit: the scale release (octave histograms of |x_j| and y) stays within its epsilon", {
   a <- scale_audit(8000)
-  # the record moves the released sums by exactly the claimed sensitivities
-  expect_equal(a$effect1, c(rep(0.5, a$p), rep(1, a$p)), tolerance = 1e-12)
-  expect_equal(sqrt(sum(a$effect1^2)), a$sens1, tolerance = 1e-12)
-  expect_equal(a$effect2, rep(0.5, a$p), tolerance = 1e-12)
-  # with each data set's own n they are the uncentred sums, which move by
-  # sqrt(2) and 1 per column
-  expect_equal(a$rows1, c(rep(1, a$p), rep(1, a$p)), tolerance = 1e-12)
-  expect_equal(a$rows2, rep(1, a$p), tolerance = 1e-12)
-  expect_audit(a$honest1, a$broken1, a$accounted)
-  expect_audit(a$honest2, a$broken2, a$accounted)
-  expect_gt(a$rows_broken2, a$accounted)
+  expect_equal(a$sens, sqrt(2 * a$p), tolerance = 1e-15)
+  for (size in c("below", "above")) {
+    b <- a[[size]]
+    # the record moves one count of each column by 1: the weighted
+    # release by exactly the claimed sensitivity, in the top bins of x
+    # and the most negative bin of y
+    expect_equal(sum(b$effect != 0), a$p + 1, label = size)
+    expect_equal(sqrt(sum(b$effect^2)), a$sens, tolerance = 1e-12, label = size)
+    expect_equal(which(b$effect != 0), c(64 * seq_len(a$p), 64 * a$p + 1))
+    expect_audit(b$honest, b$broken, a$accounted)
+  }
 })
 
-test_that("long audit: the scale release (log-moments of |x_j|) stays within its epsilon", {
+test_that("long audit: the scale release (octave histograms of |x_j| and y) stays within its epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   a <- scale_audit(6e4)
-  message(sprintf(paste("audit scale   accounted %.3f  eps_lb %.3f, %.3f;",
-                        "uncentred (own n) %.3f, %.3f"), a$accounted,
-                  a$honest1, a$honest2, a$rows_broken1, a$rows_broken2))
-  expect_audit(a$honest1, a$broken1, a$accounted)
-  expect_audit(a$honest2, a$broken2, a$accounted)
-  expect_gt(a$rows_broken1, a$accounted)
-  expect_gt(a$rows_broken2, a$accounted)
-  expect_gt(a$honest1, 0.7 * a$accounted)
+  for (size in c("below", "above")) {
+    b <- a[[size]]
+    message(sprintf(paste("audit scale (%s)  accounted %.3f  eps_lb %.3f;",
+                          "one histogram %.3f, no weights %.3f"), size,
+                    a$accounted, b$honest, b$broken, b$weights))
+    expect_audit(b$honest, b$broken, a$accounted)
+    expect_gt(b$weights, a$accounted)
+    expect_gt(b$honest, 0.7 * a$accounted)
+  }
 })
 
 # The centre: the mean of y clamped to [-B_y, B_y] (dp_mean_release(), as

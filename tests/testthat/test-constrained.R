@@ -340,8 +340,8 @@ test_that("the shuffled mirror descent's record: its theorem on the records resi
   # target (not halved for replace-one any more)
   sh <- pr$shares
   z1 <- dp_noise_multiplier(0.5, 0.1 / n, 1, 1)
-  expect_equal(sh$noise_multiplier[sh$part == "scale"], z1 * sqrt(2 / 0.05),
-               tolerance = 1e-6)
+  expect_equal(sh$noise_multiplier[sh$part == "scale"],
+               z1 * sqrt(1 / scale_share_ref(z1, 2, n)), tolerance = 1e-6)
   expect_lte(pr$epsilon_accounted, 0.5 * (1 + 1e-9))
   expect_gt(pr$epsilon_replace_one, pr$epsilon_accounted)
   expect_match(pr$guarantee, "n = 20,000 treated as public", fixed = TRUE)

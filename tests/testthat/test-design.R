@@ -177,17 +177,14 @@ test_that("the private settings' passes equal R's block statistics on every layo
   r <- stats::rt(n, df = 2)
   w <- pmin(1, stats::runif(n, 0, 2))
   # the R computations the passes replace (R/design.R's block statistics)
-  lg <- function(b) { l <- pmin(pmax(log2(abs(b)), -32), 32); l[b == 0] <- 0; l }
-  m <- stats::rnorm(p, 0, 8)
-  dev <- function(b) {
-    d <- pmin((lg(b) - rep(m, each = nrow(b)))^2, 64) / 64
-    d[b == 0] <- 0
-    d
-  }
-  ref_count <- dpsco:::design_apply(x, function(b, rows) colSums(b != 0))
-  ref_lg <- dpsco:::design_apply(x, function(b, rows) colSums(lg(b)))
-  ref_dev <- dpsco:::design_apply(x, function(b, rows) colSums(dev(b)))
+  # octave counts of each column: bin 1 for |v| <= 2^-32, bin b for
+  # (2^(b - 34), 2^(b - 33)], bin 64 above 2^30
+  octaves <- function(v) vapply(1:64, function(b)
+    sum(abs(v) > (if (b == 1) -1 else 2^(b - 34)) &
+          (b == 64 | abs(v) <= 2^(b - 33))), 0L)
+  ref_oct <- apply(x, 2, octaves)
   xt <- pmin(pmax(x / rep(bound, each = n), -1), 1)
+  ref_oct_t <- apply(xt, 2, octaves)
   ref_ss <- dpsco:::design_apply(xt, function(b, rows) rowSums(b * b), "c")
   norm <- sqrt(ref_ss + 1)
   ref_counts <- cbind(tabulate(dpsco:::log2_bin(abs(r) * norm), 64L),
@@ -206,7 +203,7 @@ test_that("the private settings' passes equal R's block statistics on every layo
     ft <- dpsco:::scale_clamp(f, bound)
     rs <- dpsco:::design_row_stats(ft, TRUE, r, FALSE, TRUE)
     res[[paste(k, th)]] <- list(
-      log = dpsco:::design_log_sums(f), dev = dpsco:::design_log_sums(f, m),
+      oct = dpsco:::design_octaves(f), oct_t = dpsco:::design_octaves(ft),
       rows = rs, coord = dpsco:::design_row_stats(ft, TRUE, r, TRUE, FALSE),
       gram = dpsco:::design_gram(ft, w, TRUE))
   }
@@ -214,9 +211,10 @@ test_that("the private settings' passes equal R's block statistics on every layo
   for (k in names(res)[-1]) expect_identical(res[[k]], res[[1]], label = k)
   a <- res[[1]]
   # colSums() per block and rowSums() sum in long double, as the passes do
-  expect_identical(a$log$count, unname(ref_count))
-  expect_identical(a$log$sum, unname(ref_lg))
-  expect_identical(a$dev$dev, unname(ref_dev))
+  expect_identical(unname(a$oct), ref_oct)
+  expect_identical(unname(a$oct_t), ref_oct_t)
+  expect_identical(colSums(a$oct), rep(n, p))
+  expect_identical(a$oct[1, 5], as.integer(n))      # the zero column
   expect_identical(a$rows$ss, ref_ss)
   expect_identical(a$rows$norm, norm)
   expect_identical(a$rows$counts, ref_counts)

@@ -272,14 +272,14 @@ test_that("public_n: the record's sensitivity and noise sd scale as 1 / public_n
   sds <- vapply(fits, function(f) privacy(f)$noise_sd, 0)
   expect_equal(sds * N, rep(sds[1] * N[1], length(N)), tolerance = 1e-12)
   # private tuning: the settings' divisors are the public n too (the
-  # centre's sensitivity y_bound / n, the curvature's row_bound^2 / n)
+  # centre's sensitivity (hi - lo) / (2 n), the curvature's row_bound^2 / n)
   set.seed(2)
   fp <- dpsco(dat$x, dat$y, method = "clip", public_n = 300, nlambda = 2,
               iterations = 3)
   pr <- privacy(fp)
   sh <- pr$shares
-  expect_equal(sh$sensitivity[sh$part == "centre"], pr$released$y_bound / 300,
-               tolerance = 1e-14)
+  expect_equal(sh$sensitivity[sh$part == "centre"],
+               diff(pr$released$y_range) / 2 / 300, tolerance = 1e-14)
   expect_equal(sh$sensitivity[sh$part == "curvature"],
                pr$released$row_bound^2 / 300, tolerance = 1e-14)
   expect_equal(pr$sensitivity, fp$settings$clip / fp$settings$batch_size,
@@ -823,12 +823,16 @@ test_that("a private poisson fit records every release and refuses bad y", {
                                        "curvature", "optimizer"))
     expect_equal(sum(pr$shares$share), 1)
     expect_true(all(is.finite(as.matrix(coef(fit)))))
-    # the centre is the mean count clamped to [0, the released bound on y]
+    # the centre is the mean count clamped to [0, the top of the released
+    # range of y], and kept in it
     expect_identical(pr$shares$mechanism[2], paste0(
       "Gaussian: mean of y clamped to [0, ",
-      format(signif(pr$released$y_bound, 3)), "]"))
-    expect_named(pr$released, c("x_bound", "y_bound", "centre", "clip",
-                                "row_bound", "ridge"))
+      format(signif(pr$released$y_range[2], 3)), "]"))
+    expect_gte(pr$released$y_range[1], 0)
+    expect_identical(pr$released$y_bound, pr$released$y_range[2])
+    expect_lte(pr$released$centre, pr$released$y_range[2])
+    expect_named(pr$released, c("x_bound", "y_bound", "y_range", "centre",
+                                "clip", "row_bound", "ridge"))
   }
   expect_error(dpsco(x, y - 1, family = "poisson"), class = "dpsco_arg_error",
                regexp = "y")

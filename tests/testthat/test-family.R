@@ -197,14 +197,15 @@ test_that("the poisson family: loss, residual, start, link and measures", {
   expect_equal(f$inverse_link(eta), exp(eta))
   expect_identical(f$start(2.5, 100), log(2.5))
   expect_identical(f$start(0, 100), log(1 / 100))
-  expect_identical(f$centre_range(7), c(0, 7))
+  # the mean count is clamped to [0, the top of the released range of y]
+  expect_identical(f$centre_range(c(2, 7)), c(0, 7))
+  expect_identical(f$centre_range(c(-3, -1)), c(0, 0))
   expect_equal(f$start_curvature(log(3), TRUE, NULL), 3)
   expect_identical(f$measures, c("deviance", "mse", "mae"))
   expect_false(f$bounded)
-  expect_identical(f$y_kappa, 3)
   expect_identical(f$model_step, 0.5)
   expect_true(f$centre_floor)
-  expect_null(dpsco:::family_gaussian()$y_kappa)
+  expect_identical(dpsco:::family_gaussian()$centre_range(c(-2, 5)), c(-2, 5))
   # the null residual at the intercept-only fit is y - mean(y) (the Poisson
   # MLE of a mean is the sample mean)
   x <- matrix(stats::rnorm(20), 10)

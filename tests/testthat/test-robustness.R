@@ -702,3 +702,38 @@ test_that("threads: a seed and a chunk count fix the fit, whatever threads run i
   expect_identical(res$beta, fits$holland[[2]])
   expect_identical(res$used, 1L)
 })
+
+# ---- do no harm at small n ----------------------------------------------------
+
+test_that("small and wide data: finite fits never far worse than the mean", {
+  # n = 50 records, p = 200 features (0.11.0: intercepts up to 8e14)
+  harm <- vapply(1:4, function(s) {
+    set.seed(s)
+    x <- matrix(stats::rnorm(80 * 200), 80)
+    y <- drop(x[, 1:5] %*% rep(1, 5)) + stats::rnorm(80)
+    tr <- 1:50
+    cv <- cv.dpsco(x[tr, ], y[tr], epsilon = 1)
+    expect_true(all(is.finite(coef(cv))))
+    sqrt(mean((y[-tr] - predict(cv, x[-tr, ]))^2)) /
+      sqrt(mean((y[-tr] - mean(y[tr]))^2))
+  }, 0)
+  expect_true(all(harm <= 1.5))
+})
+
+test_that("at epsilon 1e-4 the intercept stays inside the released range of y", {
+  # 0.11.0 released centres of 1e16 for a y in [5, 50] at this epsilon
+  set.seed(5)
+  n <- 350
+  x <- matrix(stats::rexp(n * 6), n)
+  y <- 5 + 45 * stats::rbeta(n, 2, 5) + x[, 1]
+  for (s in 1:3) {
+    fit <- withr::with_seed(s, dpsco(x, y, epsilon = 1e-4))
+    yr <- fit$privacy$released$y_range
+    expect_true(all(is.finite(yr)))
+    cen <- fit$privacy$released$centre
+    expect_gte(cen, yr[1L])
+    expect_lte(cen, yr[2L])
+    expect_gte(unname(fit$a0[1L]), yr[1L])
+    expect_lte(unname(fit$a0[1L]), yr[2L])
+  }
+})

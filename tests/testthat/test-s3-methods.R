@@ -574,3 +574,30 @@ test_that("print() and summary() state the privacy status of the record", {
   expect_identical(capture.output(print(fw0))[length(capture.output(print(fw0)))],
                    status_covered)
 })
+
+test_that("predict() is the model linear in the clamped features (clamp_x())", {
+  set.seed(10)
+  n <- 300
+  x <- matrix(stats::rexp(n * 3), n)
+  y <- x[, 1] - x[, 2] + stats::rnorm(n)
+  fit <- dpsco(x, y, epsilon = 2)
+  newx <- rbind(c(1e4, -5, 0.5), c(0.2, 0.3, 1e3), x[1:3, ])
+  cx <- clamp_x(fit, newx)
+  # by hand: each column clamped to its released [-B_j, B_j]
+  B <- fit$x_range[2L, ]
+  expect_equal(fit$x_range[1L, ], -B)
+  expect_equal(cx, pmin(pmax(newx, rep(-B, each = 5)), rep(B, each = 5)))
+  expect_equal(predict(fit, newx), cbind(1, cx) %*% coef(fit),
+               ignore_attr = TRUE, tolerance = 1e-12)
+  # not the raw features where the clamp binds
+  expect_false(isTRUE(all.equal(predict(fit, newx)[1, ],
+                                drop(cbind(1, newx) %*% coef(fit))[1])))
+  fb <- dpsco(x, as.double(y > 1), family = "binomial", epsilon = 2)
+  expect_equal(predict(fb, newx, type = "link"),
+               cbind(1, clamp_x(fb, newx)) %*% coef(fb), ignore_attr = TRUE,
+               tolerance = 1e-12)
+  cvf <- cv.dpsco(x, y, epsilon = 2)
+  expect_identical(clamp_x(cvf, newx), clamp_x(cvf$dpsco.fit, newx))
+  expect_error(clamp_x(fit, newx[, 1:2]), class = "dpsco_arg_error")
+  expect_error(clamp_x(list(), newx), class = "dpsco_arg_error")
+})

@@ -1,6 +1,7 @@
 # The private settings of tuning = "private" (R/settings.R), each checked
 # against a plain-R computation written from its description: the log2
-# bins and the histogram quantile, the log-moment bounds on |x_j|, the
+# bins and the histogram quantile, the octave bounds on |x_j| and the
+# range of y, the
 # curvature release and its positive-definite repair, the budget shares
 # and their composition, and the noise-free Newton path against glmnet on
 # the transformed design.
@@ -77,35 +78,93 @@ test_that("hist_quantile() with noise drops the counts below the noise level", {
   expect_identical(dpsco:::hist_quantile(low, 0.1, 10, sd), 2^(21 - 33))
 })
 
-# ---- log-moment bounds -------------------------------------------------------
+# ---- octave histograms: the bounds on |x_j| and the range of y -------------
 
-# Plain R, column by column, from the description in R/settings.R: the mean
-# m and variance s^2 of clamp(log2 |x|, -32, 32) over the non-zero entries
-# (deviations beyond 8 octaves count as 8), from centred sums over the rows
-# present (of nz - 1/2, of lg / 32 and of d - 1/2, d = min((lg - m)^2, 64)
-# / 64 for a non-zero entry and 0 for a zero one) with Gaussian noise of sd
-# z sqrt(1.25 W) / w_j and z sqrt(0.25 W) / w_j (W = sum w^2), un-centred
-# by n / 2 for the public n; m shrunk by 1 / (1 + (4 sd1 / max(cnt, 1))^2),
-# B = 2^clamp(m + kappa s, -32, 32), and B = 1 when the noisy count is
-# below 3 sd1 (or nothing is finite).  `noise` holds the three standard
-# normal vectors (counts, sums, squares).
-log_bounds_ref <- function(v, z, kappa, weight, noise, n = nrow(v)) {
-  W <- sum(weight^2)
-  rows <- nrow(v)
-  vapply(seq_len(ncol(v)), function(j) {
-    col <- v[v[, j] != 0, j]
-    L <- pmin(pmax(log2(abs(col)), -32), 32)
-    sd1 <- z * sqrt(1.25 * W) / weight[j]
-    sd2 <- z * sqrt(0.25 * W) / weight[j]
-    cnt <- sum((v[, j] != 0) - 1 / 2) + sd1 * noise[[1]][j] + n / 2
-    m <- (sum(L) + 32 * sd1 * noise[[2]][j]) / cnt
-    m <- min(max(m, -32), 32) / (1 + (4 * sd1 / max(cnt, 1))^2)
-    dev <- c(pmin((L - m)^2, 64) / 64, rep(0, rows - length(col)))
-    s2 <- 64 * (sum(dev - 1 / 2) + sd2 * noise[[3]][j] + n / 2) / cnt
-    e <- min(max(m + rep_len(kappa, ncol(v))[j] * sqrt(max(s2, 0)), -32), 32)
-    if (!is.finite(e) || !(cnt >= 3 * sd1)) e <- 0
-    2^e
+# Plain R from the description in R/settings.R.  Counts: bin 1 holds
+# |v| <= 2^-32, bin b holds (2^(b - 34), 2^(b - 33)], bin 64 everything
+# above 2^30.  A noisy count below k sd (or not above 0) is dropped, bin 1
+# always; the run of kept bins goes up from the fullest while one of the
+# next two bins is kept; B is f times the upper edge 2^(b - 33) of the
+# highest bin b whose kept counts at or above it exceed tau times all
+# kept counts, at most 2^32; nothing kept: 1.
+octave_counts_ref <- function(v) {
+  a <- abs(v)
+  up <- 2^((1:64) - 33)
+  vapply(1:64, function(b) {
+    lo <- if (b == 1) -Inf else up[b - 1]
+    hi <- if (b == 64) Inf else up[b]
+    sum(a > lo & a <= hi)
   }, 0)
+}
+run_ref <- function(kept) {
+  # scan out from the first fullest bin, each way, until two empty bins
+  # in a row
+  m <- which(kept == max(kept))[1]
+  ends <- m
+  for (dir in c(-1, 1)) {
+    end <- m
+    b <- m + dir
+    while (b >= 1 && b <= length(kept) && abs(b - end) <= 2) {
+      if (kept[b] > 0) end <- b
+      b <- b + dir
+    }
+    ends <- c(ends, end)
+  }
+  ends[2:3]
+}
+octave_bound_ref <- function(noisy, sd, k = 3, tau = 0.01, f = 2) {
+  kept <- noisy * (noisy > 0 & noisy >= k * sd)
+  kept[1] <- 0
+  # the fullest must clear the 1% level of the largest of 63 noise counts
+  if (all(kept == 0) || max(kept) < sd * stats::qnorm(1 - 0.01 / 63)) return(1)
+  r <- run_ref(kept)
+  # a thin tail: windows of 2, 4 or 8 bins from one or two above the top
+  # whose noisy sum clears the 1% level of the largest of 3 x 64 window
+  # noises lift the top to their last bin above 0, until none does
+  level <- stats::qnorm(1 - 0.01 / 192)
+  top <- r[2]
+  repeat {
+    ends <- c()
+    for (s in top + 1:2) for (m in c(2, 4, 8)) {
+      if (s > 64) next
+      w <- s:min(s + m - 1, 64)
+      if (sum(noisy[w]) >= level * sd * sqrt(length(w)) && any(noisy[w] > 0))
+        ends <- c(ends, max(w[noisy[w] > 0]))
+    }
+    if (length(ends) == 0 || max(ends) <= top) break
+    top <- max(ends)
+  }
+  used <- ifelse(seq_along(noisy) <= r[2], kept, pmax(noisy, 0))
+  used[seq_along(used) < r[1] | seq_along(used) > top] <- 0
+  b <- max(which(vapply(1:64, function(b) sum(used[b:64]), 0) > tau * sum(used)))
+  min(f * 2^(b - 33), 2^32)
+}
+# y: the signed bins, most negative first (bin i <-> -(octave 65 - i)),
+# 64 the zero bin, 64 + b - 1 the positive octave b; the run is on the
+# octaves of |y| (both signs' kept counts added) and drops the bins above
+# its top; hi from the top of the signed axis, lo from the bottom, each at
+# tau times all kept counts (zero bin included).
+signed_counts_ref <- function(v) {
+  pos <- octave_counts_ref(v[v > 2^-32])
+  neg <- octave_counts_ref(v[v < -2^-32])
+  c(rev(neg[-1]), sum(abs(v) <= 2^-32), pos[-1])
+}
+signed_range_ref <- function(noisy, sd, k = 3, tau = 0.01, f = 2) {
+  kept <- noisy * (noisy > 0 & noisy >= k * sd)
+  oct <- c(64:2, 1, 2:64)
+  mag <- vapply(1:64, function(o) if (o == 1) 0 else sum(kept[oct == o]), 0)
+  if (all(mag == 0) || max(kept[-64]) < sd * stats::qnorm(1 - 0.01 / 126))
+    return(c(-1, 1))
+  r <- run_ref(mag)
+  kept[oct != 1 & (oct < r[1] | oct > r[2])] <- 0
+  lev <- tau * sum(kept)
+  hi <- max(which(vapply(1:127, function(i) sum(kept[i:127]), 0) > lev))
+  lo <- min(which(vapply(1:127, function(i) sum(kept[1:i]), 0) > lev))
+  # signed edges of bin i: octave o = oct[i], magnitudes (2^(o - 34), 2^(o - 33)]
+  edge_hi <- if (hi > 64) f * 2^(oct[hi] - 33) else if (hi == 64) 0 else -2^(oct[hi] - 34)
+  edge_lo <- if (lo < 64) -f * 2^(oct[lo] - 33) else if (lo == 64) 0 else 2^(oct[lo] - 34)
+  # the range holds 0
+  c(min(max(edge_lo, -2^32), 0), max(min(edge_hi, 2^32), 0))
 }
 
 bounds_data <- function(n = 400) {
@@ -113,126 +172,180 @@ bounds_data <- function(n = 400) {
   v <- cbind(lognormal = 2^stats::rnorm(n, 3, 1.5),
              sparse = ifelse(stats::runif(n) < 0.7, 0, stats::rt(n, df = 2)),
              zero = 0,
-             huge = 1e12 * (1 + stats::runif(n)),      # log2 above 32: clamped
-             tiny = 1e-15 * stats::runif(n),
-             wide = 2^stats::rnorm(n, 0, 20))          # deviations beyond 8
+             huge = 1e12 * (1 + stats::runif(n)),      # above 2^30: bin 64
+             tiny = 1e-15 * stats::runif(n),           # below 2^-32: bin 1
+             wide = 2^stats::rnorm(n, 0, 20))
   v[1:3, "wide"] <- -v[1:3, "wide"]
   v
 }
 
-test_that("log_bounds() without noise is 2^(m + kappa s) of the log2 magnitudes", {
+test_that("design_octaves() and signed_octave_counts() count the octave bins", {
   v <- bounds_data()
-  zero <- list(rep(0, 6), rep(0, 6), rep(0, 6))
-  for (kappa in c(0, 2, 3.5)) {
-    lb <- dpsco:::log_bounds(v, 0, kappa, nrow(v))
-    expect_equal(unname(lb$bound), log_bounds_ref(v, 0, kappa, rep(1, 6), zero),
-                 tolerance = 1e-12, label = paste("kappa", kappa))
-    expect_equal(lb$sensitivity, sqrt(1.25 * 6), tolerance = 1e-15)
-  }
-  lb <- unname(dpsco:::log_bounds(v, 0, 2, nrow(v))$bound)
-  # closed forms: the all-zero column gets 1, the huge one 2^32 (its log2
-  # clamped to 32 and no spread left), kappa = 0 gives 2^mean(log2 |x|)
-  expect_identical(lb[3], 1)
-  expect_identical(lb[4], 2^32)
-  expect_equal(unname(dpsco:::log_bounds(v, 0, 0, nrow(v))$bound[1]),
-               2^mean(log2(v[, 1])), tolerance = 1e-12)
-  # two octaves 1 and 3: m = 2, s = 1, so B = 2^(2 + kappa)
-  two <- matrix(rep(c(2, 8), 50), ncol = 1)
-  expect_equal(dpsco:::log_bounds(two, 0, 2, 100)$bound, 16, tolerance = 1e-14)
-  expect_equal(dpsco:::log_bounds(-two, 0, 1, 100)$bound, 8, tolerance = 1e-14)
-  # a public n other than the rows: the released values are the centred
-  # sums plus n / 2, so 100 rows declared as n = 120 count 110 non-zeros
-  # (m = 200 / 110), and the scaled squared deviations gain (120 - 100) / 2
-  m <- 200 / 110
-  s2 <- 64 * (sum(pmin((rep(c(1, 3), 50) - m)^2, 64) / 64) + 10) / 110
-  expect_equal(dpsco:::log_bounds(two, 0, 2, 120)$bound, 2^(m + 2 * sqrt(s2)),
-               tolerance = 1e-12)
-  for (n in c(120, 60))
-    expect_equal(unname(dpsco:::log_bounds(v, 0, 2, n)$bound),
-                 log_bounds_ref(v, 0, 2, rep(1, 6), zero, n),
-                 tolerance = 1e-12, label = paste("public n", n))
-  # deviations beyond 8 octaves count as 8: one value at 2^40 among 2^0's
-  far <- matrix(c(rep(1, 99), 2^40), ncol = 1)
-  m <- 32 / 100
-  s2 <- (99 * m^2 + 64) / 100
-  expect_equal(dpsco:::log_bounds(far, 0, 2, 100)$bound, 2^(m + 2 * sqrt(s2)),
-               tolerance = 1e-12)
+  ref <- apply(v, 2, octave_counts_ref)
+  expect_equal(unname(dpsco:::design_octaves(v)), unname(ref))
+  expect_identical(colnames(dpsco:::design_octaves(v)), colnames(v))
+  expect_equal(colSums(ref), rep(400, 6), ignore_attr = TRUE)
+  # closed forms: the zero and tiny columns in bin 1, the huge one in 64
+  expect_identical(unname(dpsco:::design_octaves(v)[c(1, 64), 3:5]),
+                   matrix(c(400L, 0L, 0L, 400L, 400L, 0L), 2))
+  y <- c(0, 1e-40, -3, -3.5, 4, 0.75, 1, -1, 2^40, -2^40, stats::rnorm(50))
+  got <- dpsco:::signed_octave_counts(y)
+  expect_equal(got, signed_counts_ref(y))
+  expect_identical(sum(got), length(y))
+  # -3 and -3.5 in (-4, -2]: octave 35 of the negative side, bin 65 - 35;
+  # 4 in (2, 4]: bin 63 + 35; 0.75 and 1 in (1/2, 1]: bin 63 + 33; both
+  # zeros in bin 64; +-2^40 in the open end bins 127 and 1
+  small <- dpsco:::signed_octave_counts(y[1:10])
+  expect_identical(which(small > 0), c(1L, 30L, 32L, 64L, 96L, 98L, 127L))
+  expect_identical(small[c(1, 30, 32, 64, 96, 98, 127)], c(1L, 2L, 1L, 2L, 2L, 1L, 1L))
 })
 
-test_that("log_bounds() with noise: shrinkage, count threshold and weights as described", {
-  v <- bounds_data(300)
-  pc <- ncol(v)
-  for (cs in list(list(z = 2, w = rep(1, pc)), list(z = 40, w = rep(1, pc)),
-                  list(z = 5, w = c(rep(1, pc - 1), sqrt(pc))),
-                  list(z = 2, w = rep(1, pc), n = 450),
-                  list(z = 5, w = c(rep(1, pc - 1), sqrt(pc)), n = 200))) {
-    n <- cs$n %||% nrow(v)
-    set.seed(99)
-    noise <- list(stats::rnorm(pc), stats::rnorm(pc), stats::rnorm(pc))
-    set.seed(99)
-    lb <- dpsco:::log_bounds(v, cs$z, 2, n, cs$w)
-    expect_equal(unname(lb$bound), log_bounds_ref(v, cs$z, 2, cs$w, noise, n),
-                 tolerance = 1e-10, label = paste("z", cs$z, "n", n))
-    expect_equal(lb$sensitivity, sqrt(1.25 * sum(cs$w^2)), tolerance = 1e-15)
+test_that("octave_bound() keeps the counts above k sd and reads the tau level of the run", {
+  # a hand example: 300 values in (1, 2], 200 in (2, 4], 5 in (4, 8]
+  # (1% of 505 is 5.05: not above), a lone count far above
+  noisy <- numeric(64)
+  noisy[34] <- 300
+  noisy[35] <- 200
+  noisy[36] <- 5
+  noisy[60] <- 80
+  # sd 10: 5 is dropped, 80 is kept but 24 bins above the run: noise
+  expect_identical(dpsco:::octave_bound(noisy, 10), 2 * 4)
+  # sd 1: the 5 in (4, 8] is kept, but 5 + (80 dropped) is not above 1%
+  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 4)
+  noisy[36] <- 10                       # 10 of 510 is above 1%
+  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 8)
+  # a gap of one bin joins the run: the count at 38 is read
+  noisy[37] <- 0
+  noisy[38] <- 30
+  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 2^(38 - 33))
+  # two empty bins end the run, but the window 38..39 of the tail rule
+  # reads 30 at 39 when it clears 3.88 sds of the window (sd 1, not 10)
+  noisy[38] <- 0
+  noisy[39] <- 30
+  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 2^(39 - 33))
+  expect_identical(dpsco:::octave_bound(noisy, 10), 2 * 4)
+  # the zero bin is never read; nothing kept: 1; the open top capped
+  expect_identical(dpsco:::octave_bound(c(1e6, rep(0, 63)), 1), 1)
+  expect_identical(dpsco:::octave_bound(c(0, rep(20, 63)), 10), 1)
+  expect_identical(dpsco:::octave_bound(c(rep(0, 63), 50), 1), 2^32)
+  # the rule's parameters
+  expect_identical(dpsco:::octave_bound(noisy, 1, list(k = 3, tau = 0.01, f = 1.5)), 1.5 * 2^(39 - 33))
+  # against the plain-R reference on noisy counts of real columns
+  v <- bounds_data()
+  set.seed(4)
+  for (sd in c(0, 2, 10, 40)) {
+    noisy <- apply(v, 2, octave_counts_ref) + sd * matrix(stats::rnorm(64 * 6), 64)
+    got <- vapply(1:6, function(j) dpsco:::octave_bound(noisy[, j], sd), 0)
+    want <- vapply(1:6, function(j) octave_bound_ref(noisy[, j], sd), 0)
+    expect_identical(got, want, label = paste("sd", sd))
   }
-  # with z = 40 the count noise sd is 40 sqrt(7.5) = 110: the sparse column
-  # (about 90 non-zeros) falls below 3 sds and gets B = 1, as does the zero
-  # column
-  set.seed(99)
-  lb <- dpsco:::log_bounds(v, 40, 2, nrow(v))
-  expect_identical(unname(lb$bound[c(2, 3)]), c(1, 1))
+  # a tail thinner than k sd in each bin but clear in a window of four:
+  # 20 in each of bins 36..43 at sd 10 (a window of 4 sums to 80, above
+  # 3.88 sds of 2 x 10); without the window the bound would be 2 * 4
+  tail <- numeric(64)
+  tail[34] <- 1000
+  tail[35] <- 900
+  tail[36:43] <- 20
+  expect_identical(dpsco:::octave_bound(tail, 10), 2 * 2^(42 - 33))
+  expect_identical(octave_bound_ref(tail, 10), 2 * 2^(42 - 33))
+  tail[36:43] <- 10                     # a window of 4 sums to 40: noise
+  expect_identical(dpsco:::octave_bound(tail, 10), 2 * 4)
+  # without noise: f times the upper edge of the octave of the 99th
+  # percentile of the non-zero |x_j| (zero column: 1; huge: capped)
+  cnt <- apply(v, 2, octave_counts_ref)
+  got <- vapply(1:6, function(j) dpsco:::octave_bound(cnt[, j], 0), 0)
+  for (j in c(1, 2, 6)) {
+    a <- sort(abs(v[abs(v[, j]) > 2^-32, j]))
+    N <- length(a)
+    q <- a[ceiling(N + 1 - 0.01 * N) - 1]  # at most 1% of N above it
+    expect_identical(got[j], min(2 * 2^min(ceiling(log2(q)), 31), 2^32),
+                     label = colnames(v)[j])
+  }
+  expect_identical(got[3:5], c(1, 2^32, 1))
 })
 
-test_that("release_scale() is the two noisy sums of log_bounds()", {
+test_that("the factor of the bounds on x grows with the room the noise leaves", {
+  # room = log10(n / (1000 z1)) within [0, 1]; no noise: all of it
+  room <- function(n, z1) min(max(log10(n / (1000 * z1)), 0), 1)
+  for (nz in list(c(600, 3), c(3000, 3), c(10^3.5 * 2, 2), c(29342, 3.97),
+                  c(1e6, 4), c(50, 0))) {
+    want <- if (nz[2] == 0) 1 else room(nz[1], nz[2])
+    expect_equal(dpsco:::noise_room(nz[1], nz[2]), want, tolerance = 1e-15)
+    expect_equal(dpsco:::x_octave_factor(nz[1], nz[2]), 2 * 4^want,
+                 tolerance = 1e-15)
+  }
+  expect_equal(dpsco:::x_octave_factor(10^3.5 * 2, 2), 4, tolerance = 1e-15)
+  # the factor reaches the released bounds: f_x times the 99th
+  # percentile's octave edge, against f = 2 from the rule alone
+  cnt <- octave_counts_ref(c(rep(0, 50), 1:1000 / 100))
+  expect_identical(dpsco:::octave_bound(cnt, 0, c(dpsco:::octave_rule, f_x = 4)),
+                   4 * 16)
+  expect_identical(octave_bound_ref(cnt, 0, f = 4), 4 * 16)
+  expect_identical(dpsco:::octave_bound(cnt, 0), 2 * 16)
+})
+
+test_that("signed_octave_range() reads both ends of y from the signed counts", {
+  # y in [5, 50] (medv-like): lo the lower edge of the octave at the 1%
+  # level from below, hi f times the upper edge at the 1% level from above
+  set.seed(6)
+  y <- c(5, 5.5, 6, 7, stats::runif(300, 8, 50))
+  cnt <- signed_counts_ref(y)
+  # (the range holds 0: c(0, 128), not c(4, 128))
+  expect_identical(dpsco:::signed_octave_range(cnt, 0), c(0, 128))
+  # signed y: both ends times f
+  y2 <- c(stats::rnorm(500, 0, 3))
+  r2 <- dpsco:::signed_octave_range(signed_counts_ref(y2), 0)
+  expect_identical(r2, signed_range_ref(signed_counts_ref(y2), 0))
+  q <- sort(y2)[c(6, 495)]
+  expect_identical(r2, c(-2 * 2^ceiling(log2(-q[1])), 2 * 2^ceiling(log2(q[2]))))
+  # counts with many zeros: lo 0
+  y3 <- c(rep(0, 200), stats::rpois(300, 4))
+  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y3), 0)[1], 0)
+  # negative y: hi the edge nearer 0 of its octave
+  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(-y), 0), c(-128, 0))
+  # nothing kept: c(-1, 1)
+  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y), 1e4), c(-1, 1))
+  # with noise, against the reference (a kept bin above the run of the
+  # octaves of |y| is dropped on either side)
+  set.seed(7)
+  for (sd in c(1, 5, 20)) for (yy in list(y, y2, y3)) {
+    noisy <- signed_counts_ref(yy) + sd * stats::rnorm(127)
+    noisy[c(3, 125)] <- noisy[c(3, 125)] + c(50, 0) * (sd == 5)
+    expect_identical(dpsco:::signed_octave_range(noisy, sd),
+                     signed_range_ref(noisy, sd), label = paste("sd", sd))
+  }
+})
+
+test_that("octave_release() is one Gaussian release of the weighted counts", {
   v <- bounds_data(200)
-  lm <- dpsco:::log_moments(v)
-  L <- pmin(pmax(log2(abs(v)), -32), 32)
-  L[v == 0] <- 0
-  expect_identical(lm$lg, L)
-  expect_identical(lm$nz, v != 0)
-  m <- c(1, -2, 0, 20, -40, 3)         # all at least 8 octaves from 32
-  sd1 <- 3 * sqrt(1.25 * 6)
-  dev <- vapply(1:6, function(j) sum(pmin((L[v[, j] != 0, j] - m[j])^2, 64)) / 64, 0)
-  # the released values are the centred sums over the 200 rows present
-  # (of nz - 1/2, of lg / 32 and of d - 1/2), un-centred by the public n / 2
-  for (n in c(200, 260, 150)) {
-    set.seed(5)
-    r1 <- dpsco:::release_scale(lm, 3, n)
-    set.seed(5)
-    expect_equal(r1$count, colSums(v != 0) - 200 / 2 + sd1 * stats::rnorm(6) + n / 2,
-                 tolerance = 1e-12)
-    expect_equal(r1$sum, colSums(L) / 32 + sd1 * stats::rnorm(6), tolerance = 1e-12)
-    expect_equal(r1$sd, rep(sd1, 6), tolerance = 1e-15)
-    set.seed(6)
-    r2 <- dpsco:::release_scale(lm, 3, n, m = m)
-    set.seed(6)
-    expect_equal(unname(r2$dev), dev - 200 / 2 + 3 * sqrt(0.25 * 6) * stats::rnorm(6) + n / 2,
-                 tolerance = 1e-12)
+  cx <- dpsco:::design_octaves(v)
+  cy <- dpsco:::signed_octave_counts(v[, 1] - 10)
+  w <- c(rep(1, 6), sqrt(6))
+  z <- 3
+  S <- sqrt(sum(w^2))
+  set.seed(5)
+  r <- dpsco:::octave_release(cx, cy, z, w)
+  set.seed(5)
+  e <- stats::rnorm(64 * 6 + 127)
+  sd <- z * S / w
+  expect_equal(r$sd, sd, tolerance = 1e-15)
+  expect_equal(r$sensitivity, sqrt(12), tolerance = 1e-15)
+  expect_equal(unname(r$x), unname(cx) + rep(sd[1:6], each = 64) * matrix(e[1:384], 64),
+               tolerance = 1e-13)
+  expect_equal(r$y, cy + sd[7] * e[385:511], tolerance = 1e-13)
+  # a record added moves the weighted counts (counts times w_j) by exactly
+  # sqrt(sum w^2) in L2, whatever its values, whatever n
+  for (rec in list(rep(0, 6), c(1, -1e12, 0, 2^-40, 5, 3))) {
+    v1 <- rbind(v, rec)
+    move <- c(as.double(dpsco:::design_octaves(v1) - cx) * rep(w[1:6], each = 64),
+              (dpsco:::signed_octave_counts(v1[, 1] - 10) - cy) * w[7])
+    expect_equal(sqrt(sum(move^2)), S, tolerance = 1e-14)
   }
-  # at a fixed public n, one record added moves the released sums by at
-  # most the claimed sensitivities, and the record at the clamp in every
-  # column (|x| = 2^40, far from m) attains both; so does a record removed
-  rec <- matrix(2^40 * rep(c(1, -1), 3), 1)
-  v1 <- rbind(v, rec)
-  a0 <- dpsco:::release_scale(lm, 0, 200)
-  a1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0, 200)
-  move1 <- c(a1$count - a0$count, a1$sum - a0$sum)
-  expect_equal(sqrt(sum(move1^2)), sqrt(1.25 * 6), tolerance = 1e-12)
-  b0 <- dpsco:::release_scale(lm, 0, 200, m = m)$dev
-  b1 <- dpsco:::release_scale(dpsco:::log_moments(v1), 0, 200, m = m)$dev
-  expect_equal(sqrt(sum((b1 - b0)^2)), sqrt(0.25 * 6), tolerance = 1e-12)
-  # a zero record moves every centred sum by -1/2 (count and deviations),
-  # within the same bounds
-  z1 <- dpsco:::release_scale(dpsco:::log_moments(rbind(v, 0)), 0, 200)
-  expect_equal(unname(c(z1$count - a0$count, z1$sum - a0$sum)),
-               c(rep(-1 / 2, 6), rep(0, 6)))
-  # the block-wise sums of a design give the same release
-  cols <- structure(list(x = v, y = NULL), class = "design_cols")
-  set.seed(5)
-  r1 <- dpsco:::release_scale(lm, 3, 260)
-  set.seed(5)
-  expect_equal(dpsco:::release_scale(cols, 3, 260, rep(1, 6)), r1,
-               tolerance = 1e-12, ignore_attr = TRUE)
+  # without y, without noise
+  r0 <- dpsco:::octave_release(cx, NULL, 0, rep(1, 6))
+  expect_identical(unname(r0$x), unname(cx) + 0)
+  expect_null(r0$y)
+  expect_error(dpsco:::octave_release(cx, NULL, 1, rep(1, 5)), "one weight")
 })
 
 # ---- the curvature -------------------------------------------------------------
@@ -327,18 +440,26 @@ test_that("a noise-free private fit (method none) releases the plain-R settings"
   d <- settings_data()
   fit <- dpsco(d$x, d$y, method = "none", iterations = 2)
   rel <- privacy(fit)$released
-  zero <- list(numeric(5), numeric(5), numeric(5))
-  # bounds on |x_j| and |y| (y weighted by sqrt(p), which without noise
-  # changes nothing); without noise x's kappa is 3.5, y's is always 2
-  B <- log_bounds_ref(cbind(d$x, d$y), 0, c(rep(3.5, 4), 2), rep(1, 5), zero)
-  expect_equal(rel$x_bound, B[1:4], tolerance = 1e-12)
-  expect_equal(rel$y_bound, B[5], tolerance = 1e-12)
-  expect_equal(fit$standardize$scale, B[1:4], tolerance = 1e-12)
-  expect_equal(fit$x_range, rbind(-B[1:4], B[1:4]), tolerance = 1e-12)
-  # the centre: the mean of y clamped to +-y_bound
-  expect_equal(rel$centre, mean(pmin(pmax(d$y, -B[5]), B[5])), tolerance = 1e-12)
+  # bounds on |x_j| and the range of y from the exact octave counts (y
+  # weighted by sqrt(p), which without noise changes nothing)
+  B <- apply(d$x, 2, function(v) octave_bound_ref(octave_counts_ref(v), 0, f = 8))
+  yr <- signed_range_ref(signed_counts_ref(d$y), 0)
+  # by hand: without noise (z1 = 0) all the room: eight times the upper
+  # edge of the octave of the 99th percentile
+  q <- apply(d$x, 2, function(v) {
+    a <- sort(abs(v[v != 0]))
+    a[ceiling(length(a) * 0.99) - 1]
+  })
+  expect_equal(B, 8 * 2^ceiling(log2(q)))
+  expect_equal(rel$x_bound, B, tolerance = 1e-15)
+  expect_equal(rel$y_range, yr, tolerance = 1e-15)
+  expect_equal(rel$y_bound, max(abs(yr)), tolerance = 1e-15)
+  expect_equal(fit$standardize$scale, B, tolerance = 1e-12)
+  expect_equal(fit$x_range, rbind(-B, B), tolerance = 1e-12, ignore_attr = TRUE)
+  # the centre: the mean of y clamped to [lo, hi]
+  expect_equal(rel$centre, mean(pmin(pmax(d$y, yr[1]), yr[2])), tolerance = 1e-12)
   # the row bound: the 0.9 quantile edge of ||(1, x / B)||, capped at sqrt(d)
-  xt <- pmin(pmax(d$x / rep(B[1:4], each = d$n), -1), 1)
+  xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
   wn <- sqrt(1 + rowSums(xt^2))
   expect_identical(rel$row_bound, min(quantile_edge_ref(wn, 0.1), sqrt(5)))
   # no clipping level for method none
@@ -347,6 +468,7 @@ test_that("a noise-free private fit (method none) releases the plain-R settings"
   fb <- dpsco(d$x, d$yb, family = "binomial", method = "none", iterations = 2)
   rb <- privacy(fb)$released
   expect_null(rb$y_bound)
+  expect_null(rb$y_range)
   expect_equal(rb$centre, mean(d$yb), tolerance = 1e-12)
 })
 
@@ -393,15 +515,20 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
                                NULL, ctl, n = n)
     set.seed(17)
     pm <- function(share, k = 1) z1 * sqrt(k / share)
-    # x's kappa from the public n and z1 (2 at these sizes), y's always 2
-    kappa <- min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
-    lb <- dpsco:::log_bounds(cbind(d$x, d$y), pm(0.05, 2), c(rep(kappa, p), 2), n,
-                             c(rep(1, p), sqrt(p)))
-    B <- unname(lb$bound[1:p])
-    yb <- unname(lb$bound[p + 1])
+    s_scale <- scale_share_ref(z1, p, n)
+    s_centre <- centre_share_ref(z1, n)
+    # one release of the octave counts of x's columns and of y's signed
+    # octaves, y weighted by sqrt(p), noise in that order
+    wt <- c(rep(1, p), sqrt(p))
+    sdv <- pm(s_scale) * sqrt(2 * p) / wt
+    noisy <- c(apply(d$x, 2, octave_counts_ref), signed_counts_ref(d$y)) +
+      rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
+    B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
+    yr <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1])
     xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
-    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(c(-yb, yb), 2L),
-                                      pm(0.03), n)$estimate
+    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(yr, 2L),
+                                      pm(s_centre), n)$estimate
+    centre <- min(max(centre, yr[1]), yr[2])
     wn <- sqrt(1 + rowSums(xt^2))
     rc <- dpsco:::release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
     clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
@@ -410,6 +537,8 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, 1)$A
     info <- paste("public n", n)
     expect_equal(unname(tn$bound), B, tolerance = 1e-14, label = info)
+    expect_identical(tn$y_range, yr)
+    expect_identical(tn$y_bound, max(abs(yr)))
     expect_equal(tn$x, xt, ignore_attr = TRUE, tolerance = 1e-14)
     expect_equal(tn$beta0, c(centre, rep(0, p)), tolerance = 1e-14, label = info)
     expect_identical(tn$clip, clip)
@@ -417,9 +546,10 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     expect_equal(tn$curvature, A, tolerance = 1e-12, label = info)
     # the parts' multipliers and sensitivities are those of the releases
     sh <- vapply(tn$parts, `[[`, 0, "noise_multiplier")
-    expect_equal(sh, c(pm(0.05, 2), pm(0.03), pm(0.02), pm(0.2)), tolerance = 1e-14)
+    expect_equal(sh, c(pm(s_scale), pm(s_centre), pm(0.02), pm(0.2)),
+                 tolerance = 1e-14)
     sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-    expect_equal(sens, c(lb$sensitivity, yb / n, sqrt(2), row^2 / n),
+    expect_equal(sens, c(sqrt(2 * p), (yr[2] - yr[1]) / 2 / n, sqrt(2), row^2 / n),
                  tolerance = 1e-14, label = info)
     expect_equal(rc$sd, pm(0.02) * sqrt(2), tolerance = 1e-15)
   }
@@ -429,10 +559,13 @@ test_that("dpsco_control() defaults leave every data-dependent setting to the pr
   ctl <- dpsco_control()
   for (nm in c("clip", "rho", "s", "nu", "output", "x_bound", "center", "row_bound"))
     expect_null(ctl[[nm]], label = nm)
-  expect_equal(ctl$shares, c(scale = 0.05, centre = 0.03, quantiles = 0.02,
-                             curvature = 0.2))
+  expect_equal(ctl$shares, c(scale = 0.2, centre = 0.03, quantiles = 0.02,
+                             curvature = 0.2), ignore_attr = TRUE)
+  expect_identical(attr(ctl$shares, "given"), character())
+  expect_lt(sum(ctl$shares), 0.5)
   expect_equal(ctl$quantiles, c(clip = 0.995, row = 0.9))
   expect_null(ctl$kappa)
+  expect_null(ctl$y_range)
   expect_identical(c(ctl$ridge, ctl$memory), c(1, 0.5))
   # ... and the public fit still takes C = 1 and averages all iterates
   d <- settings_data(n = 100)
@@ -507,8 +640,10 @@ test_that("the first noise-free Newton step from the released curvature is exact
   B <- fit$standardize$scale
   xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
   ols <- stats::lm.fit(cbind(1, xt), d$y)$coefficients
+  # (to 1e-5: without noise the bounds are 8 times the octave edge, so
+  # the columns of xt are smaller and the solve less well conditioned)
   expect_equal(unname(c(fit$a0, fit$beta[, 1] * B)), unname(ols),
-               tolerance = 1e-6)
+               tolerance = 1e-5)
 })
 
 # ---- the privacy record of a private fit ---------------------------------------
@@ -537,27 +672,81 @@ test_that("a default private fit accounts every part and composes to the target"
   # spend their shares and the optimiser what is left
   z1 <- dp_noise_multiplier(eps, pr$delta, 1, 1)
   spent <- sh$steps / sh$noise_multiplier^2 * z1^2
-  expect_equal(spent[1:4], c(scale = 0.05, centre = 0.03, quantiles = 0.02,
-                             curvature = 0.2), tolerance = 1e-12,
-               ignore_attr = TRUE)
-  expect_equal(spent[5], 0.7, tolerance = 1e-5)
-  expect_equal(sh$share, c(0.05, 0.03, 0.02, 0.2, 0.7), tolerance = 1e-12)
-  # the sensitivities, from the released values: scale sqrt(1.25 sum w^2)
-  # with w = 1 per column of x and sqrt(p) for y; the centre y_bound / n;
-  # two histograms; B_H^2 / n; the oracle's C / n
+  # (the scale and centre shares by the rule of ?dpsco_control)
+  want <- c(scale_share_ref(z1, d$p, d$n), centre_share_ref(z1, d$n), 0.02, 0.2)
+  expect_equal(spent[1:4], want, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(spent[5], 1 - sum(want), tolerance = 1e-5)
+  expect_equal(sh$share, c(want, 1 - sum(want)), tolerance = 1e-12)
+  # the sensitivities, from the released values: scale sqrt(sum w^2)
+  # with w = 1 per column of x and sqrt(p) for y; the centre (hi - lo) /
+  # (2 n); two histograms; B_H^2 / n; the oracle's C / n
   rel <- pr$released
   expect_equal(sh$sensitivity,
-               c(sqrt(1.25 * (d$p + d$p)), rel$y_bound / d$n, sqrt(2),
+               c(sqrt(d$p + d$p), diff(rel$y_range) / 2 / d$n, sqrt(2),
                  rel$row_bound^2 / d$n, rel$clip / d$n), tolerance = 1e-12)
-  expect_identical(sh$steps, c(2, 1, 1, 1, 20))
+  expect_identical(sh$steps, c(1, 1, 1, 1, 20))
   # 10 lambdas x 2 steps, the first released at the start sets the grid
   expect_identical(fit$settings$iterations, 2L)
   expect_length(fit$lambda, 10)
-  expect_identical(names(rel), c("x_bound", "y_bound", "centre", "clip",
-                                 "row_bound", "ridge"))
+  expect_identical(names(rel), c("x_bound", "y_bound", "y_range", "centre",
+                                 "clip", "row_bound", "ridge"))
+  # the centre lies in the released range
+  expect_gte(rel$centre, rel$y_range[1])
+  expect_lte(rel$centre, rel$y_range[2])
   # each part's own epsilon: one Gaussian mechanism with its own mu
   expect_equal(sh$epsilon_alone[2], dp_epsilon(sh$noise_multiplier[2], 1, 1, pr$delta),
                tolerance = 1e-6)
+})
+
+test_that("a declared y_range replaces the range of y, costs nothing and is public", {
+  d <- settings_data()
+  set.seed(5)
+  fit <- dpsco(d$x, d$y, control = dpsco_control(y_range = c(-20, 30)))
+  pr <- privacy(fit)
+  sh <- pr$shares
+  # the scale release covers x alone (weights 1): sensitivity sqrt(p)
+  expect_equal(sh$sensitivity[sh$part == "scale"], sqrt(d$p), tolerance = 1e-15)
+  expect_match(sh$mechanism[1], "octave histograms of |x_j|$")
+  expect_true("range of y" %in% pr$public)
+  expect_null(pr$released$y_range)
+  expect_null(pr$released$y_bound)
+  # the centre: the mean of y clamped to [-20, 30], sensitivity 50 / (2 n)
+  expect_equal(sh$sensitivity[sh$part == "centre"], 25 / d$n, tolerance = 1e-15)
+  expect_identical(sh$mechanism[2], "Gaussian: mean of y clamped to [-20, 30]")
+  # without noise, the plain-R clamped mean
+  f0 <- dpsco(d$x, d$y, method = "none", iterations = 2,
+              control = dpsco_control(y_range = c(-1, 2)))
+  expect_equal(privacy(f0)$released$centre, mean(pmin(pmax(d$y, -1), 2)),
+               tolerance = 1e-12)
+  # x_bound per column and y_range both declared: no scale release, and
+  # its share goes to the optimiser
+  f2 <- dpsco(d$x, d$y, control = dpsco_control(y_range = c(-20, 30),
+                                                x_bound = c(1, 2, 3, 4)))
+  p2 <- privacy(f2)
+  expect_identical(p2$shares$part, c("centre", "quantiles", "curvature", "optimizer"))
+  expect_equal(p2$shares$share[4], 1 - 0.03 - 0.02 - 0.2, tolerance = 1e-12)
+  expect_equal(f2$x_range, rbind(-(1:4), 1:4), ignore_attr = TRUE)
+  expect_true(all(c("bounds on |x_j|", "range of y") %in% p2$public))
+  # checks
+  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
+  expect_identical(arg_of(dpsco_control(y_range = c(3, 1))), "y_range")
+  expect_identical(arg_of(dpsco_control(y_range = c(0, Inf))), "y_range")
+  expect_identical(arg_of(dpsco_control(y_range = 1)), "y_range")
+  expect_identical(arg_of(dpsco(d$x, d$yb, family = "binomial",
+                                control = dpsco_control(y_range = c(0, 1)))),
+                   "control")
+  expect_identical(arg_of(dpsco(d$x, d$y, control = dpsco_control(x_bound = c(1, 2)))),
+                   "control")
+})
+
+test_that("dpsco_control(kappa = ) is deprecated and ignored", {
+  expect_warning(ctl <- dpsco_control(kappa = 2), "deprecated and ignored.*octave")
+  expect_null(ctl$kappa)
+  expect_false("kappa" %in% attr(ctl, "given"))
+  d <- settings_data(n = 300)
+  f1 <- withr::with_seed(3, dpsco(d$x, d$y, control = ctl, nlambda = 2))
+  f0 <- withr::with_seed(3, dpsco(d$x, d$y, nlambda = 2))
+  expect_identical(privacy(f1)$released, privacy(f0)$released)
 })
 
 test_that("declared public settings cost nothing and are listed as public", {
@@ -660,7 +849,9 @@ test_that("shares, tuning and optimizer are checked with dpsco_arg_errors", {
                    "quantiles")
   # a valid update keeps the other defaults
   sh <- dpsco_control(shares = c(curvature = 0.3))$shares
-  expect_equal(sh, c(scale = 0.05, centre = 0.03, quantiles = 0.02, curvature = 0.3))
+  expect_equal(sh, c(scale = 0.2, centre = 0.03, quantiles = 0.02, curvature = 0.3),
+               ignore_attr = TRUE)
+  expect_identical(attr(sh, "given"), "curvature")
   d <- settings_data(n = 100)
   expect_identical(arg_of(dpsco(d$x, d$y, tuning = "private", calibration = "paper")),
                    "calibration")
@@ -683,20 +874,9 @@ test_that("new shares change the noise of the parts as documented", {
   sh <- privacy(fit)$shares
   z1 <- dp_noise_multiplier(1, privacy(fit)$delta, 1, 1)
   expect_equal(sh$noise_multiplier[1:4],
-               z1 * sqrt(c(2 / 0.1, 1 / 0.03, 1 / 0.02, 1 / 0.4)), tolerance = 1e-12)
+               z1 * sqrt(c(1 / 0.1, 1 / 0.03, 1 / 0.02, 1 / 0.4)), tolerance = 1e-12)
   expect_equal(sh$steps[5] / sh$noise_multiplier[5]^2 * z1^2, 1 - 0.55,
                tolerance = 1e-5)
-})
-
-test_that("default_kappa() follows its closed form within [2, 3.5]", {
-  rule <- function(n, z1) min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
-  for (n in c(100, 6700 * 4.4, 1e5, 2e5, 1e8))
-    for (z1 in c(0.5, 4.4, 20))
-      expect_equal(dpsco:::default_kappa(n, z1), rule(n, z1), tolerance = 1e-15)
-  expect_equal(dpsco:::default_kappa(6700 * 4.4, 4.4), 2.5)
-  expect_equal(dpsco:::default_kappa(10, 50), 2)
-  expect_equal(dpsco:::default_kappa(1e9, 1), 3.5)
-  expect_equal(dpsco:::default_kappa(1000, 0), 3.5)   # not private
 })
 
 test_that("wide data get no curvature release and the row bound's step", {
@@ -753,15 +933,19 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
                              offset = off)
   set.seed(17)
   pm <- function(share, k = 1) z1 * sqrt(k / share)
-  kappa <- min(3.5, max(2, 2.5 + 0.6 * log10(n / (6700 * z1))))
   ynet <- yc * exp(-off)
-  lb <- dpsco:::log_bounds(cbind(d$x, ynet), pm(0.05, 2), c(rep(kappa, p), 3),
-                           n, c(rep(1, p), sqrt(p)))
-  B <- unname(lb$bound[1:p])
-  yb <- unname(lb$bound[p + 1])
+  wt <- c(rep(1, p), sqrt(p))
+  s_scale <- scale_share_ref(z1, p, n)
+  s_centre <- centre_share_ref(z1, n)
+  sdv <- pm(s_scale) * sqrt(2 * p) / wt
+  noisy <- c(apply(d$x, 2, octave_counts_ref), signed_counts_ref(ynet)) +
+    rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
+  B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
+  yb <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1])[2]
   xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
-  rel <- dpsco:::dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(0.03), n)
-  centre <- min(max(rel$estimate, pm(0.03) * yb / 2 / n), yb)
+  # the mean count clamped to [0, hi], kept within [its noise sd, hi]
+  rel <- dpsco:::dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(s_centre), n)
+  centre <- min(max(rel$estimate, pm(s_centre) * yb / 2 / n), yb)
   b0 <- log(max(centre, 1 / n))
   wn <- sqrt(1 + rowSums(xt^2))
   r <- w * abs(exp(b0 + off) - yc)
@@ -777,7 +961,7 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   expect_identical(tn$row_bound, row)
   expect_equal(tn$curvature, A, tolerance = 1e-12)
   sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-  expect_equal(sens, c(lb$sensitivity, yb / 2 / n, sqrt(2), row^2 / n),
+  expect_equal(sens, c(sqrt(2 * p), yb / 2 / n, sqrt(2), row^2 / n),
                tolerance = 1e-14)
 })
 

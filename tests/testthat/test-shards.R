@@ -458,8 +458,8 @@ test_that("a worker that fails or dies mid-fit stops the fit and keeps the recor
   d <- shard_data(n = 400, p = 3)
   sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:200, 201:400)))
   # worker 2's y becomes unreadable after `after` reads: the settings read
-  # it four times (the two log-moment releases of |y|, the centre, the
-  # clipping level), then each gradient step once
+  # it three times (the octave counts of y, the centre, the clipping
+  # level), then each gradient step once
   break_worker <- function(id, after, die) {
     st <- get(id, envir = dpsco:::shard_store)
     val <- NULL
@@ -476,29 +476,27 @@ test_that("a worker that fails or dies mid-fit stops the fit and keeps the recor
     }, st)
     NULL
   }
-  parallel::clusterCall(cl[2], break_worker, sh$id, 5, FALSE)
+  parallel::clusterCall(cl[2], break_worker, sh$id, 4, FALSE)
   set.seed(1)
   e <- tryCatch(dpsco(sh, public_n = 400, nlambda = 3), error = identity)
   expect_s3_class(e, "dpsco_shard_error")
   expect_identical(e$worker, 2L)
   expect_match(conditionMessage(e),
                "worker 2 failed while computing a gradient step: disk read failed")
-  # the private settings (two log-moment releases of x and y, the centre,
-  # the histograms, the curvature) and the one gradient that completed
+  # the private settings (the octave counts of x and y, the centre, the
+  # histograms, the curvature) and the one gradient that completed
   expect_identical(e$released$gradients, 1)
   expect_identical(e$released$settings,
-                   c("log-moment sums of x", "log-moment sums of y",
-                     "log-moment sums of x (deviations)",
-                     "log-moment sums of y (deviations)",
+                   c("octave counts of x", "octave counts of y",
                      "clamped sum of y", "histogram counts",
                      "second-moment matrix"))
   # a worker that dies
   sh2 <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:200, 201:400)))
-  parallel::clusterCall(cl[2], break_worker, sh2$id, 6, TRUE)
+  parallel::clusterCall(cl[2], break_worker, sh2$id, 5, TRUE)
   e <- tryCatch(dpsco(sh2, public_n = 400, nlambda = 3), error = identity)
   expect_s3_class(e, "dpsco_shard_error")
   expect_identical(e$worker, 2L)
   expect_match(conditionMessage(e), "worker 2 stopped answering")
   expect_identical(e$released$gradients, 2)
-  expect_length(e$released$settings, 7L)
+  expect_length(e$released$settings, 5L)
 })

@@ -261,3 +261,17 @@ test_that("multinomial: the grouped rule from released values, in plain R", {
                control = dpsco_control(support = "none"))
   expect_equal(off$beta, fit$support$beta_raw)
 })
+
+test_that("a ridge fit keeps every coefficient: the rule acts on sparse penalties", {
+  set.seed(8)
+  n <- 400
+  x <- matrix(stats::rnorm(n * 6), n)
+  y <- drop(x %*% c(1, -1, 0.5, 0, 0, 0)) + stats::rnorm(n)
+  ridge <- dpsco(x, y, alpha = 0, epsilon = 1)
+  # every penalty but the first (the trivial model, all zero by design)
+  expect_identical(unname(ridge$df[-1L]), rep(6, length(ridge$lambda) - 1L))
+  expect_null(ridge$support)
+  # the same fit with a lasso is thinned by the rule
+  lasso <- withr::with_seed(1, dpsco(x, y, alpha = 1, epsilon = 1))
+  expect_false(is.null(lasso$support))
+})
