@@ -33,8 +33,8 @@
 #' chosen only when its summed loss is lower by about
 #' `log(19 (K - 1)) L / eps_sel`.  A gaussian path with a released range
 #' of `y` clamps each validation `y` to that range and each error to a
-#' quarter of its width, up to half of it where the path's noise leaves
-#' room (`2^room / 4`, `room = log10(n / (1000 z1))` within `[0, 1]`,
+#' quarter of its width, up to the whole width where the path's noise
+#' leaves room (`4^room / 4`, `room = log10(n / (1000 z1))` within `[0, 1]`,
 #' `n` the training part's public size, `z1` the noise multiplier of one
 #' release of its budget): `L` is the square of that (`"mse"`) or that
 #' (`"mae"`), a far smaller `L` than one from a bound on `|y|`, so the
@@ -221,7 +221,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # residual is bounded whatever the error (the check loss's)
   # a path kept near the trivial model by a range of y (domain.R): y
   # clamped to that range and each error to a quarter of its width, up
-  # to half of it as the noise leaves room (noise_room()).  The
+  # to the whole width as the noise leaves room (noise_room()).  The
   # clamp sets the exponential mechanism's sensitivity L, and the choice
   # tells candidates apart when their summed losses differ by a few L /
   # eps: a clamp at the scale of a typical error, not of the largest, is
@@ -237,7 +237,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                                                   fit$privacy$epsilon,
                                                   fit$privacy$delta))
           else 1
-  r_bound <- if (!is.null(y_range)) diff(y_range) / 4 * 2^room
+  r_bound <- if (!is.null(y_range)) diff(y_range) / 4 * 4^room
              else if (!is.null(y_bound)) 4 * y_bound
              else if (fam$clip_bounds_error) fit$settings$clip
   if (is.null(loss_bound) && is.null(r_bound) &&

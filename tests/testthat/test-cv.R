@@ -95,15 +95,15 @@ test_that("cv.dpsco() is the split, the fit, the clamped losses, the exponential
     K <- length(fit$lambda)
     measure <- cs$measure %||% if (cs$family == "binomial") "deviance" else "mse"
     # gaussian: y is clamped to the path's released range and each error
-    # to a quarter of its width times 2^room, room = log10(n / (1000 z1))
+    # to a quarter of its width times 4^room, room = log10(n / (1000 z1))
     # within [0, 1] (z1: one release of the path's budget)
     yr <- fit$settings$y_range
     if (cs$family == "gaussian")
       expect_identical(yr, privacy(fit)$released$y_range)
     z1 <- dp_noise_multiplier(eps, delta, sample_rate = 1, steps = 1)
     room <- min(max(log10(n_fit / (1000 * z1)), 0), 1)
-    L <- switch(measure, mse = (diff(yr) / 4 * 2^room)^2,
-                mae = diff(yr) / 4 * 2^room,
+    L <- switch(measure, mse = (diff(yr) / 4 * 4^room)^2,
+                mae = diff(yr) / 4 * 4^room,
                 class = 1, deviance = 2 * log(1000))
     expect_equal(cvf$loss_bound, L, tolerance = 1e-14, label = info)
     yv <- cs$y[val]
