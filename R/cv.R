@@ -228,8 +228,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # a far sharper choice (errors beyond it count as it: a robust loss), as
   # the released range of a heavy-tailed y is many of its sds wide; at
   # large n a quarter of the width hid the large errors that make most of
-  # such a y's mean squared error (on BlogFeedback it chose larger
-  # penalties)
+  # such a y's mean squared error (BlogFeedback, 10 splits at epsilon 1:
+  # G 0.59 with half the width, 0.67 with the whole)
   y_range <- if (fam$name %in% c("gaussian", "quantile") && is.null(offset))
                fit$settings$y_range
   room <- if (private) noise_room(fit$privacy$public_n,
