@@ -67,9 +67,10 @@
 #' `cvfit$lambda[cvfit$index - 1]` gives a sparser fit at no privacy cost.
 #'
 #' `L` defaults to a bound the fit has already released.  For gaussian
-#' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` four times the
-#' private bound on `|y|` of [dpsco()] (about the 98th percentile of the
-#' non-zero `|y|`), or the clipping level `C` when that bound was declared
+#' fits it is `R^2` (`"mse"`) or `R` (`"mae"`) with `R` the clamp on the
+#' errors above when the path released a range of `y`; otherwise four
+#' times the private bound on `|y|` of [dpsco()], or the clipping level
+#' `C` when that bound was declared
 #' away: large enough that the errors that decide a squared-error risk
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial and multinomial fits it is `1` for `"class"` and
