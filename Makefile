@@ -226,8 +226,8 @@ endef
 # spot: R_alloc rounds each buffer up and keeps small ones in R's own pages,
 # so a write just past an R_alloc'd buffer may go unseen (valgrind too).
 # The long steps (make sanitize, make valgrind, make audit) run as PARTS
-# processes side by side, each on a share of the test files
-# (tools/run-parts.sh).
+# processes side by side, each taking the next test file as it becomes
+# free (tools/run-parts.sh).
 PARTS     ?= 2
 SAN_DIR   := dpsco.sanitize
 SAN_EXCLUDE ?= ^audit

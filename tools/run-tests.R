@@ -4,11 +4,14 @@
 #   Rscript tools/run-tests.R [--filter=REGEX | --exclude=REGEX] [--no-examples]
 #                             [--part=K/N]
 #
-# --part=K/N runs the K-th of N parts of the matched test files, so that N
-# processes started side by side share the cores: the files, largest
-# first, go each to the part with the fewest bytes so far (file size
-# stands in for run time); the examples run in part 1 only.
-#
+# --part=K/N makes this process one of N started side by side (by
+# tools/run-parts.sh, which gives them a shared claims directory in
+# DPSCO_PART_CLAIMS): the matched test files, largest first (file size
+# stands in for run time), and the examples, first of all, are taken one
+# at a time by whichever process is free, each claimed by creating its
+# own directory there (atomic), so the parts end within about one file's
+# time of each other whatever the files' real run times.
+
 # R CMD check cannot be used for these runs: it would start pandoc, qpdf and
 # many R subprocesses under the preloaded sanitizer runtime or valgrind.  The
 # package is taken from .libPaths() (R_LIBS), so it must be installed there.
@@ -27,48 +30,45 @@ label <- if (is.null(opt("label"))) "tests" else opt("label")
 run_examples <- !("--no-examples" %in% args)
 
 part <- opt("part")
+claims <- NULL
 if (!is.null(part)) {
   kn <- as.integer(strsplit(part, "/", fixed = TRUE)[[1]])
   if (length(kn) != 2L || anyNA(kn) || kn[1] < 1L || kn[1] > kn[2])
     stop("--part must be K/N with 1 <= K <= N")
-  files <- list.files("tests/testthat", pattern = "^test-.*\\.[rR]$")
-  names <- sub("^test-(.*)\\.[rR]$", "\\1", files)
-  hit <- if (!is.null(exclude)) !grepl(exclude, names)
-         else if (!is.null(filter)) grepl(filter, names) else rep(TRUE, length(names))
-  size <- file.size(file.path("tests/testthat", files))[hit]
-  names <- names[hit]
-  load <- numeric(kn[2])
-  mine <- character()
-  for (i in order(-size)) {
-    k <- which.min(load)
-    load[k] <- load[k] + size[i]
-    if (k == kn[1]) mine <- c(mine, names[i])
-  }
-  run_examples <- run_examples && kn[1] == 1L
-  if (!length(mine)) {                 # more parts than files
-    cat(sprintf("%s: 0 passed, 0 failed, 0 skipped\n", label))
-    quit(status = 0)
-  }
-  filter <- paste0("^(", paste(mine, collapse = "|"), ")$")
-  exclude <- NULL
+  claims <- Sys.getenv("DPSCO_PART_CLAIMS")
+  if (!nzchar(claims) || !dir.exists(claims))
+    stop("--part needs the claims directory DPSCO_PART_CLAIMS (tools/run-parts.sh)")
 }
+
+# One process per part: testthat's own parallel workers (DESCRIPTION's
+# Config/testthat/parallel, for R CMD check) would run outside valgrind.
+Sys.setenv(TESTTHAT_PARALLEL = "false")
 
 suppressPackageStartupMessages(library(dpsco))
 cat("dpsco", format(utils::packageVersion("dpsco")), "from",
     dirname(find.package("dpsco")), "\n")
 
-res <- as.data.frame(testthat::test_dir(
-  "tests/testthat", filter = if (is.null(exclude)) filter else exclude,
-  invert = !is.null(exclude), package = "dpsco",
-  load_package = "installed", reporter = "summary", stop_on_failure = FALSE
-))
-passed <- sum(res$passed)
-failed <- sum(res$failed) + sum(res$error)
-skipped <- sum(res$skipped)
+files <- list.files("tests/testthat", pattern = "^test-.*\\.[rR]$")
+names <- sub("^test-(.*)\\.[rR]$", "\\1", files)
+hit <- if (!is.null(exclude)) !grepl(exclude, names) else
+       if (!is.null(filter)) grepl(filter, names) else rep(TRUE, length(names))
+names <- names[hit][order(-file.size(file.path("tests/testthat", files[hit])))]
+# whether this process takes `item` (always, when it is the only one)
+take <- function(item)
+  is.null(claims) || dir.create(file.path(claims, item), showWarnings = FALSE)
 
+run_files <- function(names) {
+  if (!length(names)) return(data.frame(passed = 0, failed = 0, error = FALSE,
+                                        skipped = 0))
+  as.data.frame(testthat::test_dir(
+    "tests/testthat", filter = paste0("^(", paste(names, collapse = "|"), ")$"),
+    package = "dpsco", load_package = "installed", reporter = "summary",
+    stop_on_failure = FALSE))
+}
 # Each example block runs in its own environment, as R CMD check would, with
 # graphics sent to a throw-away device; \dontrun sections stay commented out.
-if (run_examples) {
+run_example_pages <- function() {
+  passed <- failed <- 0
   grDevices::pdf(NULL)
   out <- tempfile(fileext = ".R")
   for (rd in sort(list.files("man", pattern = "\\.Rd$", full.names = TRUE))) {
@@ -87,7 +87,28 @@ if (run_examples) {
     cat("example", basename(rd), if (ok) "ok" else "FAILED", "\n")
   }
   invisible(grDevices::dev.off())
+  c(passed = passed, failed = failed)
 }
 
+# the examples first: under valgrind they take as long as a large file
+ex <- if (run_examples && take("_examples")) run_example_pages()
+res <- NULL
+took <- TRUE
+if (is.null(claims)) {
+  res <- run_files(names)
+} else {
+  took <- !is.null(ex)
+  for (nm in names) if (take(nm)) {
+    took <- TRUE
+    cat("---- test file", nm, "\n")
+    res <- rbind(res, run_files(nm)[, c("passed", "failed", "error", "skipped")])
+  }
+  if (is.null(res)) res <- run_files(character())
+}
+passed <- sum(res$passed) + sum(ex[["passed"]])
+failed <- sum(res$failed) + sum(res$error) + sum(ex[["failed"]])
+skipped <- sum(res$skipped)
+
 cat(sprintf("%s: %d passed, %d failed, %d skipped\n", label, passed, failed, skipped))
-if (failed > 0 || passed == 0) quit(status = 1)
+# (a part that found every item taken by the others has nothing to pass)
+if (failed > 0 || passed == 0 && (is.null(claims) || took)) quit(status = 1)

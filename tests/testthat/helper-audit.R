@@ -1,4 +1,4 @@
-# Empirical privacy audit: plain-R statistics shared by test-audit.R.
+# Empirical privacy audit: plain-R statistics shared by the test-audit*.R files.
 #
 # A mechanism M is (eps, delta)-DP only if every test telling M(D) from M(D')
 # has FNR >= 1 - delta - e^eps FPR.  Observed error rates of one test, with
@@ -128,3 +128,11 @@ capture_conditions <- function(expr) {
     })
   list(value = value, said = said)
 }
+
+# The target of the audits of single releases: one full-batch Gaussian
+# release accounted at (2, 0.01), whose z (about 1.12) lets a few thousand
+# releases expose a mechanism whose noise is half what its sensitivity
+# needs.
+audit_eps_target <- 2
+audit_delta <- 0.01
+audit_z <- function() dp_noise_multiplier(audit_eps_target, audit_delta, 1, 1)
