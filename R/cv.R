@@ -543,7 +543,8 @@ cv_choice_note <- function(x, digits = 4) {
            "(noise sd ", num(x$cvsd), "), clamped to its range [0, ",
            num(x$loss_bound), "] (post-processing).")
   else ""
-  paste0(how, curve, trivial_note(x))
+  rng <- y_range_text(x$dpsco.fit, x$privacy$public_n, x$privacy$epsilon)
+  paste0(how, curve, trivial_note(x), if (!is.null(rng)) paste0(" ", rng))
 }
 
 # What the choice of the trivial model means, and whether the fit saw any
@@ -632,7 +633,9 @@ summary.cv.dpsco <- function(object, ...) {
                  cvm = if (!is.null(object$cvm)) object$cvm[i],
                  cvsd = object$cvsd, loss_bound = object$loss_bound,
                  guarantee = pr$guarantee,
-                 text = c(paste0(choice, trivial_note(object)), curve,
+                 text = c(paste0(choice, trivial_note(object)),
+                          y_range_text(object$dpsco.fit, pr$public_n,
+                                       pr$epsilon), curve,
                           paste("On the training part:", fit_text), priv),
                  table = cv_choice_table(object), privacy = pr),
             class = "summary.cv.dpsco")

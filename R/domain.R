@@ -23,7 +23,7 @@
 # bound with (no released curvature: public tuning, or data too wide for
 # one; a gaussian fit without a range of y).
 path_domain <- function(fam, y_range, n, curvature, beta0, intercept,
-                        quant = NULL, nclass = 1L) {
+                        quant = NULL, nclass = 1L, weight = NULL) {
   if (is.null(curvature)) return(NULL)
   r <- switch(fam$name,
     gaussian = , quantile = if (!is.null(y_range)) diff(y_range) / 2,
@@ -32,8 +32,8 @@ path_domain <- function(fam, y_range, n, curvature, beta0, intercept,
     binomial = , multinomial = log(n + 1))
   if (is.null(r)) return(NULL)
   d <- nrow(curvature)
-  weight <- fam$start_curvature(start_intercepts(beta0, fam, d, intercept),
-                                intercept, quant)
+  # (the weight the curvature release applied: curvature_weight())
+  weight <- weight %||% curvature_weight(fam, beta0, d, intercept, quant)
   list(domain_metric = curvature / weight, domain_centre = as.double(beta0),
        domain_radius = rep(as.double(r), nclass))
 }

@@ -106,6 +106,10 @@ check_tau <- function(tau, family) {
 #                  second moment at the start b0 (the private curvature's
 #                  weight; b0 the start's intercepts, one per class for
 #                  multinomial)
+#   offset_curvature  TRUE: the curvature at b0 grows with each record's
+#                  exposure e^offset_i, so the curvature release weights
+#                  the rows by their exposures over a released bound
+#                  (poisson; NULL otherwise)
 #   class_matrix(b0, intercept)  multinomial: the K x K class factor S of
 #                  the curvature S (x) A at b0, A the released curvature
 #                  times start_curvature() (S's top eigenvalue 1)
@@ -232,7 +236,12 @@ family_poisson <- function() {
              # the released mean count kept at least its noise sd
              # (centre_release())
              centre_floor = TRUE,
-             # at b0 every fitted mean is the released mean count e^b0
+             # at b0 a record's fitted mean is e^(b0 + offset_i): with
+             # offsets the curvature release weights its rows by their
+             # exposures (R/settings.R, curvature_release())
+             offset_curvature = TRUE,
+             # at b0 every fitted mean per unit of exposure is the
+             # released mean count e^b0
              start_curvature = function(b0, intercept, quant)
                if (intercept) exp(b0) else 1,
              # the count per unit of exposure e^offset: y e^-offset is

@@ -203,7 +203,8 @@ lambda_path <- function(spec, a) {
   domain <- if (private && tuned)
     path_domain(if (multi) family_multinomial(nclass)
                 else family_object(family, quant),
-                y_range, n, tn$curvature, beta0, intercept, quant, nclass)
+                y_range, n, tn$curvature, beta0, intercept, quant, nclass,
+                tn$curvature_weight)
   settings <- c(settings, domain)
   if (first_release) {
     # (disjoint blocks: a clipped mean of every record, sensitivity C / n)
@@ -308,6 +309,8 @@ lambda_path <- function(spec, a) {
             path = "lambda", support = sup$record)
   # where the trivial model is on the path (cv.dpsco()'s prior)
   fit$trivial <- if (tuned && private) 1L
+  # whether the range of y was lost in the noise (signal.R)
+  if (tuned && isTRUE(tn$y_unresolved)) fit$y_unresolved <- TRUE
   # whether the first release shows any signal (signal.R)
   if (first_release && private)
     fit$signal <- signal_check(g0, noise$sd,

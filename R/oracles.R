@@ -54,12 +54,14 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   releases on the full data compose by adding them); the optimiser gets
 #'   what is left, so they must sum to less than 1.  Defaults: `quantiles`
 #'   0.02 and `curvature` 0.2; `scale` `(30 z1 sqrt(2 p) / n)^2` within
-#'   `[0.05, 0.2]` and `centre` `(40 z1 / n)^2` within `[0.03, 0.15]`, `z1`
-#'   the noise multiplier of one release of the whole budget: a public rule
-#'   that gives the bounds and the centre of small data sets the share
-#'   they need (up to 0.2 and 0.15 at a few hundred records) and leaves
-#'   large ones' budget to the optimiser (0.05 and 0.03 on the blog data).
-#'   A share given here is used whatever `n`.
+#'   `[0.05, 0.2]` and `centre` `(100 z1 / n)^2` within `[0.03, 0.5]`
+#'   (and leaving the optimiser at least 0.1), `z1` the noise multiplier
+#'   of one release of the whole budget: a public rule that gives the
+#'   bounds and the centre of small data sets the share they need (up to
+#'   0.2 and 0.5 at a few hundred records, where a private fit is mostly
+#'   its intercept and the centre's error decides whether it does worse
+#'   than the mean) and leaves large ones' budget to the optimiser (0.05
+#'   and 0.03 on the blog data).  A share given here is used whatever `n`.
 #' @param x_bound public bounds `B_j` on `|x_j|` (one number, or one per
 #'   column): with `tuning = "private"`, column `j` is clamped to
 #'   `[-B_j, B_j]` and divided by `B_j`.

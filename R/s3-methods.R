@@ -75,8 +75,9 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                 pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
   cat(privacy_status(pr)$lines, sep = "\n")
-  sig <- signal_text(x$signal, x$nobs, pr$epsilon)
-  if (!is.null(sig)) cat("\n", paste(strwrap(sig), collapse = "\n"), "\n", sep = "")
+  for (sig in c(y_range_text(x, x$nobs, pr$epsilon),
+                signal_text(x$signal, x$nobs, pr$epsilon)))
+    cat("\n", paste(strwrap(sig), collapse = "\n"), "\n", sep = "")
   invisible(x)
 }
 
@@ -398,6 +399,7 @@ summary.dpsco <- function(object, ...) {
       paste(object$classnames, collapse = ", "), object$dim[1L]))
   priv_text <- privacy_paragraph(pr)
   structure(list(text = c(fit_text,
+                          y_range_text(object, object$nobs, pr$epsilon),
                           signal_text(object$signal, object$nobs, pr$epsilon),
                           priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),

@@ -22,11 +22,18 @@ default_shares <- c(scale = 0.2, centre = 0.03, quantiles = 0.02,
 # z1 (a public rule: the record lists the shares used).  The histograms
 # tell a column's bins from noise while the noise sd of a count, z1
 # sqrt(2 p / share), is at most n / 30, and the centre's error, z1 (hi -
-# lo) / (2 n sqrt(share)), is at most (hi - lo) / 80 when the share is
-# (40 z1 / n)^2: both need a larger share the smaller n is, where the
+# lo) / (2 n sqrt(share)), is at most (hi - lo) / 200 when the share is
+# (100 z1 / n)^2: both need a larger share the smaller n is, where the
 # optimiser's steps are mostly noise anyway, and almost none at large n,
-# where every step counts.  Each within [floor, the default above]
-# (centre: up to 0.15).  A share given in dpsco_control() is kept.
+# where every step counts.  The scale share lies within [0.05, 0.2], the
+# centre's within [0.03, 0.5].  Below a few hundred records per unit of
+# z1 the intercept-only model is what a private fit mostly is, and the
+# error of its centre decides whether the fit does worse than the mean:
+# a centre off by a third of y's sd costs 5% in RMSE on its own (Boston,
+# 354 records, epsilon 1: harm <= 1.05 in 85% of splits at a share of
+# 0.15, 100% at 0.5; bench/small_data.R).  The centre's share leaves the
+# optimiser at least 0.1 whatever the other shares (or, when they leave
+# less, keeps its default).  A share given in dpsco_control() is kept.
 adaptive_shares <- function(shares, n, p, z1) {
   given <- attr(shares, "given")
   out <- shares
@@ -35,8 +42,11 @@ adaptive_shares <- function(shares, n, p, z1) {
   if (!"scale" %in% given)
     out[["scale"]] <- fit((30 * z1 * sqrt(2 * max(p, 1)) / n)^2, 0.05,
                           default_shares[["scale"]])
-  if (!"centre" %in% given)
-    out[["centre"]] <- fit((40 * z1 / n)^2, default_shares[["centre"]], 0.15)
+  if (!"centre" %in% given) {
+    cap <- min(0.5, 0.9 - sum(out[names(out) != "centre"]))
+    if (cap > out[["centre"]])
+      out[["centre"]] <- fit((100 * z1 / n)^2, out[["centre"]], cap)
+  }
   out
 }
 
@@ -208,11 +218,17 @@ signed_octave_counts <- function(y) {
 # for the zero bin, the edge nearer 0 of a negative octave; lo the same
 # from below (the edge times f of a negative octave, 0, the lower edge of
 # a positive octave).  Within [-2^32, 2^32]; no kept non-zero octave:
-# c(-1, 1).
+# the range from windows of octaves (window_octave_range()), else c(-1, 1)
+# marked "unresolved".
 signed_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
   kept <- octave_kept(counts, sd, rule$k, n)
   mag <- c(0, kept[65:127] + kept[63:1])      # octaves 1 .. 64 of |y|
-  if (!anchored(kept[-64L], sd)) return(c(-1, 1))
+  if (!anchored(kept[-64L], sd)) {
+    # no single octave told apart from the noise: wider windows, else the
+    # unit range, marked as such
+    wide <- window_octave_range(counts, sd, rule, n)
+    return(wide %||% structure(c(-1, 1), unresolved = TRUE))
+  }
   run <- octave_run(mag)
   oct <- abs(seq_len(127L) - 64L) + 1L        # each signed bin's octave
   kept[oct != 1L & (oct < run[1L] | oct > run[2L])] <- 0
@@ -228,6 +244,55 @@ signed_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
   # taken to be empty (a symmetric y seen on one side only would get a
   # centre far from its mean)
   c(min(max(lower(s_lo), -2^32), 0), max(min(upper(s_hi), 2^32), 0))
+}
+
+# The range of y when no single octave clears its noise, as when a few
+# dozen records spread over several octaves (Servo: 94 records over six):
+# the sums of the noisy counts of |y| over windows of 2, 4 and then 8
+# adjacent octaves, whose signal grows w times and noise sqrt(2 w) times
+# (both signs).  The window with the largest sum at the first width where
+# one clears the level that noise alone passes with probability 1% over
+# all windows and widths (ties: the upper) gives the range: f times the
+# upper edge of its top octave, on each side whose own sum clears k noise
+# sds (both when neither does), 0 on the other.  NULL when no window clears, or when k
+# noise sds of a window exceed the public n (nothing can be told apart).
+window_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
+  pos <- counts[65:127]                     # octaves 2 .. 64 of |y|
+  neg <- counts[63:1]
+  for (w in c(2L, 4L, 8L)) {
+    sd_w <- sd * sqrt(2 * w)
+    if (rule$k * sd_w > n) return(NULL)
+    first <- seq_len(length(pos) - w + 1L)
+    win <- function(v) vapply(first, function(b) sum(v[b:(b + w - 1L)]), 0)
+    tot <- win(pos) + win(neg)
+    level <- sd_w * stats::qnorm(0.01 / (3 * length(first)), lower.tail = FALSE)
+    if (max(tot) < level) next
+    b <- max(which(tot == max(tot)))        # (ties: the upper window)
+    # counts[64 + j] holds |y| in (2^(j - 33), 2^(j - 32)]
+    edge <- min(rule$f * 2^(b + w - 1L - 32), 2^32)
+    seen <- c(neg = sum(neg[b:(b + w - 1L)]), pos = sum(pos[b:(b + w - 1L)])) >=
+      rule$k * sd * sqrt(w)
+    if (!any(seen)) seen[] <- TRUE
+    return(c(-edge * seen[["neg"]], edge * seen[["pos"]]))
+  }
+  NULL
+}
+
+# The range the centre of y is clamped to, from the same noisy counts
+# (post-processing): the octaves of the range of y with the factor
+# 2^noise_room() in place of the range's 2.  Where the noise leaves no
+# room, a range half as wide halves the centre's noise, and a midpoint
+# nearer the data keeps the centre from moving with the realised size of
+# a training part whose public size is its expected one (cv.dpsco():
+# Boston's centre sd 2.2 against 0.7 on the whole data with the range
+# [0, 128] for a y in [5, 50]); where it leaves room, the clamp's bias on
+# a heavy-tailed y costs more than the noise it saves.
+centre_octave_range <- function(counts, sd, st) {
+  rule <- octave_rule
+  rule$f <- 2^noise_room(st$n, st$z1)
+  r <- signed_octave_range(counts, sd, rule, n = st$n)
+  attr(r, "unresolved") <- NULL
+  r
 }
 
 # ---------------------------------------------------------------------------
@@ -331,8 +396,11 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     # the family with its released bandwidth
     fam <- family_object(fam$name, quant)
   }
-  ce <- centre_release(y, fam, y_range, y_scale, quant, intercept,
-                       control, p, st)
+  # (the radius methods' y is on the unit scale of its bound: their
+  # centre keeps the whole range)
+  ce <- centre_release(y, fam, if (constrained) y_range
+                       else sc$centre_range %||% y_range, y_scale, quant,
+                       intercept, control, p, st)
   st <- add(st, ce)
   tl <- truncation_levels(xt, if (constrained) y else y_obs, fam, ce$beta0,
                           intercept, truncation, row, control, st,
@@ -340,18 +408,21 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   st <- add(st, tl)
   out <- list(x = xt, bound = sc$bound, y_bound = sc$y_bound,
               y_range = sc$y_range, beta0 = ce$beta0, clip = tl$clip,
-              row_bound = tl$row_bound, quant = quant)
+              row_bound = tl$row_bound, quant = quant,
+              y_unresolved = isTRUE(sc$y_unresolved))
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
                        released = st$released, public = st$public)))
   cu <- if (p + intercept <= curvature_max_d())
           curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
-                            quant, intercept, control, st, weights)
+                            quant, intercept, control, st, weights, offset,
+                            tl$exposure)
         else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept,
-                                 p + intercept)
+                                 p + intercept, tl$exposure)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, curvature_eigen = cu$eigen,
+              curvature_weight = cu$weight,
               class_matrix = if (isTRUE(fam$multi))
                 fam$class_matrix(start_intercepts(ce$beta0, fam, p + intercept,
                                                   intercept), intercept),
@@ -408,6 +479,9 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
         octave_bound(rel$x[, j], rel$sd[j], rule_x, n = st$n), 0)
     if (need_y) {
       out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = st$n)
+      out$y_unresolved <- isTRUE(attr(out$y_range, "unresolved"))
+      attr(out$y_range, "unresolved") <- NULL
+      out$centre_range <- centre_octave_range(rel$y, rel$sd[px + 1L], st)
       out$y_bound <- max(abs(out$y_range))
     }
     out$parts <- list(settings_part(
@@ -420,7 +494,8 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
                paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
                       fmt3(out$y_range[2L]), "]"))))
     out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound,
-                                 y_range = out$y_range))
+                                 y_range = out$y_range,
+                                 centre_range = out$centre_range))
   }
   if (!need_x) {
     out$bound <- rep_len(as.double(ctl$x_bound), p)
@@ -520,11 +595,18 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     if (is.null(weights)) r else weights * r
   }
   rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
-  nhist <- need_clip + need_row
-  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm)
-  if (nhist) {                         # none: both levels declared
+  # a family whose curvature at b0 grows with the exposure e^offset_i
+  # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
+  # curvature release (curvature_release()): one more histogram, of
+  # log2 e^offset_i
+  need_expo <- row && isTRUE(fam$offset_curvature) && !is.null(offset)
+  nhist <- need_clip + need_row + need_expo
+  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm,
+              exposure = 1)
+  if (nhist) {                         # none: every level declared
     z <- part_multiplier(st$z1, st$shares[["quantiles"]])
-    rc <- release_counts(counts = rs$counts, z = z)
+    rc <- release_counts(counts = cbind(
+      rs$counts, if (need_expo) tabulate(exposure_bin(offset), 64L)), z = z)
     k <- 1L
     if (need_clip) {
       clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
@@ -544,40 +626,72 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
                                              1 - ctl$quantiles[["row"]],
                                              st$n, rc$sd),
                                if (intercept) 1 else 0), sqrt(d))
+    # the exposure at the row bound's quantile: a record beyond it enters
+    # the curvature as if its exposure were E
+    if (need_expo)
+      out$exposure <- hist_quantile(rc$counts[, nhist],
+                                    1 - ctl$quantiles[["row"]], st$n, rc$sd)
     out$parts <- list(settings_part(
       st, "quantiles", z, 1, sqrt(nhist),
       paste0("Gaussian: histograms of log2 ",
              if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
-             if (need_row) " and log2 ||(1, x_i)||"),
+             if (need_row) " and log2 ||(1, x_i)||",
+             if (need_expo) " and log2 exp(offset_i)"),
       paste(c(if (need_clip) paste("clip level", fmt3(out$clip)),
-              if (need_row) paste("row bound", fmt3(out$row_bound))),
+              if (need_row) paste("row bound", fmt3(out$row_bound)),
+              if (need_expo) paste("exposure bound", fmt3(out$exposure))),
             collapse = "; ")))
   }
   out$public <- c(if (!need_clip && truncation != "none") "clip level",
                   if (row && !need_row) "row bound of the curvature")
-  out$released <- compact(list(clip = out$clip, row_bound = out$row_bound))
+  out$released <- compact(list(clip = out$clip, row_bound = out$row_bound,
+                               exposure = if (need_expo) out$exposure))
   out
 }
+
+# The octave bin (log2_bin()) of the exposure e^offset, from the offset
+# itself so that no offset overflows.
+exposure_bin <- function(offset)
+  pmin(pmax(ceiling(offset / log(2)) + 33, 1), 64)
 
 # Step 4, the curvature: the second-moment matrix of the rows clipped to
 # B_H, released with Gaussian noise and made positive definite, times the
 # loss's curvature per unit of second moment.
 curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
-                              intercept, ctl, st, weights = NULL) {
+                              intercept, ctl, st, weights = NULL,
+                              offset = NULL, exposure = 1) {
   d <- ncol(xt) + intercept
   z <- part_multiplier(st$z1, st$shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, st$n, w_norm, intercept, weights)
-  # the loss's curvature at beta0 (the family's)
-  weight <- fam$start_curvature(start_intercepts(beta0, fam, d, intercept),
-                                intercept, quant)
+                          z, row_bound, st$n, w_norm, intercept,
+                          curvature_row_weights(fam, weights, offset, exposure))
+  weight <- curvature_weight(fam, beta0, d, intercept, quant, exposure)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
          st, "curvature", z, 1, row_bound^2 / st$n,
          "Gaussian: second-moment matrix of the rows clipped to the row bound",
          sprintf("%d x %d matrix", d, d))),
-       released = list(ridge = curv$ridge))
+       released = list(ridge = curv$ridge), weight = weight)
+}
+
+# The weights in [0, 1] of the rows of the curvature release: the records'
+# own, times, for a family with offset_curvature, each record's exposure
+# over the released bound E, at most 1 (the whole is then scaled by E:
+# curvature_weight()).  The result is the second moments weighted by
+# e^offset_i, which a constant shift of the offsets scales as it scales
+# e^-b0, as the Hessian requires.
+curvature_row_weights <- function(fam, weights, offset, exposure) {
+  if (!isTRUE(fam$offset_curvature) || is.null(offset)) return(weights)
+  (weights %||% 1) * exp(pmin(offset - log(exposure), 0))
+}
+
+# The loss's curvature per unit of second moment at beta0 (the family's),
+# times the released exposure bound E where the rows were weighted by
+# their exposures (E = 1 otherwise).
+curvature_weight <- function(fam, beta0, d, intercept, quant, exposure = 1) {
+  fam$start_curvature(start_intercepts(beta0, fam, d, intercept), intercept,
+                      quant) * if (isTRUE(fam$offset_curvature)) exposure else 1
 }
 
 # The largest d whose d x d curvature is released: above it the matrix
@@ -592,10 +706,10 @@ curvature_max_d <- function() getOption("dpsco.curvature_max_d", 4000L)
 # rows clipped to the row bound B_H is at most its trace, the mean squared
 # row norm, so at most B_H^2; times the loss's curvature at beta0 it bounds
 # the curvature the step needs, at no cost in privacy.
-row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept, d) {
-  weight <- fam$start_curvature(start_intercepts(beta0, fam, d, intercept),
-                                intercept, quant)
-  list(curvature = NULL, top = weight * row_bound^2,
+row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept, d,
+                                exposure = 1) {
+  weight <- curvature_weight(fam, beta0, d, intercept, quant, exposure)
+  list(curvature = NULL, top = weight * row_bound^2, weight = weight,
        public = sprintf(paste("no curvature released (d above %d): the step",
                               "from the row bound"), curvature_max_d()))
 }

@@ -689,6 +689,49 @@ test_that("long audit: the curvature release stays within its epsilon", {
   expect_gt(a$broken_rows, a$accounted)
 })
 
+# The poisson curvature with offsets: each row weighted by its exposure
+# e^offset over the released bound E, at most 1 (curvature_row_weights()).
+# D's rows lie along the intercept axis at the clip with exposure E / 2;
+# the added record lies along the next axis far beyond the clip with the
+# largest offset, so its weight is capped at 1 and it moves one entry by
+# B^2 / n.  Broken: a cap of 2 instead of 1 (a weight e^offset / E that
+# forgets the bound at twice it), which moves that entry twice as far.
+exposure_curvature_audit <- function(trials) {
+  set.seed(20261205)
+  n <- 30
+  B <- 2
+  E <- 4
+  fam <- dpsco:::family_poisson()
+  w0 <- matrix(c(B, 0, 0, 0), n - 1, 4, byrow = TRUE)
+  w1 <- rbind(w0, c(0, 1e9, 0, 0))
+  off0 <- rep(log(E / 2), n - 1)
+  off1 <- c(off0, .Machine$double.xmax)
+  z <- audit_z()
+  rel <- function(w, off, zz, cap = 1) function() {
+    v <- dpsco:::curvature_row_weights(fam, NULL, off, E)
+    if (cap != 1) v <- pmin(exp(off - log(E)), cap)
+    as.vector(dpsco:::release_curvature(w, zz, B, n, weights = v)$h)
+  }
+  eff <- rel(w1, off1, 0)() - rel(w0, off0, 0)()
+  eff2 <- rel(w1, off1, 0, 2)() - rel(w0, off0, 0, 2)()
+  list(effect = eff, n = n, B = B,
+       weights = dpsco:::curvature_row_weights(fam, rep(0.5, 2), c(0, 800), E),
+       accounted = dp_epsilon(z, 1, 1, audit_delta),
+       honest = audit_statistic(rel(w0, off0, z), rel(w1, off1, z), unit(eff),
+                                trials),
+       broken = audit_statistic(rel(w0, off0, z, 2), rel(w1, off1, z, 2),
+                                unit(eff2), trials))
+}
+
+test_that("quick audit: the poisson curvature with exposure weights stays within its epsilon", {
+  a <- exposure_curvature_audit(5000)
+  expect_equal(sqrt(sum(a$effect^2)), a$B^2 / a$n, tolerance = 1e-12)
+  expect_equal(a$effect[6], a$B^2 / a$n, tolerance = 1e-12)
+  # the records' own weights times min(e^offset / E, 1)
+  expect_equal(a$weights, c(0.5 / 4, 0.5), tolerance = 1e-15)
+  expect_audit(a$honest, a$broken, a$accounted)
+})
+
 # The exponential mechanism of cv.dpsco(): two penalties, summed clamped
 # losses (0, s) on D; the added record loses L at the first penalty and 0
 # at the second, the monotone worst case, so P(second) grows by nearly

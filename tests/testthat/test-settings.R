@@ -266,7 +266,7 @@ test_that("octave_bound() keeps the counts above k sd and reads the tau level of
 
 test_that("the factor of the bounds on x grows with the room the noise leaves", {
   # room = log10(n / (1000 z1)) within [0, 1]; no noise: all of it
-  room <- function(n, z1) min(max(log10(n / (1000 * z1)), 0), 1)
+  room <- room_ref
   for (nz in list(c(600, 3), c(3000, 3), c(10^3.5 * 2, 2), c(29342, 3.97),
                   c(1e6, 4), c(50, 0))) {
     want <- if (nz[2] == 0) 1 else room(nz[1], nz[2])
@@ -282,6 +282,38 @@ test_that("the factor of the bounds on x grows with the room the noise leaves", 
                    4 * 16)
   expect_identical(octave_bound_ref(cnt, 0, f = 4), 4 * 16)
   expect_identical(dpsco:::octave_bound(cnt, 0), 2 * 16)
+})
+
+test_that("window_octave_range() reads y from windows of octaves when no octave clears the noise", {
+  # 20 records in each of the five octaves (2, 4] .. (32, 64] of a
+  # positive y, noise sd 6: one octave needs 6 qnorm(0.01 / 126) = 22.7,
+  # a pair 12 qnorm(0.01 / 186) = 42.8 (the pairs hold 40), a window of
+  # four 6 sqrt(8) qnorm(0.01 / 180) = 60.4 (the windows hold 80)
+  y <- 2^rep(1:5, each = 20) * 1.5
+  cnt <- as.double(signed_counts_ref(y))
+  expect_identical(sum(cnt[65:127] > 0), 5L)
+  sd <- 6
+  expect_lt(max(cnt), sd * qnorm(0.01 / 126, lower.tail = FALSE))
+  expect_lt(40, 2 * sd * qnorm(0.01 / (3 * 62), lower.tail = FALSE))
+  expect_gt(80, sd * sqrt(8) * qnorm(0.01 / (3 * 60), lower.tail = FALSE))
+  # the upper of the two fullest windows, (4, 64]: f = 2 times 64; the
+  # negative side holds nothing, so lo = 0
+  expect_identical(dpsco:::window_octave_range(cnt, sd), c(0, 128))
+  expect_identical(dpsco:::signed_octave_range(cnt, sd, n = 100), c(0, 128))
+  # both signs, each side's window sum clearing 3 sds: both ends
+  cnt2 <- cnt + rev(cnt)
+  expect_identical(dpsco:::window_octave_range(cnt2, sd), c(-128, 128))
+  # f = 1: the upper edge itself
+  expect_identical(dpsco:::window_octave_range(cnt, sd, list(k = 3, f = 1)), c(0, 64))
+  # a public n below 3 noise sds of a pair: nothing can clear, unresolved
+  expect_null(dpsco:::window_octave_range(cnt, sd, n = 30))
+  expect_identical(dpsco:::signed_octave_range(cnt, sd, n = 30),
+                   structure(c(-1, 1), unresolved = TRUE))
+  # pure noise: no window clears in 200 draws of 10 (1% each at most)
+  set.seed(2)
+  hits <- sum(vapply(1:200, function(i)
+    !is.null(dpsco:::window_octave_range(stats::rnorm(127, 0, sd), sd)), TRUE))
+  expect_lte(hits, 8)
 })
 
 test_that("signed_octave_range() reads both ends of y from the signed counts", {
@@ -303,8 +335,11 @@ test_that("signed_octave_range() reads both ends of y from the signed counts", {
   expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y3), 0)[1], 0)
   # negative y: hi the edge nearer 0 of its octave
   expect_identical(dpsco:::signed_octave_range(signed_counts_ref(-y), 0), c(-128, 0))
-  # nothing kept: c(-1, 1)
-  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y), 1e4), c(-1, 1))
+  # nothing kept: c(-1, 1), marked as not told apart from the noise
+  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y), 1e4),
+                   structure(c(-1, 1), unresolved = TRUE))
+  expect_null(attr(dpsco:::signed_octave_range(signed_counts_ref(y), 0),
+                   "unresolved"))
   # with noise, against the reference (a kept bin above the run of the
   # octaves of |y| is dropped on either side)
   set.seed(7)
@@ -516,7 +551,7 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     set.seed(17)
     pm <- function(share, k = 1) z1 * sqrt(k / share)
     s_scale <- scale_share_ref(z1, p, n)
-    s_centre <- centre_share_ref(z1, n)
+    s_centre <- centre_share_ref(z1, n, p)
     # one release of the octave counts of x's columns and of y's signed
     # octaves, y weighted by sqrt(p), noise in that order
     wt <- c(rep(1, p), sqrt(p))
@@ -525,10 +560,12 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
       rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
     B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
     yr <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1])
+    # the centre's clamp: the same octaves with the factor 2^room
+    yc <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1], f = 2^room_ref(n, z1))
     xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
-    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(yr, 2L),
+    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(yc, 2L),
                                       pm(s_centre), n)$estimate
-    centre <- min(max(centre, yr[1]), yr[2])
+    centre <- min(max(centre, yc[1]), yc[2])
     wn <- sqrt(1 + rowSums(xt^2))
     rc <- dpsco:::release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
     clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
@@ -549,7 +586,7 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     expect_equal(sh, c(pm(s_scale), pm(s_centre), pm(0.02), pm(0.2)),
                  tolerance = 1e-14)
     sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-    expect_equal(sens, c(sqrt(2 * p), (yr[2] - yr[1]) / 2 / n, sqrt(2), row^2 / n),
+    expect_equal(sens, c(sqrt(2 * p), (yc[2] - yc[1]) / 2 / n, sqrt(2), row^2 / n),
                  tolerance = 1e-14, label = info)
     expect_equal(rc$sd, pm(0.02) * sqrt(2), tolerance = 1e-15)
   }
@@ -673,7 +710,7 @@ test_that("a default private fit accounts every part and composes to the target"
   z1 <- dp_noise_multiplier(eps, pr$delta, 1, 1)
   spent <- sh$steps / sh$noise_multiplier^2 * z1^2
   # (the scale and centre shares by the rule of ?dpsco_control)
-  want <- c(scale_share_ref(z1, d$p, d$n), centre_share_ref(z1, d$n), 0.02, 0.2)
+  want <- c(scale_share_ref(z1, d$p, d$n), centre_share_ref(z1, d$n, d$p), 0.02, 0.2)
   expect_equal(spent[1:4], want, tolerance = 1e-12, ignore_attr = TRUE)
   expect_equal(spent[5], 1 - sum(want), tolerance = 1e-5)
   expect_equal(sh$share, c(want, 1 - sum(want)), tolerance = 1e-12)
@@ -682,17 +719,21 @@ test_that("a default private fit accounts every part and composes to the target"
   # (2 n); two histograms; B_H^2 / n; the oracle's C / n
   rel <- pr$released
   expect_equal(sh$sensitivity,
-               c(sqrt(d$p + d$p), diff(rel$y_range) / 2 / d$n, sqrt(2),
+               c(sqrt(d$p + d$p), diff(rel$centre_range) / 2 / d$n, sqrt(2),
                  rel$row_bound^2 / d$n, rel$clip / d$n), tolerance = 1e-12)
   expect_identical(sh$steps, c(1, 1, 1, 1, 20))
   # 10 lambdas x 2 steps, the first released at the start sets the grid
   expect_identical(fit$settings$iterations, 2L)
   expect_length(fit$lambda, 10)
-  expect_identical(names(rel), c("x_bound", "y_bound", "y_range", "centre",
-                                 "clip", "row_bound", "ridge"))
-  # the centre lies in the released range
-  expect_gte(rel$centre, rel$y_range[1])
-  expect_lte(rel$centre, rel$y_range[2])
+  expect_identical(names(rel), c("x_bound", "y_bound", "y_range", "centre_range",
+                                 "centre", "clip", "row_bound", "ridge"))
+  # the centre's clamp: the octaves of the range with the factor 2^room
+  # (room 0 here) in place of 2: half the range of a y of both signs;
+  # the centre in it
+  expect_lt(rel$y_range[1], 0)
+  expect_equal(rel$centre_range, rel$y_range / 2)
+  expect_gte(rel$centre, rel$centre_range[1])
+  expect_lte(rel$centre, rel$centre_range[2])
   # each part's own epsilon: one Gaussian mechanism with its own mu
   expect_equal(sh$epsilon_alone[2], dp_epsilon(sh$noise_multiplier[2], 1, 1, pr$delta),
                tolerance = 1e-6)
@@ -724,7 +765,9 @@ test_that("a declared y_range replaces the range of y, costs nothing and is publ
                                                 x_bound = c(1, 2, 3, 4)))
   p2 <- privacy(f2)
   expect_identical(p2$shares$part, c("centre", "quantiles", "curvature", "optimizer"))
-  expect_equal(p2$shares$share[4], 1 - 0.03 - 0.02 - 0.2, tolerance = 1e-12)
+  z1 <- dp_noise_multiplier(1, p2$delta, 1, 1)
+  expect_equal(p2$shares$share[4], 1 - centre_share_ref(z1, d$n, d$p) - 0.02 - 0.2,
+               tolerance = 1e-12)
   expect_equal(f2$x_range, rbind(-(1:4), 1:4), ignore_attr = TRUE)
   expect_true(all(c("bounds on |x_j|", "range of y") %in% p2$public))
   # checks
@@ -873,9 +916,11 @@ test_that("new shares change the noise of the parts as documented", {
                                                             scale = 0.1)))
   sh <- privacy(fit)$shares
   z1 <- dp_noise_multiplier(1, privacy(fit)$delta, 1, 1)
+  # (the centre's default share follows the rule, its cap the shares given)
+  s_centre <- centre_share_ref(z1, d$n, d$p, others = 0.1 + 0.02 + 0.4)
   expect_equal(sh$noise_multiplier[1:4],
-               z1 * sqrt(c(1 / 0.1, 1 / 0.03, 1 / 0.02, 1 / 0.4)), tolerance = 1e-12)
-  expect_equal(sh$steps[5] / sh$noise_multiplier[5]^2 * z1^2, 1 - 0.55,
+               z1 * sqrt(c(1 / 0.1, 1 / s_centre, 1 / 0.02, 1 / 0.4)), tolerance = 1e-12)
+  expect_equal(sh$steps[5] / sh$noise_multiplier[5]^2 * z1^2, 1 - 0.52 - s_centre,
                tolerance = 1e-5)
 })
 
@@ -917,8 +962,10 @@ test_that("wide data get no curvature release and the row bound's step", {
 
 test_that("tune_private() for poisson with weights and offsets replays its releases", {
   # the bound and centre of the count net of the offsets, the clip level
-  # from the weighted residuals beside the offsets, the curvature from the
-  # rows scaled by the square roots of their weights and the mean count
+  # from the weighted residuals beside the offsets, the exposure bound E
+  # from a third histogram (of e^offset), the curvature from the rows
+  # scaled by the square roots of their weights and of their exposures
+  # over E (at most 1), times the mean count and E
   d <- settings_data(n = 600)
   p <- d$p
   set.seed(4)
@@ -936,12 +983,13 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   ynet <- yc * exp(-off)
   wt <- c(rep(1, p), sqrt(p))
   s_scale <- scale_share_ref(z1, p, n)
-  s_centre <- centre_share_ref(z1, n)
+  s_centre <- centre_share_ref(z1, n, p)
   sdv <- pm(s_scale) * sqrt(2 * p) / wt
   noisy <- c(apply(d$x, 2, octave_counts_ref), signed_counts_ref(ynet)) +
     rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
   B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
-  yb <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1])[2]
+  yb <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1],
+                         f = 2^room_ref(n, z1))[2]
   xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
   # the mean count clamped to [0, hi], kept within [its noise sd, hi]
   rel <- dpsco:::dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(s_centre), n)
@@ -949,20 +997,56 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   b0 <- log(max(centre, 1 / n))
   wn <- sqrt(1 + rowSums(xt^2))
   r <- w * abs(exp(b0 + off) - yc)
-  rc <- dpsco:::release_counts(cbind(r * wn, wn), pm(0.02))
+  rc <- dpsco:::release_counts(cbind(r * wn, wn, exp(off)), pm(0.02))
   clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
   row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
-  rh <- dpsco:::release_curvature(cbind(1, xt) * sqrt(w), pm(0.2), row, n,
+  E <- dpsco:::hist_quantile(rc$counts[, 3], 0.1, n, rc$sd)
+  v <- pmin(exp(off) / E, 1)
+  rh <- dpsco:::release_curvature(cbind(1, xt) * sqrt(w * v), pm(0.2), row, n,
                                   norms = wn)
-  A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, exp(b0))$A
+  A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, exp(b0) * E)$A
   expect_equal(unname(tn$bound), B, tolerance = 1e-14)
   expect_equal(tn$beta0, c(b0, rep(0, p)), tolerance = 1e-14)
   expect_identical(tn$clip, clip)
   expect_identical(tn$row_bound, row)
+  expect_identical(tn$released$exposure, E)
   expect_equal(tn$curvature, A, tolerance = 1e-12)
   sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-  expect_equal(sens, c(sqrt(2 * p), yb / 2 / n, sqrt(2), row^2 / n),
+  expect_equal(sens, c(sqrt(2 * p), yb / 2 / n, sqrt(3), row^2 / n),
                tolerance = 1e-14)
+})
+
+test_that("poisson: a constant shift of the offsets moves the start and leaves the curvature", {
+  # 0.12.0 released the curvature at the mean count per unit of exposure,
+  # e^b0, which the shift c divides by e^c while the Hessian, a sum of
+  # e^(b0 + offset_i) x_i x_i', does not change: Newton steps e^c times
+  # too long.  Noise-free settings (z1 = 0 is not private; a tiny z1
+  # keeps every release and its rule)
+  set.seed(12)
+  n <- 2000
+  x <- matrix(stats::rnorm(n * 3), n)
+  e <- stats::runif(n, 0.5, 5)
+  y <- as.double(stats::rpois(n, e * exp(-2 + 0.5 * x[, 1])))
+  tune <- function(shift) withr::with_seed(3, dpsco:::tune_private(
+    x, y, "poisson", "clip", "newton", TRUE, 1e-6, NULL, dpsco_control(),
+    n = n, offset = log(e) + shift))
+  a <- tune(0)
+  b <- tune(2.5)
+  expect_equal(a$beta0[1] - b$beta0[1], 2.5, tolerance = 1e-3)
+  # the plain-R Hessian of the loss at the start, on the clamped rows
+  hess <- function(tn, shift) {
+    w <- cbind(1, tn$x)
+    crossprod(w * sqrt(exp(tn$beta0[1] + log(e) + shift))) / n
+  }
+  expect_equal(hess(a, 0), hess(b, 2.5), tolerance = 1e-3)
+  # the released curvature is that Hessian, up to the records beyond the
+  # exposure bound (taken at the bound) and the row clip
+  for (tn in list(a, b)) {
+    ratio <- tn$curvature[1, 1] / hess(a, 0)[1, 1]
+    expect_gt(ratio, 0.7)
+    expect_lte(ratio, 1 + 1e-6)
+  }
+  expect_equal(a$curvature, b$curvature, tolerance = 0.05)
 })
 
 test_that("poisson: a count of 0 with an offset below -709.8 leaves the settings finite", {
@@ -992,4 +1076,32 @@ test_that("poisson: a count of 0 with an offset below -709.8 leaves the settings
     if (!is.null(rel1[["y_bound"]]))
       expect_gt(rel1[["y_bound"]], 1)
   }
+})
+
+test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
+  sh <- dpsco_control()$shares
+  sh_of <- function(n, p, z1, shares = sh)
+    dpsco:::adaptive_shares(shares, n, p, z1)
+  # 354 records (Boston's training part) at z1 = 2.5: a target
+  # (100 z1 / n)^2 = 0.50 above the cap 0.9 - (0.2 + 0.02 + 0.2) = 0.48
+  s <- sh_of(354, 13, 2.5)
+  expect_equal(s, c(scale = 0.2, centre = 0.48, quantiles = 0.02, curvature = 0.2),
+               ignore_attr = TRUE)
+  # a smaller scale share leaves the cap at 0.5
+  expect_equal(sh_of(300, 1, 3)[["centre"]], 0.5)
+  # a target between the floor and the cap is taken as it is
+  expect_equal(sh_of(1000, 13, 2)[["centre"]], (100 * 2 / 1000)^2)
+  # large n: the floor
+  expect_equal(sh_of(5e4, 2, 2)[["centre"]], 0.03)
+  # large shares given for the others: the centre keeps its default, and
+  # everything still leaves the optimiser a part
+  big <- dpsco_control(shares = c(curvature = 0.7))$shares
+  s <- sh_of(100, 5, 3, big)
+  expect_equal(s[["centre"]], 0.03)
+  expect_lt(sum(s), 1)
+  # a centre share given is kept
+  given <- dpsco_control(shares = c(centre = 0.1))$shares
+  expect_equal(sh_of(100, 5, 3, given)[["centre"]], 0.1)
+  # not private: the shares as given
+  expect_identical(sh_of(100, 5, 0), sh)
 })
