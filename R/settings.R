@@ -31,10 +31,15 @@ default_shares <- c(scale = 0.2, centre = 0.03, quantiles = 0.02,
 # error of its centre decides whether the fit does worse than the mean:
 # a centre off by a third of y's sd costs 5% in RMSE on its own (Boston,
 # 354 records, epsilon 1: harm <= 1.05 in 85% of splits at a share of
-# 0.15, 100% at 0.5; bench/small_data.R).  The centre's share leaves the
-# optimiser at least 0.1 whatever the other shares (or, when they leave
-# less, keeps its default).  A share given in dpsco_control() is kept.
-adaptive_shares <- function(shares, n, p, z1) {
+# 0.15, 100% at 0.5; bench/small_data.R).  The methods on radii, whose
+# paths hold no intercept-only candidate, keep 0.12.0's (40 z1 / n)^2
+# within [0.03, 0.15] (centre_rule), which leaves their aggregation and
+# selection steps the budget they need.  The
+# centre's share leaves the optimiser at least 0.1 whatever the other
+# shares (or, when they leave less, keeps its default).  A share given in
+# dpsco_control() is kept.
+adaptive_shares <- function(shares, n, p, z1,
+                            centre_rule = c(k = 100, cap = 0.5)) {
   given <- attr(shares, "given")
   out <- shares
   if (!(z1 > 0)) return(out)
@@ -43,9 +48,10 @@ adaptive_shares <- function(shares, n, p, z1) {
     out[["scale"]] <- fit((30 * z1 * sqrt(2 * max(p, 1)) / n)^2, 0.05,
                           default_shares[["scale"]])
   if (!"centre" %in% given) {
-    cap <- min(0.5, 0.9 - sum(out[names(out) != "centre"]))
+    cap <- min(centre_rule[["cap"]], 0.9 - sum(out[names(out) != "centre"]))
     if (cap > out[["centre"]])
-      out[["centre"]] <- fit((100 * z1 / n)^2, out[["centre"]], cap)
+      out[["centre"]] <- fit((centre_rule[["k"]] * z1 / n)^2, out[["centre"]],
+                             cap)
   }
   out
 }
@@ -354,7 +360,9 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          weights = NULL, offset = NULL) {
   p <- ncol(x)
   st <- list(parts = list(), released = list(), public = character(),
-             shares = adaptive_shares(control$shares, n, ncol(x), z1),
+             shares = adaptive_shares(control$shares, n, ncol(x), z1,
+                                      if (constrained) c(k = 40, cap = 0.15)
+                                      else c(k = 100, cap = 0.5)),
              z1 = z1, n = n)
   # each step returns its values and what it adds to the record
   add <- function(st, step) {

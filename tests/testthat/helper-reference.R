@@ -80,16 +80,17 @@ without_fit_stream <- function(expr) {
 
 # The default budget shares of the scale and centre releases (the rule of
 # ?dpsco_control, written out): scale (30 z1 sqrt(2 p) / n)^2 within
-# [0.05, 0.2], centre (100 z1 / n)^2 within [0.03, cap], the cap 0.5
-# and at most 0.9 less the other shares (`others`: their sum, by default
-# the defaults').
+# [0.05, 0.2], centre (k z1 / n)^2 within [0.03, cap], k = 100 and the
+# cap 0.5 (40 and 0.15 for the methods on radii), the cap at most 0.9 less
+# the other shares (`others`: their sum, by default the defaults').
 # The room the noise leaves (?dpsco_control's noise_room()): log10(n /
 # (1000 z1)) within [0, 1], all of it without noise.
 room_ref <- function(n, z1) if (z1 > 0) min(max(log10(n / (1000 * z1)), 0), 1) else 1
 
 scale_share_ref <- function(z1, p, n) min(0.2, max(0.05, (30 * z1 * sqrt(2 * p) / n)^2))
-centre_share_ref <- function(z1, n, p, others = scale_share_ref(z1, p, n) + 0.22) {
-  cap <- min(0.5, 0.9 - others)
+centre_share_ref <- function(z1, n, p, others = scale_share_ref(z1, p, n) + 0.22,
+                             cap = 0.5, k = 100) {
+  cap <- min(cap, 0.9 - others)
   if (cap <= 0.03) return(0.03)
-  min(cap, max(0.03, (100 * z1 / n)^2))
+  min(cap, max(0.03, (k * z1 / n)^2))
 }

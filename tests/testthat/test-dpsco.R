@@ -272,14 +272,15 @@ test_that("public_n: the record's sensitivity and noise sd scale as 1 / public_n
   sds <- vapply(fits, function(f) privacy(f)$noise_sd, 0)
   expect_equal(sds * N, rep(sds[1] * N[1], length(N)), tolerance = 1e-12)
   # private tuning: the settings' divisors are the public n too (the
-  # centre's sensitivity (hi - lo) / (2 n), the curvature's row_bound^2 / n)
+  # centre's sensitivity (hi - lo) / (2 n) on its clamp, the curvature's
+  # row_bound^2 / n)
   set.seed(2)
   fp <- dpsco(dat$x, dat$y, method = "clip", public_n = 300, nlambda = 2,
               iterations = 3)
   pr <- privacy(fp)
   sh <- pr$shares
   expect_equal(sh$sensitivity[sh$part == "centre"],
-               diff(pr$released$y_range) / 2 / 300, tolerance = 1e-14)
+               diff(pr$released$centre_range) / 2 / 300, tolerance = 1e-14)
   expect_equal(sh$sensitivity[sh$part == "curvature"],
                pr$released$row_bound^2 / 300, tolerance = 1e-14)
   expect_equal(pr$sensitivity, fp$settings$clip / fp$settings$batch_size,
@@ -824,15 +825,17 @@ test_that("a private poisson fit records every release and refuses bad y", {
     expect_equal(sum(pr$shares$share), 1)
     expect_true(all(is.finite(as.matrix(coef(fit)))))
     # the centre is the mean count clamped to [0, the top of the released
-    # range of y], and kept in it
+    # centre range], and kept in it; that range lies within y's
     expect_identical(pr$shares$mechanism[2], paste0(
       "Gaussian: mean of y clamped to [0, ",
-      format(signif(pr$released$y_range[2], 3)), "]"))
+      format(signif(pr$released$centre_range[2], 3)), "]"))
     expect_gte(pr$released$y_range[1], 0)
     expect_identical(pr$released$y_bound, pr$released$y_range[2])
-    expect_lte(pr$released$centre, pr$released$y_range[2])
-    expect_named(pr$released, c("x_bound", "y_bound", "y_range", "centre",
-                                "clip", "row_bound", "ridge"))
+    expect_gt(pr$released$centre_range[2], 0)
+    expect_lte(pr$released$centre_range[2], pr$released$y_range[2])
+    expect_lte(pr$released$centre, pr$released$centre_range[2])
+    expect_named(pr$released, c("x_bound", "y_bound", "y_range", "centre_range",
+                                "centre", "clip", "row_bound", "ridge"))
   }
   expect_error(dpsco(x, y - 1, family = "poisson"), class = "dpsco_arg_error",
                regexp = "y")
@@ -932,7 +935,12 @@ test_that("a private fit with an offset starts beside it", {
   # the centre released is the mean count per unit of exposure e^offset
   expect_lt(abs(log(fit$privacy$released$centre) -
                   log(mean(d$y * exp(-d$off)))), 0.2)
-  expect_lt(max(abs(coef(fit)[2:3, 10] - c(0.6, -0.4))), 0.15)
+  # (seeds 1 to 6: errors 0.15 to 0.27, against 0.08 to 0.18 in 0.12.0:
+  # the curvature's rows are weighted by their exposures over the
+  # exposure bound's octave edge, 2 for exposures in [0.6, 1.65], which
+  # halves the curvature's signal against its noise; in exchange a shift
+  # of the offsets no longer scales the Newton steps)
+  expect_lt(max(abs(coef(fit)[2:3, 10] - c(0.6, -0.4))), 0.3)
   # cv.dpsco() carries the weights and offsets to its parts
   set.seed(3)
   cv <- cv.dpsco(d$x, d$y, family = "poisson", epsilon = 2, offset = d$off,
