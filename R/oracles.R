@@ -61,8 +61,9 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   0.2 and 0.5 at a few hundred records, where a private fit is mostly
 #'   its intercept and the centre's error decides whether it does worse
 #'   than the mean) and leaves large ones' budget to the optimiser (0.05
-#'   and 0.03 on the blog data); the methods on radii take `centre`
-#'   `(40 z1 / n)^2` within `[0.03, 0.15]`.  A share given here is used
+#'   and 0.03 on the blog data); the methods on radii and the binomial
+#'   and multinomial families take `centre` `(40 z1 / n)^2` within
+#'   `[0.03, 0.15]`.  A share given here is used
 #'   whatever `n`.
 #' @param x_bound public bounds `B_j` on `|x_j|` (one number, or one per
 #'   column): with `tuning = "private"`, column `j` is clamped to
