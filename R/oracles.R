@@ -54,7 +54,10 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   releases on the full data compose by adding them); the optimiser gets
 #'   what is left, so they must sum to less than 1.  Defaults: `quantiles`
 #'   0.02 and `curvature` 0.2; `scale` `(30 z1 sqrt(2 p) / n)^2` within
-#'   `[0.05, 0.2]` and `centre` `(100 z1 / n)^2` within `[0.03, 0.5]`
+#'   `[0.05, 0.2]` (up to 0.35, three quarters of it for the range of
+#'   `y`, where `n / z1` is below 1,000 and `y` is unbounded: there the
+#'   fit lives or dies by that range) and `centre` `(100 z1 / n)^2`
+#'   within `[0.03, 0.5]`
 #'   (and leaving the optimiser at least 0.1), `z1` the noise multiplier
 #'   of one release of the whole budget: a public rule that gives the
 #'   bounds and the centre of small data sets the share they need (up to

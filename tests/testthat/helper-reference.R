@@ -87,8 +87,12 @@ without_fit_stream <- function(expr) {
 # (1000 z1)) within [0, 1], all of it without noise.
 room_ref <- function(n, z1) if (z1 > 0) min(max(log10(n / (1000 * z1)), 0), 1) else 1
 
-scale_share_ref <- function(z1, p, n) min(0.2, max(0.05, (30 * z1 * sqrt(2 * p) / n)^2))
-centre_share_ref <- function(z1, n, p, others = scale_share_ref(z1, p, n) + 0.22,
+# The scale share's cap is 0.35 where the range of y comes first (no room,
+# a path of an unbounded y: y_first()), else 0.2.
+scale_share_ref <- function(z1, p, n, cap = 0.2) min(cap, max(0.05, (30 * z1 * sqrt(2 * p) / n)^2))
+y_first_ref <- function(n, z1) z1 > 0 && room_ref(n, z1) == 0
+centre_share_ref <- function(z1, n, p, others = scale_share_ref(
+                               z1, p, n, if (y_first_ref(n, z1)) 0.35 else 0.2) + 0.22,
                              cap = 0.5, k = 100) {
   cap <- min(cap, 0.9 - others)
   if (cap <= 0.03) return(0.03)

@@ -126,7 +126,8 @@ test_that("private tuning: the ranges are the hard bound of the unit-scale ball"
   z1 <- dp_noise_multiplier(2, 0.1 / 600, 1, 1)
   expect_equal(sh$noise_multiplier[set_parts],
                z1 * sqrt(1 / c(scale_share_ref(z1, ncol(dat$x), 600),
-                               centre_share_ref(z1, 600, ncol(dat$x), cap = 0.15, k = 40), 0.02)),
+                               centre_share_ref(z1, 600, ncol(dat$x), cap = 0.15, k = 40,
+                                                others = scale_share_ref(z1, ncol(dat$x), 600) + 0.22), 0.02)),
                tolerance = 1e-6)
   expect_false(any(grepl("replace-one", sh$mechanism)))
   expect_lte(pr$epsilon_accounted, 2)

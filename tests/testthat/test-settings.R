@@ -550,12 +550,15 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
                                NULL, ctl, n = n)
     set.seed(17)
     pm <- function(share, k = 1) z1 * sqrt(k / share)
-    s_scale <- scale_share_ref(z1, p, n)
+    # (no room at z1 = 3 and these n: the range of y comes first, the
+    # scale share up to 0.35 and y weighted by sqrt(3 p))
+    expect_true(y_first_ref(n, z1))
+    s_scale <- scale_share_ref(z1, p, n, 0.35)
     s_centre <- centre_share_ref(z1, n, p)
     # one release of the octave counts of x's columns and of y's signed
-    # octaves, y weighted by sqrt(p), noise in that order
-    wt <- c(rep(1, p), sqrt(p))
-    sdv <- pm(s_scale) * sqrt(2 * p) / wt
+    # octaves, y weighted by sqrt(3 p), noise in that order
+    wt <- c(rep(1, p), sqrt(3 * p))
+    sdv <- pm(s_scale) * sqrt(4 * p) / wt
     noisy <- c(apply(d$x, 2, octave_counts_ref), signed_counts_ref(d$y)) +
       rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
     B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
@@ -586,7 +589,7 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     expect_equal(sh, c(pm(s_scale), pm(s_centre), pm(0.02), pm(0.2)),
                  tolerance = 1e-14)
     sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-    expect_equal(sens, c(sqrt(2 * p), (yc[2] - yc[1]) / 2 / n, sqrt(2), row^2 / n),
+    expect_equal(sens, c(sqrt(4 * p), (yc[2] - yc[1]) / 2 / n, sqrt(2), row^2 / n),
                  tolerance = 1e-14, label = info)
     expect_equal(rc$sd, pm(0.02) * sqrt(2), tolerance = 1e-15)
   }
@@ -710,16 +713,18 @@ test_that("a default private fit accounts every part and composes to the target"
   z1 <- dp_noise_multiplier(eps, pr$delta, 1, 1)
   spent <- sh$steps / sh$noise_multiplier^2 * z1^2
   # (the scale and centre shares by the rule of ?dpsco_control)
-  want <- c(scale_share_ref(z1, d$p, d$n), centre_share_ref(z1, d$n, d$p), 0.02, 0.2)
+  # (no room: the range of y first, the scale share's cap 0.35)
+  want <- c(scale_share_ref(z1, d$p, d$n, 0.35), centre_share_ref(z1, d$n, d$p), 0.02, 0.2)
   expect_equal(spent[1:4], want, tolerance = 1e-12, ignore_attr = TRUE)
   expect_equal(spent[5], 1 - sum(want), tolerance = 1e-5)
   expect_equal(sh$share, c(want, 1 - sum(want)), tolerance = 1e-12)
   # the sensitivities, from the released values: scale sqrt(sum w^2)
-  # with w = 1 per column of x and sqrt(p) for y; the centre (hi - lo) /
+  # with w = 1 per column of x and sqrt(3 p) for y (no room: the range
+  # of y first); the centre (hi - lo) /
   # (2 n); two histograms; B_H^2 / n; the oracle's C / n
   rel <- pr$released
   expect_equal(sh$sensitivity,
-               c(sqrt(d$p + d$p), diff(rel$centre_range) / 2 / d$n, sqrt(2),
+               c(sqrt(d$p + 3 * d$p), diff(rel$centre_range) / 2 / d$n, sqrt(2),
                  rel$row_bound^2 / d$n, rel$clip / d$n), tolerance = 1e-12)
   expect_identical(sh$steps, c(1, 1, 1, 1, 20))
   # 10 lambdas x 2 steps, the first released at the start sets the grid
@@ -981,10 +986,10 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   set.seed(17)
   pm <- function(share, k = 1) z1 * sqrt(k / share)
   ynet <- yc * exp(-off)
-  wt <- c(rep(1, p), sqrt(p))
-  s_scale <- scale_share_ref(z1, p, n)
+  wt <- c(rep(1, p), sqrt(3 * p))
+  s_scale <- scale_share_ref(z1, p, n, 0.35)
   s_centre <- centre_share_ref(z1, n, p)
-  sdv <- pm(s_scale) * sqrt(2 * p) / wt
+  sdv <- pm(s_scale) * sqrt(4 * p) / wt
   noisy <- c(apply(d$x, 2, octave_counts_ref), signed_counts_ref(ynet)) +
     rep(sdv, c(rep(64, p), 127)) * stats::rnorm(64 * p + 127)
   B <- vapply(1:p, function(j) octave_bound_ref(noisy[64 * (j - 1) + 1:64], sdv[j]), 0)
@@ -1012,7 +1017,7 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   expect_identical(tn$released$exposure, E)
   expect_equal(tn$curvature, A, tolerance = 1e-12)
   sens <- vapply(tn$parts, `[[`, 0, "sensitivity")
-  expect_equal(sens, c(sqrt(2 * p), yb / 2 / n, sqrt(3), row^2 / n),
+  expect_equal(sens, c(sqrt(4 * p), yb / 2 / n, sqrt(3), row^2 / n),
                tolerance = 1e-14)
 })
 
@@ -1104,4 +1109,24 @@ test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
   expect_equal(sh_of(100, 5, 3, given)[["centre"]], 0.1)
   # not private: the shares as given
   expect_identical(sh_of(100, 5, 0), sh)
+  # through the fits, 300 records at epsilon 1 (no room): a gaussian path
+  # takes the larger rules (and y weight sqrt(3 p)), a binomial one and a
+  # radius method 0.12.0's
+  set.seed(5)
+  n <- 300
+  x <- matrix(stats::rnorm(n * 3), n)
+  y <- x[, 1] + stats::rnorm(n)
+  z1 <- dp_noise_multiplier(1, 0.1 / n, 1, 1)
+  expect_true(y_first_ref(n, z1))
+  parts <- function(fit) setNames(privacy(fit)$shares$share, privacy(fit)$shares$part)
+  g <- parts(dpsco(x, y, epsilon = 1, nlambda = 2))
+  expect_equal(g[["scale"]], scale_share_ref(z1, 3, n, 0.35))
+  expect_equal(g[["centre"]], centre_share_ref(z1, n, 3))
+  expect_equal(privacy(dpsco(x, y, epsilon = 1, nlambda = 2))$shares$sensitivity[1],
+               sqrt(3 + 3 * 3))
+  b <- parts(dpsco(x, as.numeric(y > 0), family = "binomial", epsilon = 1,
+                   nlambda = 2))
+  expect_equal(b[["centre"]], centre_share_ref(z1, n, 3, cap = 0.15, k = 40,
+                                               others = scale_share_ref(z1, 3, n) + 0.22))
+  expect_false("scale" %in% names(b) && b[["scale"]] > 0.2)
 })
