@@ -57,17 +57,15 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   `[0.05, 0.2]` (up to 0.35, three quarters of it for the range of
 #'   `y`, where `n / z1` is below 1,000 and `y` is unbounded: there the
 #'   fit lives or dies by that range) and `centre` `(100 z1 / n)^2`
-#'   within `[0.03, 0.5]`
-#'   (and leaving the optimiser at least 0.1), `z1` the noise multiplier
-#'   of one release of the whole budget: a public rule that gives the
-#'   bounds and the centre of small data sets the share they need (up to
-#'   0.2 and 0.5 at a few hundred records, where a private fit is mostly
-#'   its intercept and the centre's error decides whether it does worse
-#'   than the mean) and leaves large ones' budget to the optimiser (0.05
-#'   and 0.03 on the blog data); the methods on radii and the binomial
-#'   and multinomial families take `centre` `(40 z1 / n)^2` within
-#'   `[0.03, 0.15]`.  A share given here is used
-#'   whatever `n`.
+#'   within `[0.03, 0.5]` (and leaving the optimiser at least 0.1), `z1`
+#'   the noise multiplier of one release of the whole budget: a public
+#'   rule that gives the bounds and the centre of small data sets the
+#'   share they need (where a private fit is mostly its intercept and the
+#'   centre's error decides whether it does worse than the mean) and
+#'   leaves large ones' budget to the optimiser (0.05 and 0.03 on the blog
+#'   data); the methods on radii and the binomial and multinomial
+#'   families take `centre` `(40 z1 / n)^2` within `[0.03, 0.15]`.  A
+#'   share given here is used whatever `n`.
 #' @param x_bound public bounds `B_j` on `|x_j|` (one number, or one per
 #'   column): with `tuning = "private"`, column `j` is clamped to
 #'   `[-B_j, B_j]` and divided by `B_j`.

@@ -76,10 +76,10 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # column weights w_j (the counts of column j released times w_j) a
 # record added or removed moves the release by sqrt(sum w_j^2) in L2
 # whatever the data; column j's noise, back on its own scale, has sd
-# z sqrt(sum w^2) / w_j.  y gets w = sqrt(p): its range sets the centre
-# and the validation loss of cv.dpsco(), at the price of a factor sqrt(2)
-# on the others' noise.  No divisor: the public n enters the estimator
-# only.
+# z sqrt(sum w^2) / w_j.  y gets w = sqrt(p) (sqrt(3 p) where its range
+# comes first: y_first()): its range sets the centre and the validation
+# loss of cv.dpsco(), at the price of a factor sqrt(2) (2) on the others'
+# noise.  No divisor: the public n enters the estimator only.
 octave_release <- function(counts_x, counts_y, z, weight) {
   px <- NCOL(counts_x) * !is.null(counts_x)
   if (length(weight) != px + !is.null(counts_y))
@@ -122,8 +122,9 @@ noise_room <- function(n, z1) {
 # Whether the range of y comes first: no room at all (n / z1 below 1000),
 # where a private path of an unbounded y is mostly its intercept-only
 # model, and a range of y lost in the noise leaves that model at [-1, 1]
-# (Servo, 94 records at epsilon 0.5: its octaves hold about 25 records
-# each against a level of 36 at 0.12.0's weights).
+# (Servo's training part in cv.dpsco(), 94 records at epsilon 0.5: its
+# octaves hold about 25 records each, against a level of 56 for one
+# octave at 0.12.0's share and weight of y, 35 at these).
 y_first <- function(n, z1) z1 > 0 && noise_room(n, z1) == 0
 
 # f_x, the factor of the bounds on |x_j|: 2 with no room, 8 with all.
@@ -271,8 +272,9 @@ signed_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
 # one clears the level that noise alone passes with probability 1% over
 # all windows and widths (ties: the upper) gives the range: f times the
 # upper edge of its top octave, on each side whose own sum clears k noise
-# sds (both when neither does), 0 on the other.  NULL when no window clears, or when k
-# noise sds of a window exceed the public n (nothing can be told apart).
+# sds (both when neither does), 0 on the other.  NULL when no window
+# clears, or when k noise sds of a window exceed the public n (nothing
+# can be told apart).
 window_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
   pos <- counts[65:127]                     # octaves 2 .. 64 of |y|
   neg <- counts[63:1]

@@ -51,14 +51,14 @@ signal_text <- function(sig, n, epsilon) {
 # The sentence print() and summary() add when the scale release told no
 # bin of y's octave histogram apart from its noise (signed_octave_range()):
 # the fit then took [-1, 1] as the range of y, a guess rather than a
-# release, and its centre and predictions stay inside it.
+# release: its centre lies inside it and its predictions stay near it.
 y_range_text <- function(fit, n, epsilon) {
   if (!isTRUE(fit$y_unresolved)) return(NULL)
   paste0(
     "The range of y could not be told apart from the privacy noise at n = ",
     format_count(n), " and epsilon = ", format(signif(epsilon, 3)),
-    ": the fit took [-1, 1] as the range of y, so its intercept and ",
-    "predictions stay inside it whatever the scale of y.  If the range ",
+    ": the fit took [-1, 1] as the range of y, so its predictions stay ",
+    "near that range whatever the scale of y.  If the range ",
     "of y is public knowledge, declare it (dpsco_control(y_range = ), ",
     "which costs no budget); otherwise more records or a larger epsilon ",
     "are needed.")
