@@ -260,11 +260,16 @@ test_that("without noise or clipping the one-pass methods approach constrained l
 test_that("a one-pass logistic fit approaches the constrained logistic solution", {
   dat <- op_data(20000, 2, 6, "binomial")
   x1 <- cbind(1, dat$x)
-  ref <- rep(0, 3)
-  for (k in 1:4000)
-    ref <- r_ball(ref - 2 * drop(crossprod(x1, stats::plogis(x1 %*% ref) -
-                                             dat$y)) / 20000, 1)
-  expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
+  # (under memcheck the plain-R reference, 4,000 passes of R code, is
+  # left out: the engine's paths below run all the same)
+  ref <- NULL
+  if (!memcheck()) {
+    ref <- rep(0, 3)
+    for (k in 1:4000)
+      ref <- r_ball(ref - 2 * drop(crossprod(x1, stats::plogis(x1 %*% ref) -
+                                               dat$y)) / 20000, 1)
+    expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
+  }
   # a logistic gradient has norm at most ||(1, x)|| <= sqrt(3) < 3: no clipping
   prob <- op_prob(dat$x, dat$y, "binomial", clip = 3, smoothness = 1)
   # AC-SA's step rule takes the worst-case variance C^2 / N of a block
@@ -275,7 +280,9 @@ test_that("a one-pass logistic fit approaches the constrained logistic solution"
     fit <- withr::with_seed(7, dpsco:::fit_one_pass(
       prob, 1, m, op_budget(1e9), dpsco_control(sgd_ridge = 1e-3),
       if (m == "acsa") 40L))
-    expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
+    expect_true(all(is.finite(fit$beta)), label = m)
+    if (!is.null(ref))
+      expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
   }
 })
 
@@ -516,12 +523,16 @@ test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pa
   h <- 0.5
   tau <- 0.3
   # projected gradient descent on the full data: the constrained minimiser
+  # (left out under memcheck, as above)
   x1 <- cbind(1, x)
-  ref <- rep(0, 3)
-  for (k in 1:4000)
-    ref <- r_ball(ref - drop(crossprod(x1, dpsco:::quantile_residual(
-      drop(x1 %*% ref), y, tau, h, "moreau"))) / n, 1)
-  expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
+  ref <- NULL
+  if (!memcheck()) {
+    ref <- rep(0, 3)
+    for (k in 1:4000)
+      ref <- r_ball(ref - drop(crossprod(x1, dpsco:::quantile_residual(
+        drop(x1 %*% ref), y, tau, h, "moreau"))) / n, 1)
+    expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
+  }
   prob <- op_prob(x, y, "quantile", clip = 3, smoothness = 1)
   prob$fam <- dpsco:::family_settings("quantile", tau, h, "moreau")
   tol <- c(acsa = 0.15, clipped_sgd = 0.1, localized = 0.05)
@@ -532,7 +543,8 @@ test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pa
     # the smoothness: the squared row bound (1) times 1 / h
     expect_identical(fit$settings$smoothness, 1 / h, label = m)
     expect_true(all(is.finite(fit$beta)), label = m)
-    expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
+    if (!is.null(ref))
+      expect_lt(max(abs(fit$beta[, 1] - ref)), tol[[m]], label = m)
   }
   # and through dpsco() with private tuning
   for (m in c("acsa", "clipped_sgd")) {
