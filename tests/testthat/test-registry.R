@@ -30,8 +30,8 @@ test_that("dpsco_methods() describes every registered method consistently", {
   expect_identical(anyDuplicated(methods$method), 0L)
   expect_true(all(methods$path %in% c("lambda", "radius")))
   for (i in seq_len(nrow(methods))) {
-    spec <- dpsco:::method_spec(methods$method[i])
-    expect_true(all(spec$families %in% names(dpsco:::family_codes)), info = spec$name)
+    spec <- method_spec(methods$method[i])
+    expect_true(all(spec$families %in% names(family_codes)), info = spec$name)
     # every control field a method names is a field of dpsco_control()
     expect_true(all(spec$control %in% names(formals(dpsco_control))), info = spec$name)
     expect_true(nzchar(spec$label) && nzchar(spec$reference), info = spec$name)
@@ -46,7 +46,7 @@ test_that("every method fits every family it supports, dense and sparse", {
   skip_if_not_installed("Matrix")
   for (i in seq_len(nrow(methods))) {
     m <- methods$method[i]
-    spec <- dpsco:::method_spec(m)
+    spec <- method_spec(m)
     for (family in c("gaussian", "binomial", "quantile")) {
       d <- reg_data(family)
       if (!family %in% spec$families) {
@@ -81,7 +81,7 @@ test_that("every method fits every family it supports, dense and sparse", {
         expect_silent(plot(fit))
         dev.off()
         pr <- privacy(fit)
-        if (!dpsco:::method_private(spec)) {
+        if (!method_private(spec)) {
           expect_false(pr$private, info = info)
           next
         }
@@ -97,7 +97,7 @@ test_that("every method fits every family it supports, dense and sparse", {
                                                 pr$delta),
                        tolerance = 1e-6, info = info)
         } else {
-          at_delta <- sh$part %in% names(dpsco:::default_shares)
+          at_delta <- sh$part %in% names(default_shares)
           if (any(at_delta))
             expect_gte(pr$epsilon_accounted,
                        max(sh$epsilon_alone[at_delta]) * (1 - 1e-9))
@@ -110,9 +110,9 @@ test_that("every method fits every family it supports, dense and sparse", {
 test_that("a control field the method does not read is an error naming it", {
   d <- reg_data("gaussian")
   fields <- names(formals(dpsco_control))
-  common <- dpsco:::common_control
+  common <- common_control
   for (m in methods$method) {
-    spec <- dpsco:::method_spec(m)
+    spec <- method_spec(m)
     unused <- setdiff(fields, c(common, spec$control, "tau"))
     expect_gt(length(unused), 0)
     ctl <- do.call(dpsco_control, stats::setNames(
@@ -166,7 +166,7 @@ test_that("secure noise and cv.dpsco() follow the registry's traits", {
     cv <- suppressWarnings(cv.dpsco(d$x, d$y, method = m,
                                     epsilon = if (m == "sample_aggregate") 3 else 2,
                                     nlambda = 3))
-    path <- dpsco:::method_spec(m)$path
+    path <- method_spec(m)$path
     expect_true(cv[[paste0(path, ".min")]] %in% cv[[path]], info = m)
   }
 })
