@@ -360,7 +360,6 @@ test_that("summary(cvfit) gives the choice, its size, the measure and the guaran
     out <- capture.output(res <- withVisible(print(sm)))
     expect_false(res$visible)
     txt <- paste(out, collapse = " ")
-    num <- function(v) format(signif(v, 4))
     expect_match(txt, sprintf("lambda = %s, position %d of 5, with %d non-zero",
                               num(cvf$lambda[i]), i, cvf$nzero[i]), fixed = TRUE)
     # the selection's epsilon: the validation pool's share for the choice

@@ -8,8 +8,6 @@
 # rnorm(1) per gradient coordinate, intercept first), so with the same seed
 # it must reproduce a fit to rounding error, noise included.
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
 # The oracles on the rows of G (per-record gradients), dividing by m.
 oracle_ref <- function(G, method, m, par, labels) {
   d <- ncol(G)

@@ -599,7 +599,6 @@ test_that("privacy(cvfit) prints every budget share with its pool and values", {
   pr <- privacy(cvf)
   sh <- pr$shares
   expect_identical(nrow(sh), 7L)
-  num <- function(v) format(signif(v, 4))
   check_rows <- function(txt, sh, eps_alone) {
     i <- grep("^Budget shares", txt)
     expect_length(i, 1)

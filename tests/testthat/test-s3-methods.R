@@ -259,7 +259,6 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   del <- 2e-4
   K <- 4
   T <- 3
-  num <- function(v) format(signif(v, 4))
   fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = eps, delta = del,
               iterations = T, nlambda = K, calibration = "paper",
               control = dpsco_control(clip = 2))

@@ -138,7 +138,6 @@ test_that("a whole fit replays: random blocks, block fits, aggregation, noise", 
 
 test_that("bad block counts and a failed condition are argument errors", {
   dat <- sa_data(200)
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_equal(arg_of(dpsco_control(blocks = 1)), "blocks")
   expect_equal(arg_of(dpsco(dat$x, dat$y, method = "sample_aggregate",
                             radius = 1, tuning = "public",

@@ -776,7 +776,6 @@ test_that("a declared y_range replaces the range of y, costs nothing and is publ
   expect_equal(f2$x_range, rbind(-(1:4), 1:4), ignore_attr = TRUE)
   expect_true(all(c("bounds on |x_j|", "range of y") %in% p2$public))
   # checks
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_identical(arg_of(dpsco_control(y_range = c(3, 1))), "y_range")
   expect_identical(arg_of(dpsco_control(y_range = c(0, Inf))), "y_range")
   expect_identical(arg_of(dpsco_control(y_range = 1)), "y_range")
@@ -880,7 +879,6 @@ test_that("predict() clamps newx to the private bounds", {
 # ---- input checks of the new arguments ------------------------------------------
 
 test_that("shares, tuning and optimizer are checked with dpsco_arg_errors", {
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_identical(arg_of(dpsco_control(shares = c(curvature = 0.9, scale = 0.2))),
                    "shares")
   expect_identical(arg_of(dpsco_control(shares = c(curvature = 0.7, scale = 0.1,

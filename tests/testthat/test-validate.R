@@ -711,7 +711,6 @@ test_that("the hardening table: every bad input gives a quick, named, actionable
 test_that("size guards work on dimensions too large to allocate in a test", {
   # A matrix with 2^31 - 1 columns cannot be built here, so the guard that
   # dpsco() runs before the engine is called directly with fake sizes.
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   int_max <- .Machine$integer.max
   # p + intercept would overflow the engine's int dimension
   expect_identical(arg_of(check_sizes(int_max, 1L, 1L, 1, FALSE, FALSE)), "x")
