@@ -10,7 +10,9 @@
 #   - a name used is neither bound in helper-internal.R nor exported,
 #   - a file rewritten also assigns that name itself (a local helper or
 #     argument of that name would then shadow the facade's), or
-#   - a file holds dpsco::: in a string (comments are rewritten too).
+#   - a file holds dpsco::: in a string (comments are rewritten too), or
+#   - a call of a facade wrapper names an argument that abbreviates one of
+#     the wrapper's (it would be matched to that one, not passed on).
 # In trace(dpsco:::f, where = asNamespace("dpsco")) and untrace() the name
 # becomes the string "f": tracing must change the namespace's function.
 # When dpsco is installed it also checks the facade against the namespace:
@@ -113,6 +115,32 @@ check_namespace <- function(bindings) {
 bindings <- facade_bindings(facade_file)
 bound <- names(bindings)
 problems <- c(problems, check_namespace(bindings))
+
+# A named argument that is no argument of a wrapper but begins one of its
+# arguments before ... is partially matched to that one instead of passed
+# on through ... (oracle_mean(g, "clip", m = 4) with m abbreviating method).
+abbreviated_args <- function(path, wrappers) {
+  out <- character()
+  walk <- function(e) {
+    if (!is.call(e)) return()
+    fun <- if (is.name(e[[1L]])) as.character(e[[1L]]) else ""
+    if (fun %in% names(wrappers)) {
+      formal <- names(wrappers[[fun]][[2L]])
+      before <- formal[seq_len(match("...", formal, nomatch = 1L) - 1L)]
+      given <- setdiff(names(e)[-1L], c("", formal))
+      hit <- given[vapply(given, function(a) any(startsWith(before, a)), NA)]
+      if (length(hit))
+        out <<- c(out, sprintf("%s: %s(%s = ) abbreviates an argument of the wrapper",
+                               path, fun, hit[1L]))
+    }
+    for (a in as.list(e)) if (!missing(a)) walk(a)
+  }
+  for (e in parse(path, keep.source = FALSE)) walk(e)
+  unique(out)
+}
+wrappers <- Filter(function(v) is.call(v) && identical(v[[1L]], as.name("function")),
+                   bindings)
+for (f in files) problems <- c(problems, abbreviated_args(f, wrappers))
 
 if (length(problems)) {
   cat("strip-internal: nothing rewritten:\n", paste0("  ", problems, "\n"), sep = "")

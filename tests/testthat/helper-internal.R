@@ -9,7 +9,10 @@
 # long positional argument lists are thin wrappers that keep the order the
 # tests call them in and pass each argument by name (the rest through ...,
 # in the internal's own order), so that when an internal's signature
-# changes, the wrapper here changes and the tests do not.
+# changes, the wrapper here changes and the tests do not.  A wrapper's
+# arguments before ... match abbreviations: a test naming an argument of
+# the rest (m = for method's neighbour) must not abbreviate one of them
+# (tools/strip-internal.R checks).
 
 # ---- The engine's entry points (.Call symbols)
 C_dpsco_fit <- dpsco:::C_dpsco_fit
@@ -122,8 +125,7 @@ oracle_codes <- dpsco:::oracle_codes
 catoni_mean <- dpsco:::catoni_mean
 holland_h <- dpsco:::holland_h
 kamath_median_factor <- dpsco:::kamath_median_factor
-oracle_mean <- function(g, method, ...)
-  dpsco:::oracle_mean(g = g, method = method, ...)
+oracle_mean <- dpsco:::oracle_mean
 oracle_setup <- function(method, control, m, d, eps, delta)
   dpsco:::oracle_setup(method = method, control = control, m = m, d = d,
                        eps = eps, delta = delta)
