@@ -15,8 +15,10 @@
 # R CMD check cannot be used for these runs: it would start pandoc, qpdf and
 # many R subprocesses under the preloaded sanitizer runtime or valgrind.  The
 # package is taken from .libPaths() (R_LIBS), so it must be installed there.
-# Prints "<label>: N passed, M failed, K skipped" last (examples count as one
-# test each) and quits with status 1 on any failure or when nothing passed.
+# Each test file runs on its own and is followed by a line with its run time
+# and counts.  Prints "<label>: N passed, M failed, K skipped" last
+# (examples count as one test each) and quits with status 1 on any failure
+# or when nothing passed.
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- function(name) {
@@ -52,7 +54,10 @@ files <- list.files("tests/testthat", pattern = "^test-.*\\.[rR]$")
 names <- sub("^test-(.*)\\.[rR]$", "\\1", files)
 hit <- if (!is.null(exclude)) !grepl(exclude, names) else
        if (!is.null(filter)) grepl(filter, names) else rep(TRUE, length(names))
-names <- names[hit][order(-file.size(file.path("tests/testthat", files[hit])))]
+names <- names[hit]
+# parts take the largest files first; one process runs them in name order
+if (!is.null(claims))
+  names <- names[order(-file.size(file.path("tests/testthat", files[hit])))]
 # whether this process takes `item` (always, when it is the only one)
 take <- function(item)
   is.null(claims) || dir.create(file.path(claims, item), showWarnings = FALSE)
@@ -90,21 +95,26 @@ run_example_pages <- function() {
   c(passed = passed, failed = failed)
 }
 
+# One test file, then a line with its time and counts as it finishes (it
+# starts with "----", so it never reads as the closing line).
+run_timed <- function(nm) {
+  start <- proc.time()[["elapsed"]]
+  r <- run_files(nm)[, c("passed", "failed", "error", "skipped")]
+  cat(sprintf("---- test file %s: %.1f s, %d passed, %d failed, %d skipped\n",
+              nm, proc.time()[["elapsed"]] - start, sum(r$passed),
+              sum(r$failed) + sum(r$error), sum(r$skipped)))
+  r
+}
+
 # the examples first: under valgrind they take as long as a large file
 ex <- if (run_examples && take("_examples")) run_example_pages()
 res <- NULL
-took <- TRUE
-if (is.null(claims)) {
-  res <- run_files(names)
-} else {
-  took <- !is.null(ex)
-  for (nm in names) if (take(nm)) {
-    took <- TRUE
-    cat("---- test file", nm, "\n")
-    res <- rbind(res, run_files(nm)[, c("passed", "failed", "error", "skipped")])
-  }
-  if (is.null(res)) res <- run_files(character())
+took <- !is.null(ex)
+for (nm in names) if (take(nm)) {
+  took <- TRUE
+  res <- rbind(res, run_timed(nm))
 }
+if (is.null(res)) res <- run_files(character())
 passed <- sum(res$passed) + sum(ex[["passed"]])
 failed <- sum(res$failed) + sum(res$error) + sum(ex[["failed"]])
 skipped <- sum(res$skipped)

@@ -6,8 +6,6 @@
 # with the stated confidence; the tests assert it never exceeds what the
 # package accounts.
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
 # One-sided Clopper-Pearson bounds for x successes out of n, level 1 - alpha.
 cp_upper <- function(x, n, alpha) {
   ifelse(x >= n, 1, stats::qbeta(1 - alpha, x + 1, n - x))

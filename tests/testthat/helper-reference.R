@@ -63,7 +63,7 @@ rng_state <- function() {
 # functions starts from that stream's state.
 set_fit_seed <- function(seed) {
   set.seed(seed)
-  state <- dpsco:::with_fit_stream(get(".Random.seed", envir = globalenv()))
+  state <- with_fit_stream(get(".Random.seed", envir = globalenv()))
   assign(".Random.seed", state, envir = globalenv())
   invisible(state)
 }

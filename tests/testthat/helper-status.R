@@ -31,3 +31,6 @@ clean_and_standardised <- function(x, y, seed) {
     class = "dpsco_privacy_warning")
   list(clean = clean, std = std)
 }
+
+# A number as the displays print it: four significant digits.
+num <- function(v) format(signif(v, 4))

@@ -37,7 +37,7 @@ fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
     intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
     threads = 1L, offset = prob$offset, steps = as.integer(steps), eps0 = eps0,
     score_sensitivity = sens, chunked = as.integer(chunked)))
-  drop(.Call(dpsco:::C_dpsco_fw, prob$x, as.double(prob$y), settings,
+  drop(.Call(C_dpsco_fw, prob$x, as.double(prob$y), settings,
              as.double(radius), as.double(beta0)))
 }
 
@@ -87,13 +87,13 @@ em_audit <- function(method, trials, b = 1.5) {
           standardize = FALSE, control = ctl)
   fit <- run(x0, y0)
   st <- fit$settings
-  oracle <- list(oracle = dpsco:::oracle_codes[["kamath"]], m = n, clip = 1,
+  oracle <- list(oracle = oracle_codes[["kamath"]], m = n, clip = 1,
                  rho = 2 * st$coordinate_bound, k = 1L, s = 1, nu = 1)
   prob0 <- fw_audit_problem(x0, y0)
   prob1 <- fw_audit_problem(x1, y1)
   same <- identical(
     withr::with_seed(1, as.numeric(coef(run(x1, y1)))[-1]),
-    withr::with_seed(1, dpsco:::with_fit_stream(
+    withr::with_seed(1, with_fit_stream(
       fw_run(prob1, r, oracle, 1, st$eps0, st$sensitivity))))
   # +1 when the chosen vertex is one the record favours, -1 otherwise
   release <- function(prob, eps0, sens) function() {
@@ -195,13 +195,13 @@ htdp_audit <- function(trials) {
           intercept = FALSE, standardize = FALSE, control = ctl)
   fit <- run(x0, y0)
   st <- fit$settings
-  oracle <- list(oracle = dpsco:::oracle_codes[["holland"]], m = st$batch_size,
+  oracle <- list(oracle = oracle_codes[["holland"]], m = st$batch_size,
                  clip = 1, rho = 0, k = 1L, s = st$s, nu = st$nu)
   prob0 <- fw_audit_problem(x0, y0)
   prob1 <- fw_audit_problem(x1, y1)
   same <- identical(
     withr::with_seed(1, as.numeric(coef(run(x1, y1)))[-1]),
-    withr::with_seed(1, dpsco:::with_fit_stream(
+    withr::with_seed(1, with_fit_stream(
       fw_run(prob1, r, oracle, steps, st$eps0, st$sensitivity,
              chunked = TRUE))))
   stat <- function(prob, eps0) vapply(seq_len(trials), function(i)
@@ -300,15 +300,15 @@ mirror_audit <- function(trials) {
   fit <- run(x0, y0)
   st <- fit$settings
   budget <- list(epsilon = eps, delta = audit_delta, fixed_components = list(),
-                 remaining = dpsco:::remaining_budget(list(), eps, audit_delta))
-  plan <- dpsco:::mirror_plan(prob(x0, y0), Inf, 2, budget, ctl, FALSE, 1L)
+                 remaining = remaining_budget(list(), eps, audit_delta))
+  plan <- mirror_plan(prob(x0, y0), Inf, 2, budget, ctl, FALSE, 1L)
   release <- function(x, y, sd) {
     engine <- plan$engine
     engine$sigma <- rep(sd, length(engine$sigma))
-    function() drop(dpsco:::mirror_run(prob(x, y), Inf, engine))
+    function() drop(mirror_run(prob(x, y), Inf, engine))
   }
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, dpsco:::with_fit_stream(
+                    withr::with_seed(1, with_fit_stream(
                       release(x1, y1, st$sigma)())))
   effect <- release(x1, y1, 0)() - release(x0, y0, 0)()
   u <- unit(effect)
@@ -393,23 +393,23 @@ objective_audit <- function(trials, half = TRUE) {
   same_resized <- identical(
     withr::with_seed(2, as.numeric(coef(run(x0[-n, , drop = FALSE], y0[-n])))),
     withr::with_seed(2, as.numeric(coef(run(x0, y0)))))
-  cal <- dpsco:::obj_calibrate(prob(x0, y0), r, eps, obj_delta, 0)
+  cal <- obj_calibrate(prob(x0, y0), r, eps, obj_delta, 0)
   # fit_objective()'s draws and solve at one radius, the noise scaled by f
   release <- function(x, y, f) {
     pb <- prob(x, y)
-    curv <- dpsco:::obj_curvature(pb)
+    curv <- obj_curvature(pb)
     function() {
       G <- stats::rnorm(pb$d, 0, f * cal$sigma1)
-      sol <- dpsco:::obj_solve(pb, G, cal$lambda, r, cal$alpha, NULL, curv)
+      sol <- obj_solve(pb, G, cal$lambda, r, cal$alpha, NULL, curv)
       H <- stats::rnorm(pb$d, 0, f * cal$sigma2)
-      dpsco:::obj_proj_l1(sol$w + H, r)
+      obj_proj_l1(sol$w + H, r)
     }
   }
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, dpsco:::with_fit_stream(
+                    withr::with_seed(1, with_fit_stream(
                       release(x1, y1, 1)())))
   exact <- function(x, y)
-    dpsco:::obj_solve(prob(x, y), numeric(p + 1), cal$lambda, r, 1e-12)$w
+    obj_solve(prob(x, y), numeric(p + 1), cal$lambda, r, 1e-12)$w
   u <- unit(exact(x1, y1) - exact(x0, y0))
   pr <- privacy(fit)
   list(st = fit$settings, cal = cal, pr = pr, same = same && same_resized,

@@ -152,7 +152,7 @@ guarantee_audit <- function(name, trials) {
 
 test_that("the harness has a case for every registered private method", {
   # a method registered without an audit case fails here, not silently
-  private <- Filter(function(m) dpsco:::method_private(dpsco:::method_spec(m)),
+  private <- Filter(function(m) method_private(method_spec(m)),
                     dpsco_methods()$method)
   cased <- vapply(names(guarantee_cases), function(k)
     guarantee_cases[[k]]$method %||% k, "")
@@ -220,8 +220,8 @@ cv_audit_release <- function(s, x, y, z, divisor) function() {
   g <- -y[!val] * cbind(1, x[!val, , drop = FALSE])
   m <- divisor(sum(!val))
   # (the training fit draws its noise on a stream of its own, R/rng.R)
-  -dpsco:::with_fit_stream(
-    dpsco:::oracle_mean(g, "clip", m = m, clip = 1, noise_sd = z / m))[1L]
+  -with_fit_stream(
+    oracle_mean(g, "clip", m = m, clip = 1, noise_sd = z / m))[1L]
 }
 
 # The broken variant is always replayed (20000 releases a side): it must be
@@ -235,7 +235,7 @@ cv_audit <- function(trials, above = FALSE, via = c("internal", "cv.dpsco"),
   honest <- function(x, y) cv_audit_release(s, x, y, z, function(k) s$n_fit)
   broken <- function(x, y) cv_audit_release(s, x, y, z, function(k) max(k, 1))
   same <- all.equal(withr::with_seed(3, unname(cv_audit_run(s, s$x1, s$y1)$dpsco.fit$a0[1])),
-                    withr::with_seed(3, dpsco:::with_fit_stream(honest(s$x1, s$y1)())),
+                    withr::with_seed(3, with_fit_stream(honest(s$x1, s$y1)())),
                     tolerance = 1e-12)
   draw <- function(release)
     vapply(seq_len(trials), function(i) release(), 0)
@@ -297,9 +297,9 @@ curve_audit <- function(trials) {
   sums0 <- rep(0, K)
   sums1 <- sums0 + L
   rel <- function(sums, zz) function()
-    dpsco:::curve_release(sums, n_hold, zz, L)$cvm
+    curve_release(sums, n_hold, zz, L)$cvm
   eff <- rel(sums1, 0)() - rel(sums0, 0)()
-  list(effect = eff, sd = dpsco:::curve_release(sums0, n_hold, z, L)$cvsd,
+  list(effect = eff, sd = curve_release(sums0, n_hold, z, L)$cvsd,
        accounted = dp_epsilon(z, 1, 1, guarantee_delta), K = K, L = L,
        n_hold = n_hold, z = z,
        honest = audit_releases(rel(sums0, z), rel(sums1, z), unit(eff), trials,
@@ -426,7 +426,7 @@ edge_layout <- function(x, layout, env = parent.frame()) {
 # releases: two penalties, or the harness's radius arguments.
 edge_fit <- function(method, family, x, y, offset, weights, cv = FALSE,
                      epsilon = NULL) {
-  spec <- dpsco:::method_spec(method)
+  spec <- method_spec(method)
   case <- guarantee_cases[[method]]
   args <- if (spec$path == "lambda") list(nlambda = 2)
           else case$args[setdiff(names(case$args), "control")]
@@ -529,7 +529,7 @@ expect_edge_case <- function(a, label) {
 edge_methods <- function() {
   m <- dpsco_methods()
   m <- m[vapply(m$method, function(k)
-    dpsco:::method_private(dpsco:::method_spec(k)), NA), ]
+    method_private(method_spec(k)), NA), ]
   stats::setNames(strsplit(m$families, ", "), m$method)
 }
 lambda_methods <- c("clip", "holland", "kamath")

@@ -37,14 +37,14 @@ one_pass_audit <- function(method, trials) {
   z <- dp_noise_multiplier(2, audit_one_pass_delta, 1, 1)
   prob <- function(x, y)
     list(x = x, y = y, family = "gaussian",
-         fam = dpsco:::family_settings("gaussian"), intercept = TRUE,
+         fam = family_settings("gaussian"), intercept = TRUE,
          offset = 0, n = n, p = 2, d = 3L, threads = 1L, smoothness = 1,
          clip = C)
   budget <- list(epsilon = 2, delta = audit_one_pass_delta, fixed = list())
   big <- 1e6  # no radius binds
   if (method == "prox_clipped_sgd") {
     run <- function(x, y, sd, clip)
-      .Call(dpsco:::C_dpsco_fit, x, y, list(
+      .Call(C_dpsco_fit, x, y, list(
         oracle = 1L, m = n, clip = clip, rho = 0, k = 1L, s = 1, nu = 1,
         family = 0L, intercept = 1L, noise_sd = sd, steps = 1L,
         step_size = 0.5, sqrt_schedule = 0L, last_iterate = 1L,
@@ -59,29 +59,29 @@ one_pass_audit <- function(method, trials) {
                                                              support = "none")))
     sd_fit <- fit$privacy$noise_multiplier * C / n
     # (dpsco() draws on a stream of its own, R/rng.R)
-    same <- identical(withr::with_seed(1, dpsco:::with_fit_stream(
+    same <- identical(withr::with_seed(1, with_fit_stream(
                         run(nb$x1, nb$y1, sd_fit, C))),
                       unname(c(fit$a0, fit$beta[, 1])))
     accounted <- fit$privacy$epsilon_accounted
   } else {
     steps <- 1L
-    mu <- if (method == "clipped_sgd") dpsco:::one_pass_ridge(dpsco_control(), 1)
+    mu <- if (method == "clipped_sgd") one_pass_ridge(dpsco_control(), 1)
           else 0
-    plan <- dpsco:::one_pass_radius_plan(method, n, 3L, big, z, C, 1, mu,
+    plan <- one_pass_radius_plan(method, n, 3L, big, z, C, 1, mu,
                                          steps)
     eng <- plan$engine
     run <- function(x, y, sd, clip) {
       e <- eng
       e$noise_sd <- sd
-      dpsco:::one_pass_run(prob(x, y), big, method, e, clip, mu, rep(0, 3))
+      one_pass_run(prob(x, y), big, method, e, clip, mu, rep(0, 3))
     }
-    fit <- withr::with_seed(1, dpsco:::fit_one_pass(prob(nb$x1, nb$y1), big,
+    fit <- withr::with_seed(1, fit_one_pass(prob(nb$x1, nb$y1), big,
                                                     method, budget,
                                                     dpsco_control(), steps))
     sd_fit <- eng$noise_sd
     same <- identical(withr::with_seed(1, run(nb$x1, nb$y1, sd_fit, C)),
                       fit$beta[, 1])
-    accounted <- dpsco:::account_parts(fit$parts, audit_one_pass_delta)
+    accounted <- account_parts(fit$parts, audit_one_pass_delta)
   }
   honest <- function(x, y, f = 1) function() run(x, y, f * sd_fit, C)
   # the loop's map from the noisy mean to the output is diagonal, out =
@@ -164,10 +164,10 @@ localized_audit <- function(trials) {
   y1 <- c(rep(0, n - 1), -K)
   prob <- function(x, y)
     list(x = x, y = y, family = "gaussian",
-         fam = dpsco:::family_settings("gaussian"), intercept = TRUE,
+         fam = family_settings("gaussian"), intercept = TRUE,
          offset = 0, n = n, p = 2, d = 3L, threads = 1L, smoothness = 1,
          clip = C)
-  eng <- dpsco:::one_pass_radius_plan("localized", n, 3L, big, z, C, 1, 0,
+  eng <- one_pass_radius_plan("localized", n, 3L, big, z, C, 1, 0,
                                       1L)$engine
   eng$steps <- 1L
   eng$noise_sd <- z * sqrt(1) * C / eng$batch
@@ -175,7 +175,7 @@ localized_audit <- function(trials) {
   run <- function(x, y, sd, clip) {
     e <- eng
     e$noise_sd <- sd
-    dpsco:::one_pass_run(prob(x, y), big, "localized", e, clip, 0, rep(0, 3))
+    one_pass_run(prob(x, y), big, "localized", e, clip, 0, rep(0, 3))
   }
   g <- K * c(1, K, -K)
   jump <- -(1 / eng$step) * C * g / sqrt(sum(g^2)) / (n / 2)
@@ -254,14 +254,14 @@ reg_engine <- function(method, z, C = 1) {
       disjoint = 1L)
     return(function(x, y, sd = settings$noise_sd) {
       settings$noise_sd <- sd
-      .Call(dpsco:::C_dpsco_fit, x, y, settings, 1e-9, c(0, 0),
+      .Call(C_dpsco_fit, x, y, settings, 1e-9, c(0, 0),
             integer())$beta[1, 1]
     })
   }
-  mu <- if (method == "clipped_sgd") dpsco:::one_pass_ridge(dpsco_control(), 1)
+  mu <- if (method == "clipped_sgd") one_pass_ridge(dpsco_control(), 1)
         else 0
   k <- if (method == "localized") 1L else reg_T
-  eng <- dpsco:::one_pass_radius_plan(method, reg_n, 2L, 1e12, z, C, 1, mu,
+  eng <- one_pass_radius_plan(method, reg_n, 2L, 1e12, z, C, 1, mu,
                                       k)$engine
   if (method == "localized") {
     # one step in the phase: noise z sqrt(T_1) C / n_1 at T_1 = 1
@@ -273,9 +273,9 @@ reg_engine <- function(method, z, C = 1) {
     e <- eng
     e$noise_sd <- sd
     prob <- list(x = x, y = y, family = "gaussian",
-                 fam = dpsco:::family_settings("gaussian"), intercept = TRUE,
+                 fam = family_settings("gaussian"), intercept = TRUE,
                  offset = 0, n = reg_n, p = 1L, d = 2L, threads = 1L)
-    dpsco:::one_pass_run(prob, 1e12, method, e, C, mu, c(0, 0))[1]
+    one_pass_run(prob, 1e12, method, e, C, mu, c(0, 0))[1]
   }
 }
 

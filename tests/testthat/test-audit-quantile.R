@@ -28,12 +28,12 @@ quantile_step_audit <- function(trials) {
   y1 <- c(real_y, 1e12)
   z <- dp_noise_multiplier(q_audit_eps, q_audit_delta, 1, 1)
   ctl <- dpsco_control(clip = C)
-  oracle <- dpsco:::oracle_setup("clip", ctl, n, 3, q_audit_eps, q_audit_delta)
+  oracle <- oracle_setup("clip", ctl, n, 3, q_audit_eps, q_audit_delta)
   settings <- function(sd)
-    c(oracle, dpsco:::family_settings("quantile", 0.5, 0.8, "gaussian"),
+    c(oracle, family_settings("quantile", 0.5, 0.8, "gaussian"),
       list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L))
   release <- function(x, y, sd) function()
-    .Call(dpsco:::C_dpsco_release, x, y, settings(sd), rep(0, 3))
+    .Call(C_dpsco_release, x, y, settings(sd), rep(0, 3))
   g <- -0.5 * c(1, rec_x)
   effect <- C * g / sqrt(sum(g^2)) / n
   shift <- release(x1, y1, 0)() - release(x0, y0, 0)()
@@ -103,26 +103,26 @@ quantile_objective_audit <- function(trials) {
           tuning = "public", radius = Inf, epsilon = eps,
           delta = obj_delta, public_n = n,
           control = dpsco_control(shrink = K, bandwidth = h))
-  cal <- dpsco:::obj_calibrate(prob(x0, y0), Inf, eps, obj_delta, 0)
+  cal <- obj_calibrate(prob(x0, y0), Inf, eps, obj_delta, 0)
   release <- function(x, y, f) {
     pb <- prob(x, y)
-    curv <- dpsco:::obj_curvature(pb)
+    curv <- obj_curvature(pb)
     function() {
       G <- stats::rnorm(pb$d, 0, f * cal$sigma1)
-      sol <- dpsco:::obj_solve(pb, G, cal$lambda, Inf, cal$alpha, NULL, curv)
+      sol <- obj_solve(pb, G, cal$lambda, Inf, cal$alpha, NULL, curv)
       sol$w + stats::rnorm(pb$d, 0, f * cal$sigma2)
     }
   }
   fit <- run(real_x, real_y)
   # (dpsco() draws on a stream of its own, R/rng.R)
   same <- identical(withr::with_seed(1, as.numeric(coef(run(x1, y1)))),
-                    withr::with_seed(1, dpsco:::with_fit_stream(
+                    withr::with_seed(1, with_fit_stream(
                       release(x1, y1, 1)()))) &&
     identical(withr::with_seed(1, as.numeric(coef(run(real_x, real_y)))),
-              withr::with_seed(1, dpsco:::with_fit_stream(
+              withr::with_seed(1, with_fit_stream(
                 release(x0, y0, 1)())))
   exact <- function(x, y)
-    dpsco:::obj_solve(prob(x, y), numeric(p + 1), cal$lambda, Inf, 1e-20)$w
+    obj_solve(prob(x, y), numeric(p + 1), cal$lambda, Inf, 1e-20)$w
   u <- unit(exact(x1, y1) - exact(x0, y0))
   pr <- privacy(fit)
   list(st = fit$settings, cal = cal, pr = pr, same = same, eps = eps,

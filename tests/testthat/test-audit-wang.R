@@ -10,7 +10,7 @@ wang_delta <- 0.01
 
 # One release at eps' = 1: 1/2-zCDP, accounted through its Renyi curve.
 bs_accounted <- function(eps_call, delta)
-  dpsco:::account_parts(list(dpsco:::zcdp_part("bs", eps_call^2 / 2, 1, 1,
+  account_parts(list(zcdp_part("bs", eps_call^2 / 2, 1, 1,
                                                "")), delta)
 
 # Neighbours for the trimmed mean on [0, 1] with m = 100, n - 2m = 500
@@ -33,7 +33,7 @@ bs_draws <- function(v, releases, wrong_t = 1) {
   eps <- 1
   m <- 100L
   # e^{-m t'} with t' = wrong_t t is the floor of a release at eps * sqrt(wrong_t)
-  est <- dpsco:::bs_mean_release(matrix(v), 0, 1, m, eps * sqrt(wrong_t),
+  est <- bs_mean_release(matrix(v), 0, 1, m, eps * sqrt(wrong_t),
                                  noise = FALSE)
   # the noise keeps s = eps / 4 of the honest release
   est[1] + est[2] / (eps / 4) * sinh(rnorm(releases))
@@ -95,7 +95,7 @@ sa_neighbours <- function(m) {
 }
 
 sa_draws <- function(est, releases, eps, scale = 1) {
-  ag <- dpsco:::sa_aggregate(est, eps, wang_delta, 2)
+  ag <- sa_aggregate(est, eps, wang_delta, 2)
   ag$centre + scale * ag$smooth / ag$gamma * rnorm(releases)
 }
 

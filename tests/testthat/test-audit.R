@@ -94,9 +94,9 @@ audit_methods <- c("clip", "kamath", "holland", "trimmed")
 # The secure release (secure = TRUE) is accounted through the Renyi curve
 # of the discrete Gaussian; its multiplier at (2, 0.01) comes from the same
 # curve.
-secure_z <- function() dpsco:::calibrate_rdp(list(), 1, audit_eps_target, audit_delta)
+secure_z <- function() calibrate_rdp(list(), 1, audit_eps_target, audit_delta)
 secure_accounted <- function(z)
-  dpsco:::account_parts(list(dpsco:::privacy_part("audit", z, 1, 1, 1, 1,
+  account_parts(list(privacy_part("audit", z, 1, 1, 1, 1,
                                                   kind = "rdp")), audit_delta)
 
 # The noise arguments of the engine's release of d coordinates with
@@ -104,7 +104,7 @@ secure_accounted <- function(z)
 # release's grid and sd (its rounding inside the sensitivity).
 noise_args <- function(z, sens, d, secure) {
   if (!secure || sens == 0) return(list(noise_sd = z * sens, noise_grid = 0))
-  g <- dpsco:::secure_gaussian(z, sens, d)
+  g <- secure_gaussian(z, sens, d)
   list(noise_sd = g$sd, noise_grid = g$grid)
 }
 
@@ -112,7 +112,7 @@ oracle_audit <- function(method, trials, secure = FALSE) {
   set.seed(20261123 + match(method, audit_methods))
   d <- 3
   m <- 30
-  o <- dpsco:::oracle_setup(method, oracle_control, m, d, audit_eps_target,
+  o <- oracle_setup(method, oracle_control, m, d, audit_eps_target,
                             audit_delta)
   if (method == "kamath") {
     kd <- kamath_data(o$k, m, d, o$rho)
@@ -125,7 +125,7 @@ oracle_audit <- function(method, trials, secure = FALSE) {
   }
   z <- if (secure) secure_z() else audit_z()
   release <- function(g, labels, sens) function()
-    do.call(dpsco:::oracle_mean, c(list(g, method, m, clip = o$clip, rho = o$rho,
+    do.call(oracle_mean, c(list(g, method, m, clip = o$clip, rho = o$rho,
                                         k = o$k, s = o$s, nu = o$nu,
                                         labels = labels),
                                    noise_args(z, sens, d, secure)))
@@ -273,8 +273,8 @@ dp_mean_audit <- function(method, trials, via = c("dp_mean", "internal")) {
   pr <- privacy(fit)
   internal <- function(x, z, nn = n) function() {
     if (method == "trimmed")
-      return(dpsco:::dp_mean_release(x, cs$range, z, nn)$estimate)
-    do.call(dpsco:::oracle_mean, c(list(x, method, m = nn,
+      return(dp_mean_release(x, cs$range, z, nn)$estimate)
+    do.call(oracle_mean, c(list(x, method, m = nn,
                                         noise_sd = z * pr$sensitivity * n / nn),
                                    fit$settings))
   }
@@ -291,7 +291,7 @@ dp_mean_audit <- function(method, trials, via = c("dp_mean", "internal")) {
                if (broken == "rows") nrow(x) else n))
   # (dp_mean() draws on a stream of its own, R/rng.R)
   same <- identical(withr::with_seed(1, unname(run(x0, audit_eps_target)$estimate)),
-                    withr::with_seed(1, dpsco:::with_fit_stream(internal(x0, z)())))
+                    withr::with_seed(1, with_fit_stream(internal(x0, z)())))
   a <- list(fit = fit, pr = pr, effect = cs$effect, same_release = same,
             z_half = privacy(run(x0, eps_half))$noise_multiplier,
             accounted = dp_epsilon(z, 1, 1, audit_delta),
@@ -497,13 +497,13 @@ scale_audit <- function(trials, N = 30, p = 4) {
   wv <- rep(w, c(rep(64, p), 127))
   z <- audit_z()
   counts <- function(xx, yy)
-    list(x = dpsco:::design_octaves(xx), y = dpsco:::signed_octave_counts(yy))
+    list(x = design_octaves(xx), y = signed_octave_counts(yy))
   release <- function(cn, zz) function() {
-    r <- dpsco:::octave_release(cn$x, cn$y, zz, w)
+    r <- octave_release(cn$x, cn$y, zz, w)
     c(as.double(r$x), r$y) * wv
   }
   out <- list(p = p, accounted = dp_epsilon(z, 1, 1, audit_delta),
-              sens = dpsco:::octave_release(counts(x, y)$x, counts(x, y)$y,
+              sens = octave_release(counts(x, y)$x, counts(x, y)$y,
                                             0, w)$sensitivity)
   for (size in names(size_pairs(N))) {
     rows <- size_pairs(N)[[size]][1L]
@@ -564,14 +564,14 @@ centre_audit <- function(trials) {
   y1 <- rbind(y0, 1e12)
   z <- audit_z()
   rel <- function(y, zz, nn = n) function()
-    dpsco:::dp_mean_release(y, rng, zz, nn)$estimate
+    dp_mean_release(y, rng, zz, nn)$estimate
   # broken: the sensitivity of the clamp to [0, B_y], half the range that
   # is clamped to
-  zb <- z * dpsco:::trimmed_sensitivity(matrix(c(0, yb), 2L), n) /
-    dpsco:::trimmed_sensitivity(rng, n)
+  zb <- z * trimmed_sensitivity(matrix(c(0, yb), 2L), n) /
+    trimmed_sensitivity(rng, n)
   list(effect = rel(y1, 0)() - rel(y0, 0)(),
        effect_rows = rel(y1, 0)() - rel(y0, 0, n - 1)(),
-       sensitivity = dpsco:::trimmed_sensitivity(rng, n),
+       sensitivity = trimmed_sensitivity(rng, n),
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(y0, z), rel(y1, z), 1, trials),
        broken = audit_statistic(rel(y0, zb), rel(y1, zb), 1, trials),
@@ -596,12 +596,12 @@ counts_audit <- function(trials) {
   rec <- c(1e6, 2)                        # bins far out and in the bulk
   vals1 <- rbind(vals0, rec)
   z <- audit_z()
-  rel <- function(v, zz) function() as.vector(dpsco:::release_counts(v, zz)$counts)
+  rel <- function(v, zz) function() as.vector(release_counts(v, zz)$counts)
   eff <- rel(vals1, 0)() - rel(vals0, 0)()
   # the broken variant: noise calibrated to half the sensitivity (leaving
   # out only the sqrt(2) of the two histograms, true epsilon about 2.9,
   # is too close to the accounted 2 for 5000 releases to show)
-  list(effect = eff, sd = dpsco:::release_counts(vals0, z)$sd,
+  list(effect = eff, sd = release_counts(vals0, z)$sd,
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(vals0, z), rel(vals1, z), unit(eff), trials),
        broken = audit_statistic(rel(vals0, z / 2), rel(vals1, z / 2),
@@ -627,7 +627,7 @@ y_histogram_audit <- function(trials) {
   y0 <- stats::runif(n - 1, -B, 0)
   y1 <- c(y0, 1e9)                          # clamped into the last bin
   z <- audit_z()
-  rel <- function(y, zz) function() dpsco:::release_y_histogram(y, B, zz)$counts
+  rel <- function(y, zz) function() release_y_histogram(y, B, zz)$counts
   eff <- rel(y1, 0)() - rel(y0, 0)()
   list(effect = eff, accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(y0, z), rel(y1, z), unit(eff), trials),
@@ -656,11 +656,11 @@ curvature_audit <- function(trials) {
   w1 <- rbind(w0, c(0, 1e9, 0, 0))
   z <- audit_z()
   rel <- function(w, zz, nn = n) function()
-    as.vector(dpsco:::release_curvature(w, zz, B, nn)$h)
+    as.vector(release_curvature(w, zz, B, nn)$h)
   eff <- rel(w1, 0)() - rel(w0, 0)()
   eff_rows <- rel(w1, 0)() - rel(w0, 0, n - 1)()
   list(effect = eff, effect_rows = eff_rows,
-       sd = dpsco:::release_curvature(w0, z, B, n)$sd, n = n, B = B,
+       sd = release_curvature(w0, z, B, n)$sd, n = n, B = B,
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(w0, z), rel(w1, z), unit(eff), trials),
        broken = audit_statistic(rel(w0, z / B), rel(w1, z / B), unit(eff), trials),
@@ -701,21 +701,21 @@ exposure_curvature_audit <- function(trials) {
   n <- 30
   B <- 2
   E <- 4
-  fam <- dpsco:::family_poisson()
+  fam <- family_poisson()
   w0 <- matrix(c(B, 0, 0, 0), n - 1, 4, byrow = TRUE)
   w1 <- rbind(w0, c(0, 1e9, 0, 0))
   off0 <- rep(log(E / 2), n - 1)
   off1 <- c(off0, .Machine$double.xmax)
   z <- audit_z()
   rel <- function(w, off, zz, cap = 1) function() {
-    v <- dpsco:::curvature_row_weights(fam, NULL, off, E)
+    v <- curvature_row_weights(fam, NULL, off, E)
     if (cap != 1) v <- pmin(exp(off - log(E)), cap)
-    as.vector(dpsco:::release_curvature(w, zz, B, n, weights = v)$h)
+    as.vector(release_curvature(w, zz, B, n, weights = v)$h)
   }
   eff <- rel(w1, off1, 0)() - rel(w0, off0, 0)()
   eff2 <- rel(w1, off1, 0, 2)() - rel(w0, off0, 0, 2)()
   list(effect = eff, n = n, B = B,
-       weights = dpsco:::curvature_row_weights(fam, rep(0.5, 2), c(0, 800), E),
+       weights = curvature_row_weights(fam, rep(0.5, 2), c(0, 800), E),
        accounted = dp_epsilon(z, 1, 1, audit_delta),
        honest = audit_statistic(rel(w0, off0, z), rel(w1, off1, z), unit(eff),
                                 trials),
@@ -741,7 +741,7 @@ selection_audit <- function(trials, eps = audit_eps_target) {
   L <- 1
   s0 <- c(0, 1.5)
   s1 <- s0 + c(L, 0)
-  pick <- function(s, bound) function() dpsco:::noisy_argmin(s, eps, bound)
+  pick <- function(s, bound) function() noisy_argmin(s, eps, bound)
   # the broken variant: the selection scaled to a loss bound of L / 2
   list(accounted = eps,
        p0 = 1 / (1 + exp(eps * 1.5)), p1 = 1 / (1 + exp(eps * 0.5)),
@@ -779,13 +779,13 @@ poisson_weights_audit <- function(trials) {
   w0 <- rep(0.5, n - 1)
   w1 <- c(w0, 1)
   z <- dp_noise_multiplier(audit_eps_target, audit_delta, 1, 1)
-  oracle <- dpsco:::oracle_setup("clip", dpsco_control(clip = C), n, 2,
+  oracle <- oracle_setup("clip", dpsco_control(clip = C), n, 2,
                                  audit_eps_target, audit_delta)
   beta <- c(14, 0)
   release <- function(x, y, w, m, sd) function()
-    .Call(dpsco:::C_dpsco_release, x, y,
+    .Call(C_dpsco_release, x, y,
           c(utils::modifyList(oracle, list(m = m)),
-            dpsco:::family_settings("poisson"),
+            family_settings("poisson"),
             list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L,
                  weights = w, offsets = rep(0.3, length(y)))), beta)
   effect <- c(-C / n, 0)
@@ -824,12 +824,12 @@ multinomial_audit <- function(trials) {
   y0 <- rep(c(0, 1, 2), length.out = n - 1)
   y1 <- c(y0, 0)
   z <- dp_noise_multiplier(audit_eps_target, audit_delta, 1, 1)
-  oracle <- dpsco:::oracle_setup("clip", dpsco_control(clip = C), n, K * 2,
+  oracle <- oracle_setup("clip", dpsco_control(clip = C), n, K * 2,
                                  audit_eps_target, audit_delta)
   beta <- rep(0, K * 2)
   release <- function(x, y, sd) function()
-    .Call(dpsco:::C_dpsco_release, x, y,
-          c(oracle, dpsco:::family_settings("multinomial", nclass = K),
+    .Call(C_dpsco_release, x, y,
+          c(oracle, family_settings("multinomial", nclass = K),
             list(intercept = 1L, noise_sd = sd, rate = 1, threads = 1L)),
           beta)
   # at beta = 0 every record has the shares 1/3: r = 1/3 - e_y

@@ -105,9 +105,9 @@ test_that("a sparse x converges only while its dense copy stays small", {
   big <- Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(2e5, 400))
   small <- Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(2e3, 400))
   # 2e5 x 401 = 8.02e7 values > 2^26; 2e3 x 401 below
-  expect_false(dpsco:::baseline_converges(TRUE, big, TRUE, integer()))
-  expect_true(dpsco:::baseline_converges(TRUE, small, TRUE, integer()))
-  expect_true(dpsco:::baseline_converges(TRUE, matrix(0, 2e3, 400), TRUE,
+  expect_false(baseline_converges(TRUE, big, TRUE, integer()))
+  expect_true(baseline_converges(TRUE, small, TRUE, integer()))
+  expect_true(baseline_converges(TRUE, matrix(0, 2e3, 400), TRUE,
                                          integer()))
 })
 

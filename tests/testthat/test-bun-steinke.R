@@ -50,18 +50,18 @@ test_that("one release: trimmed mean, smooth bound and arsinh-normal noise", {
   hi <- c(2, 5, 1)
   eps <- 0.7
   for (m in c(0L, 1L, 5L)) {
-    plain <- dpsco:::bs_mean_release(v, lo, hi, m, eps, noise = FALSE)
+    plain <- bs_mean_release(v, lo, hi, m, eps, noise = FALSE)
     ref <- vapply(1:3, function(j) ref_trim(v[, j], m, lo[j], hi[j], eps),
                   numeric(2))
     expect_equal(plain[1:2, ], ref, tolerance = 1e-13)
     set.seed(9)
-    rel <- dpsco:::bs_mean_release(v, lo, hi, m, eps)
+    rel <- bs_mean_release(v, lo, hi, m, eps)
     set.seed(9)
     expect_equal(rel[3, ], ref[1, ] + ref[2, ] / (eps / 4) * sinh(rnorm(3)),
                  tolerance = 1e-13)
   }
   # a constant column inside [a, b]: range 0, the floor e^{-mt}(b - a)
-  expect_equal(dpsco:::bs_mean_release(v[, 3, drop = FALSE], -1, 1, 2L, 0.7,
+  expect_equal(bs_mean_release(v[, 3, drop = FALSE], -1, 1, 2L, 0.7,
                                        noise = FALSE)[2, 1],
                exp(-2 * 0.7^2 / 16) * 2, tolerance = 1e-15)
 })
@@ -177,21 +177,21 @@ test_that("accounting: d T nr releases of eps'^2/2-zCDP, Renyi alpha rho", {
 test_that("without noise the descent reaches glm()'s fit inside a large ball", {
   dat <- bs_data(n = 300)
   prob <- list(x = dat$x, y = dat$y, family = "gaussian",
-               fam = dpsco:::family_settings("gaussian"), intercept = TRUE,
+               fam = family_settings("gaussian"), intercept = TRUE,
                offset = 0.2, n = 300, p = 3, d = 4, threads = 1L)
   plan <- list(steps = 400L, step = 0.5, trim = 0L, decay = 1, s = 1,
                lo = matrix(-1e6, 4, 1), hi = matrix(1e6, 4, 1))
-  w <- dpsco:::bs_engine(prob, 100, plan, noise = FALSE)$beta
+  w <- bs_engine(prob, 100, plan, noise = FALSE)$beta
   ref <- coef(glm(dat$y ~ dat$x, offset = rep(0.2, 300)))
   expect_equal(drop(w), unname(ref), tolerance = 1e-9)
   # binomial: the logistic MLE
   yb <- as.numeric(dat$y > 0.3)
   prob$y <- yb
   prob$family <- "binomial"
-  prob$fam <- dpsco:::family_settings("binomial")
+  prob$fam <- family_settings("binomial")
   plan$steps <- 6000L
   plan$step <- 4
-  wb <- dpsco:::bs_engine(prob, 100, plan, noise = FALSE)$beta
+  wb <- bs_engine(prob, 100, plan, noise = FALSE)$beta
   rb <- coef(glm(yb ~ dat$x, family = binomial(), offset = rep(0.2, 300),
                  control = glm.control(epsilon = 1e-14)))
   expect_equal(drop(wb), unname(rb), tolerance = 1e-7)
@@ -200,7 +200,7 @@ test_that("without noise the descent reaches glm()'s fit inside a large ball", {
   plan$trim <- 3L
   plan$lo <- matrix(-0.4, 4, 1)
   plan$hi <- matrix(0.4, 4, 1)
-  wt <- dpsco:::bs_engine(prob, 2, plan, noise = FALSE)$beta
+  wt <- bs_engine(prob, 2, plan, noise = FALSE)$beta
   rt <- ref_descent(dat$x, yb, "binomial", 2, 30L, 4, 3L, rep(-0.4, 4),
                     rep(0.4, 4), 1, offset = 0.2, noise = FALSE)
   expect_equal(wt, rt, tolerance = 1e-12)
@@ -315,8 +315,8 @@ test_that("the Bun-Steinke engine refuses unknown and missing settings fields", 
   v <- matrix(c(0.1, -0.3, 0.2, 0.5, 0, -0.1), 3)
   s <- list(task = 1L, trim = 0L, decay = 1, s = 1, noise = 0L,
             lo = c(-1, -1), hi = c(1, 1))
-  rel <- function(s) .Call(dpsco:::C_dpsco_bun_steinke, v, NULL, s, NULL, NULL)
-  expect_equal(rel(s), dpsco:::bs_mean_release(v, -1, 1, 0L, 1, noise = FALSE))
+  rel <- function(s) .Call(C_dpsco_bun_steinke, v, NULL, s, NULL, NULL)
+  expect_equal(rel(s), bs_mean_release(v, -1, 1, 0L, 1, noise = FALSE))
   # the path's fields are not the release's
   expect_error(rel(c(s, steps = 2L)),
                "dpsco_bun_steinke: unknown settings field 'steps'", fixed = TRUE)

@@ -22,7 +22,7 @@ test_that("noise-free Frank-Wolfe reaches the constrained lasso solution of glmn
   b <- as.numeric(g$beta)
   r <- sum(abs(b))             # the l1 ball on which glmnet's b is optimal
   obj <- function(w) 0.5 * mean((y - x %*% w)^2)
-  w <- dpsco:::fw_engine(fw_problem(x, y), r, exact_oracle(n), 20000, 0, 1)
+  w <- fw_engine(fw_problem(x, y), r, exact_oracle(n), 20000, 0, 1)
   expect_lt((obj(w) - obj(b)) / obj(b), 1e-3)
   expect_lte(sum(abs(w)), r * (1 + 1e-12))
   expect_equal(drop(w), b, tolerance = 0.05)
@@ -45,7 +45,7 @@ test_that("each Frank-Wolfe step draws its vertex from the exponential mechanism
   draws <- 3000
   pick <- integer(draws)
   for (i in seq_len(draws)) {
-    w <- dpsco:::fw_engine(fw_problem(x, y), 1, exact_oracle(n), 1, eps0, sens)
+    w <- fw_engine(fw_problem(x, y), 1, exact_oracle(n), 1, eps0, sens)
     j <- which(w != 0)
     pick[i] <- 2L * j - (w[j] > 0)
   }
@@ -93,7 +93,7 @@ test_that("the exponential-mechanism steps are accounted through their Renyi cur
                tuning = "public", radius = c(0.5, 1, 2), iterations = 7)
   eps0 <- fit$settings$eps0
   # 21 selections, each eps0^2 / 8-zCDP: RDP 21 a eps0^2 / 8 at order a
-  a <- dpsco:::dp_orders()
+  a <- dp_orders()
   rho <- 21 * eps0^2 / 8
   eps_ref <- min(a * rho + log1p(-1 / a) - (log(delta) + log(a)) / (a - 1))
   expect_equal(eps_ref, 1, tolerance = 1e-5)
@@ -209,9 +209,9 @@ test_that("objective and mirror fits compose with the private settings to the ta
   # the stated part took what the Gaussian settings left at delta / 4
   sh <- po$shares
   fixed <- lapply(1:2, function(i)
-    dpsco:::privacy_part(sh$part[i], sh$noise_multiplier[i], 1, sh$steps[i],
+    privacy_part(sh$part[i], sh$noise_multiplier[i], 1, sh$steps[i],
                          sh$sensitivity[i], sh$share[i]))
-  fixed_eps <- dpsco:::account_parts(fixed, delta / 4)
+  fixed_eps <- account_parts(fixed, delta / 4)
   expect_equal(fo$settings$epsilon * 2, 0.8 - fixed_eps, tolerance = 1e-9)
   fm <- dpsco(x, y, method = "mirror", epsilon = 0.8, delta = delta,
               radius = c(0.5, 1))
@@ -225,10 +225,10 @@ test_that("objective and mirror fits compose with the private settings to the ta
 # does not tabulate (the relation of a part among them).
 capture_parts <- function(expr) {
   env <- new.env()
-  suppressMessages(trace(dpsco:::new_privacy_record,
+  suppressMessages(trace("new_privacy_record",
                          bquote(assign("parts", parts, envir = .(env))),
                          where = asNamespace("dpsco"), print = FALSE))
-  on.exit(suppressMessages(untrace(dpsco:::new_privacy_record,
+  on.exit(suppressMessages(untrace("new_privacy_record",
                                    where = asNamespace("dpsco"))))
   value <- expr
   list(value = value, parts = env$parts)
@@ -270,7 +270,7 @@ test_that("the methods stated for replace-one neighbours run on the records resi
     expect_identical(fit$a0, ref$a0, label = info)
     # resize_records() is that resizing
     set_fit_seed(5)
-    rs <- dpsco:::resize_records(x, y, N)
+    rs <- resize_records(x, y, N)
     if (N > rows) expect_identical(rs, list(x = rbind(x, matrix(0, N - rows, 3)),
                                             y = c(y, rep(0, N - rows))))
     else expect_identical(rs, list(x = x[keep, ], y = y[keep]))
@@ -304,24 +304,24 @@ test_that("the methods stated for replace-one neighbours run on the records resi
 })
 
 test_that("replace_one_epsilon(): Gaussian parts at half their multiplier, a stated part by group privacy, a replace-one part kept", {
-  parts <- list(dpsco:::privacy_part("scale", 6, 1, 2, 1.5, 0.05),
-                dpsco:::privacy_part("centre", 9, 1, 1, 0.01, 0.03))
+  parts <- list(privacy_part("scale", 6, 1, 2, 1.5, 0.05),
+                privacy_part("centre", 9, 1, 1, 0.01, 0.03))
   # full-batch Gaussian releases compose to one of mu^2 = sum(steps / z^2);
   # a record replaced moves each by twice its sensitivity: mu doubles
   mu_add <- sqrt(2 / 36 + 1 / 81)
-  expect_equal(dpsco:::account_parts(parts, 1e-6), gauss_eps_ref(mu_add, 1e-6),
+  expect_equal(account_parts(parts, 1e-6), gauss_eps_ref(mu_add, 1e-6),
                tolerance = 1e-8)
-  expect_equal(dpsco:::replace_one_epsilon(parts, 1e-6),
+  expect_equal(replace_one_epsilon(parts, 1e-6),
                gauss_eps_ref(2 * mu_add, 1e-6), tolerance = 1e-8)
   # a stated (eps, delta) part for add/remove: (2 eps, (1 + e^eps) delta),
   # the Gaussian parts at what delta is left
-  st <- dpsco:::dp_part("optimizer", 0.3, 1e-8, 1, NA_real_, 0.9, "stated")
-  expect_equal(dpsco:::replace_one_epsilon(c(parts, list(st)), 1e-6),
+  st <- dp_part("optimizer", 0.3, 1e-8, 1, NA_real_, 0.9, "stated")
+  expect_equal(replace_one_epsilon(c(parts, list(st)), 1e-6),
                0.6 + gauss_eps_ref(2 * mu_add, 1e-6 - (1 + exp(0.3)) * 1e-8),
                tolerance = 1e-8)
   # the same part stated for replace-one (a theorem on resized records) is kept
   st$relation <- "replace"
-  expect_equal(dpsco:::replace_one_epsilon(c(parts, list(st)), 1e-6),
+  expect_equal(replace_one_epsilon(c(parts, list(st)), 1e-6),
                0.3 + gauss_eps_ref(2 * mu_add, 1e-6 - 1e-8), tolerance = 1e-8)
 })
 
@@ -368,7 +368,7 @@ test_that("the Frank-Wolfe engine refuses unknown and missing settings fields", 
   s <- c(exact_oracle(3), family_settings("gaussian"), list(
     intercept = 0L, noise_sd = 0, rate = 1, threads = 1L, offset = 0,
     steps = 3L, eps0 = 0, score_sensitivity = 1, chunked = 0L))
-  fw <- function(s) .Call(dpsco:::C_dpsco_fw, x, y, s, 1, c(0, 0))
+  fw <- function(s) .Call(C_dpsco_fw, x, y, s, 1, c(0, 0))
   expect_equal(dim(fw(s)), c(2L, 1L))
   expect_error(fw(c(s, chunks = 1L)),
                "dpsco_fw: unknown settings field 'chunks'", fixed = TRUE)

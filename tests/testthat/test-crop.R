@@ -184,7 +184,6 @@ test_that("files that are not in the UCI layout give a dpsco_arg_error for file"
 test_that("bad arguments name themselves", {
   fx <- crop_fixture()
   on.exit(unlink(fx$path))
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_identical(arg_of(read_crop(fx$path, n = 0)), "n")
   expect_identical(arg_of(read_crop(fx$path, n = 2.5)), "n")
   expect_identical(arg_of(read_crop(fx$path, n = "10")), "n")

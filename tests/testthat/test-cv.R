@@ -20,7 +20,7 @@ test_that("noisy_argmin() draws k with probability proportional to exp(-eps S_k 
   sums <- c(10, 12, 15, 11, 30)
   draw <- function(eps, bound, N) {
     tabulate(vapply(seq_len(N), function(i)
-      dpsco:::noisy_argmin(sums, eps, bound), 0L), length(sums))
+      noisy_argmin(sums, eps, bound), 0L), length(sums))
   }
   set.seed(2718)
   N <- 20000
@@ -43,7 +43,7 @@ test_that("noisy_argmin() draws k with probability proportional to exp(-eps S_k 
   expect_gt(freq2[1], 0.43)
   # a huge epsilon picks the minimum, a tiny one is uniform
   expect_identical(unique(vapply(1:200, function(i)
-    dpsco:::noisy_argmin(sums, 1e6, 1), 0L)), 1L)
+    noisy_argmin(sums, 1e6, 1), 0L)), 1L)
   flat <- draw(1e-9, 1, N) / N
   expect_true(all(abs(flat - 0.2) < 4.5 * sqrt(0.16 / N)))
 })
@@ -323,7 +323,7 @@ test_that("the default releases no curve: the whole validation budget chooses", 
   # bench/cv_display.R: on blog at epsilon 1 the curve's noise sd exceeds
   # the spread of the true validation losses at every share (ratio 1.25 on
   # average even at share 0.99), so by default no curve is released
-  expect_identical(formals(dpsco:::cv.dpsco.default)$curve, 0)
+  expect_identical(formals(cv.dpsco.default)$curve, 0)
   d <- cv_data(n = 600)
   set.seed(21)
   cvf <- cv.dpsco(d$x, d$y, nlambda = 5)
@@ -360,7 +360,6 @@ test_that("summary(cvfit) gives the choice, its size, the measure and the guaran
     out <- capture.output(res <- withVisible(print(sm)))
     expect_false(res$visible)
     txt <- paste(out, collapse = " ")
-    num <- function(v) format(signif(v, 4))
     expect_match(txt, sprintf("lambda = %s, position %d of 5, with %d non-zero",
                               num(cvf$lambda[i]), i, cvf$nzero[i]), fixed = TRUE)
     # the selection's epsilon: the validation pool's share for the choice
@@ -617,19 +616,19 @@ test_that("cv.dpsco(secure = TRUE): the split from R, every release secure", {
   expect_equal(pr$pools$epsilon[2], 0.75 * eps + eps_curve, tolerance = 1e-12)
   # the curve lies on its grid
   K <- length(cvf$lambda)
-  grid <- dpsco:::secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / (0.2 * d$n), K)$grid
+  grid <- secure_gaussian(z_curve, cvf$loss_bound * sqrt(K) / (0.2 * d$n), K)$grid
   expect_equal(unname(cvf$cvm_noisy / grid), round(unname(cvf$cvm_noisy / grid)))
 })
 
 test_that("poisson: the deviance is glm's, clamped at the released bound", {
   y <- c(0, 1, 4, 12, 0, 3)
   mu <- matrix(c(0.5, 1, 2, 8, 0.1, 30, 1, 1, 1, 1, 1, 1), 6)
-  expect_equal(dpsco:::record_loss("deviance", y, mu, family = "poisson"),
+  expect_equal(record_loss("deviance", y, mu, family = "poisson"),
                matrix(stats::poisson()$dev.resids(rep(y, 2), c(mu), 1), 6))
-  fam <- dpsco:::family_poisson()
-  expect_identical(dpsco:::deviance_bound(fam, 50), 2 * log(1000) * 50)
-  expect_identical(dpsco:::deviance_bound(fam, 0.2), 2 * log(1000))
-  expect_identical(dpsco:::deviance_bound(dpsco:::family_binomial(), 50),
+  fam <- family_poisson()
+  expect_identical(deviance_bound(fam, 50), 2 * log(1000) * 50)
+  expect_identical(deviance_bound(fam, 0.2), 2 * log(1000))
+  expect_identical(deviance_bound(family_binomial(), 50),
                    2 * log(1000))
   set.seed(6)
   n <- 2000
@@ -653,13 +652,13 @@ test_that("poisson: a fitted mean that overflows costs the deviance bound, not a
   # clamp, and which.max() of NaN sums chose no penalty at all
   y <- c(3, 0, 1e308)
   mu <- matrix(c(Inf, Inf, Inf, 2, 2, 2), 3)
-  expect_identical(dpsco:::record_loss("deviance", y, mu, family = "poisson")[, 1],
+  expect_identical(record_loss("deviance", y, mu, family = "poisson")[, 1],
                    c(Inf, Inf, Inf))
-  loss <- dpsco:::clamped_loss("deviance", y, mu, 0.5, "poisson", 40)
+  loss <- clamped_loss("deviance", y, mu, 0.5, "poisson", 40)
   expect_identical(loss[, 1], c(40, 40, 40))
   expect_equal(loss[, 2], pmin(stats::poisson()$dev.resids(y, rep(2, 3), 1), 40))
   # any measure: a prediction that is not a number counts as the bound
-  expect_identical(dpsco:::clamped_loss("mse", c(1, 2), c(NaN, 2), 0.5,
+  expect_identical(clamped_loss("mse", c(1, 2), c(NaN, 2), 0.5,
                                         "gaussian", 9), c(9, 0))
   # a record with an offset of 800 in the validation part: every seed
   # chooses one penalty and releases a finite curve
@@ -684,10 +683,10 @@ test_that("multinomial record losses: -2 log p_y and misclassification, by hand"
                 0.3, 0.3, 0.1, 0.5,   0.3, 0.3, 0.1, 0.3,   0.4, 0.4, 0.8, 0.2),
               c(4, 3, 2))
   y <- c(0, 1, 2, 1)  # classes coded 0 to K - 1
-  dev <- dpsco:::record_loss("deviance", y, pr, family = "multinomial")
+  dev <- record_loss("deviance", y, pr, family = "multinomial")
   expect_equal(dev, cbind(-2 * log(c(0.7, 0.8, 0.5, 0.2)),
                           -2 * log(c(0.3, 0.3, 0.8, 0.3))))
-  cls <- dpsco:::record_loss("class", y, pr, family = "multinomial")
+  cls <- record_loss("class", y, pr, family = "multinomial")
   # slice 1 predicts classes 1, 2, 3, 3; slice 2 predicts 3, 3, 3, 1
   expect_equal(cls, cbind(c(0, 0, 0, 1), c(1, 1, 0, 1)))
 })
@@ -777,28 +776,28 @@ test_that("print() and summary() of cv.dpsco state the privacy status", {
 
 test_that("the private choice prefers the trivial model with a public prior", {
   fit <- list(trivial = 1L)
-  expect_identical(dpsco:::trivial_prior(fit, 10L), c(log(19 * 9), rep(0, 9)))
-  expect_identical(dpsco:::trivial_prior(list(), 10L), 0)
+  expect_identical(trivial_prior(fit, 10L), c(log(19 * 9), rep(0, 9)))
+  expect_identical(trivial_prior(list(), 10L), 0)
   # equal validation losses: the trivial model wins with probability
   # mu_1 / (mu_1 + K - 1) = 0.95, the others share the rest
   set.seed(9)
   draws <- vapply(1:4000, function(i)
-    dpsco:::noisy_argmin(rep(5, 10), 1, 10, dpsco:::trivial_prior(fit, 10L)), 1L)
+    noisy_argmin(rep(5, 10), 1, 10, trivial_prior(fit, 10L)), 1L)
   expect_equal(mean(draws == 1L), 0.95, tolerance = 0.015)
   # a candidate better by far more than the margin log(19 * 9) L / eps
   # is still chosen
   sums <- c(50, rep(50, 8), 50 - 10 * log(19 * 9) * 10)
   draws <- vapply(1:2000, function(i)
-    dpsco:::noisy_argmin(sums, 1, 10, dpsco:::trivial_prior(fit, 10L)), 1L)
+    noisy_argmin(sums, 1, 10, trivial_prior(fit, 10L)), 1L)
   expect_gt(mean(draws == 10L), 0.99)
 })
 
 test_that("validation losses clamp y to the path's range", {
-  loss <- dpsco:::clamped_loss("mse", c(0, 5, 100), c(1, 1, 9), 0.5,
+  loss <- clamped_loss("mse", c(0, 5, 100), c(1, 1, 9), 0.5,
                                "gaussian", 64, y_range = c(1, 9))
   expect_identical(drop(loss), c(0, 16, 0))
   # without a range, the loss of y as given
-  expect_identical(drop(dpsco:::clamped_loss("mse", c(0, 5), c(1, 1), 0.5,
+  expect_identical(drop(clamped_loss("mse", c(0, 5), c(1, 1), 0.5,
                                              "gaussian", 64)), c(1, 16))
 })
 

@@ -137,24 +137,24 @@ test_that("predictions from sparse and file-backed newx equal the dense ones", {
 test_that("the mapped reader returns the stored rows, clamped by the bound", {
   skip_if_not_installed("bigmemory")
   d <- design_data(n = 50, p = 4)
-  xm <- dpsco:::check_design(filebacked(d$x))
+  xm <- check_design(filebacked(d$x))
   expect_identical(dim(xm), c(50L, 4L))
   expect_identical(colnames(xm), colnames(d$x))
-  expect_identical(dpsco:::design_rows(xm, 11, 20), d$x[11:20, ])
+  expect_identical(design_rows(xm, 11, 20), d$x[11:20, ])
   b <- c(0.5, 2, 1, 4)
-  xb <- dpsco:::scale_clamp(xm, b)
-  expect_identical(dpsco:::design_rows(xb, 1, 50),
+  xb <- scale_clamp(xm, b)
+  expect_identical(design_rows(xb, 1, 50),
                    pmin(pmax(d$x / rep(b, each = 50), -1), 1))
   # block statistics over several blocks equal the one-block sums
   xs <- methods::as(d$x, "CsparseMatrix")
   withr::local_options(dpsco.block_values = 7 * 4)
-  expect_equal(dpsco:::design_row_ss(xs), rowSums(d$x^2), tolerance = 1e-15)
+  expect_equal(design_row_ss(xs), rowSums(d$x^2), tolerance = 1e-15)
   w <- stats::runif(50)
-  expect_equal(dpsco:::design_gram(xm, w, TRUE), crossprod(cbind(1, d$x) * w),
+  expect_equal(design_gram(xm, w, TRUE), crossprod(cbind(1, d$x) * w),
                tolerance = 1e-14, ignore_attr = TRUE)
-  expect_equal(dpsco:::design_crossprod(xs, d$y), drop(crossprod(d$x, d$y)),
+  expect_equal(design_crossprod(xs, d$y), drop(crossprod(d$x, d$y)),
                tolerance = 1e-14, ignore_attr = TRUE)
-  expect_identical(dpsco:::design_columns(xm, c(2, 4)), d$x[, c(2, 4)])
+  expect_identical(design_columns(xm, c(2, 4)), d$x[, c(2, 4)])
 })
 
 test_that("the private settings' passes equal R's block statistics on every layout and thread count", {
@@ -185,27 +185,27 @@ test_that("the private settings' passes equal R's block statistics on every layo
   ref_oct <- apply(x, 2, octaves)
   xt <- pmin(pmax(x / rep(bound, each = n), -1), 1)
   ref_oct_t <- apply(xt, 2, octaves)
-  ref_ss <- dpsco:::design_apply(xt, function(b, rows) rowSums(b * b), "c")
+  ref_ss <- design_apply(xt, function(b, rows) rowSums(b * b), "c")
   norm <- sqrt(ref_ss + 1)
-  ref_counts <- cbind(tabulate(dpsco:::log2_bin(abs(r) * norm), 64L),
-                      tabulate(dpsco:::log2_bin(norm), 64L))
+  ref_counts <- cbind(tabulate(log2_bin(abs(r) * norm), 64L),
+                      tabulate(log2_bin(norm), 64L))
   cnorm <- pmax(1, apply(abs(xt), 1L, max))
-  ref_gram <- dpsco:::design_apply(xt, function(b, rows)
+  ref_gram <- design_apply(xt, function(b, rows)
     crossprod(cbind(rep(1, nrow(b)), b) * w[rows]))
-  expect_identical(dpsco:::scale_clamp(x, bound), xt)
-  forms <- list(dense = x, sparse = dpsco:::check_design(
+  expect_identical(scale_clamp(x, bound), xt)
+  forms <- list(dense = x, sparse = check_design(
                   methods::as(x, "CsparseMatrix")),
-                mapped = dpsco:::check_design(filebacked(x)))
+                mapped = check_design(filebacked(x)))
   res <- list()
   for (th in 1:2) for (k in names(forms)) {
     withr::local_options(dpsco.threads = th)
     f <- forms[[k]]
-    ft <- dpsco:::scale_clamp(f, bound)
-    rs <- dpsco:::design_row_stats(ft, TRUE, r, FALSE, TRUE)
+    ft <- scale_clamp(f, bound)
+    rs <- design_row_stats(ft, TRUE, r, FALSE, TRUE)
     res[[paste(k, th)]] <- list(
-      oct = dpsco:::design_octaves(f), oct_t = dpsco:::design_octaves(ft),
-      rows = rs, coord = dpsco:::design_row_stats(ft, TRUE, r, TRUE, FALSE),
-      gram = dpsco:::design_gram(ft, w, TRUE))
+      oct = design_octaves(f), oct_t = design_octaves(ft),
+      rows = rs, coord = design_row_stats(ft, TRUE, r, TRUE, FALSE),
+      gram = design_gram(ft, w, TRUE))
   }
   # every layout and thread count: the same sums, bit for bit
   for (k in names(res)[-1]) expect_identical(res[[k]], res[[1]], label = k)
@@ -219,14 +219,14 @@ test_that("the private settings' passes equal R's block statistics on every layo
   expect_identical(a$rows$norm, norm)
   expect_identical(a$rows$counts, ref_counts)
   expect_identical(a$coord$counts,
-                   matrix(tabulate(dpsco:::log2_bin(abs(r) * cnorm), 64L)))
+                   matrix(tabulate(log2_bin(abs(r) * cnorm), 64L)))
   # crossprod() goes through the BLAS, whose order of summation is its own:
   # equal to rounding (bit for bit with the reference BLAS)
   expect_equal(a$gram, ref_gram, tolerance = 1e-14, ignore_attr = TRUE)
   expect_identical(a$gram, t(a$gram))
   # without the intercept
-  expect_equal(dpsco:::design_gram(xt, w, FALSE),
-               dpsco:::design_apply(xt, function(b, rows) crossprod(b * w[rows])),
+  expect_equal(design_gram(xt, w, FALSE),
+               design_apply(xt, function(b, rows) crossprod(b * w[rows])),
                tolerance = 1e-14, ignore_attr = TRUE)
 })
 

@@ -8,8 +8,6 @@
 # rnorm(1) per gradient coordinate, intercept first), so with the same seed
 # it must reproduce a fit to rounding error, noise included.
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
 # The oracles on the rows of G (per-record gradients), dividing by m.
 oracle_ref <- function(G, method, m, par, labels) {
   d <- ncol(G)
@@ -638,7 +636,7 @@ test_that("the newton path (memory, tail average, reused first gradient) matches
                 control = dpsco_control(memory = 0, row_bound = 1.5))
   expect_gt(max(abs(fit$beta - fit0$beta)), 0.05)
   # the same private settings, noise-free, from the one place that sets them
-  tn <- dpsco:::tune_private(x, y, "gaussian", "none", "newton", TRUE, 0,
+  tn <- tune_private(x, y, "gaussian", "none", "newton", TRUE, 0,
                              0.5, ctl, n = n)
   w <- cbind(1, tn$x)
   a <- tn$curvature
@@ -752,8 +750,8 @@ test_that("the engine's fit and release refuse unknown and missing settings fiel
             step_size = 0.1, sqrt_schedule = 0L, last_iterate = 0L,
             tail_average = 0L, alpha = 1, penalty_factor = c(1, 1),
             threads = 1L)
-  fit <- function(s) .Call(dpsco:::C_dpsco_fit, x, y, s, 0.1, rep(0, 3), integer())
-  release <- function(s) .Call(dpsco:::C_dpsco_release, x, y, s, rep(0, 3))
+  fit <- function(s) .Call(C_dpsco_fit, x, y, s, 0.1, rep(0, 3), integer())
+  release <- function(s) .Call(C_dpsco_release, x, y, s, rep(0, 3))
   expect_equal(dim(fit(s)$beta), c(3L, 1L))
   expect_length(release(s), 3L)
   # a misspelt optional field is not silently defaulted
@@ -891,14 +889,14 @@ test_that("0/1 weights drop the zero-weight records at the same public n", {
   s <- list(oracle = 1L, m = n, clip = 2, rho = 0, k = 1L, s = 1, nu = 1,
             family = 0L, intercept = 1L, noise_sd = 0, rate = 1, threads = 1L)
   beta <- c(0.1, 0.2, -0.1, 0, 0.3)
-  ga <- .Call(dpsco:::C_dpsco_release, d$x, d$y, c(s, list(weights = w01)), beta)
-  gb <- .Call(dpsco:::C_dpsco_release, d$x[keep, ], d$y[keep], s, beta)
+  ga <- .Call(C_dpsco_release, d$x, d$y, c(s, list(weights = w01)), beta)
+  gb <- .Call(C_dpsco_release, d$x[keep, ], d$y[keep], s, beta)
   expect_equal(ga, gb, tolerance = 1e-14)
   # and the weight scales the record's gradient before the clip
   r <- d$w * (drop(cbind(1, d$x) %*% beta) - d$y)
   wn <- sqrt(1 + rowSums(d$x^2))
   g_ref <- drop(crossprod(cbind(1, d$x), r * pmin(1, 2 / (abs(r) * wn)))) / n
-  expect_equal(.Call(dpsco:::C_dpsco_release, d$x, d$y,
+  expect_equal(.Call(C_dpsco_release, d$x, d$y,
                      c(s, list(weights = d$w)), beta), g_ref,
                tolerance = 1e-12)
 })

@@ -40,7 +40,7 @@ test_that("other links, cox and unknown families are refused with a reason", {
   e <- tryCatch(dpsco(d$x, d$y, family = Gamma()),
                 dpsco_arg_error = function(e) e)
   expect_identical(e$arg, "family")
-  if (!"poisson" %in% names(dpsco:::family_codes)) {
+  if (!"poisson" %in% names(family_codes)) {
     expect_error(dpsco(d$x, rpois(300, 1), family = poisson()),
                  class = "dpsco_arg_error")
   } else {

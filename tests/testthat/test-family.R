@@ -3,28 +3,28 @@
 # checks, and the problem lists the fitting functions receive.
 
 fam_all <- function(h = 0.7, tau = 0.3) {
-  q <- lapply(c(dpsco:::kernel_choices, "moreau"), function(s)
-    dpsco:::family_quantile(tau, s, bandwidth = h))
-  names(q) <- paste0("quantile_", c(dpsco:::kernel_choices, "moreau"))
-  c(list(gaussian = dpsco:::family_gaussian(),
-         binomial = dpsco:::family_binomial()), q)
+  q <- lapply(c(kernel_choices, "moreau"), function(s)
+    family_quantile(tau, s, bandwidth = h))
+  names(q) <- paste0("quantile_", c(kernel_choices, "moreau"))
+  c(list(gaussian = family_gaussian(),
+         binomial = family_binomial()), q)
 }
 
 test_that("each family object has its class, code and engine settings", {
   for (f in fam_all()) {
     expect_s3_class(f, c(paste0("dpsco_family_", f$name), "dpsco_family"),
                     exact = TRUE)
-    expect_identical(f$code, dpsco:::family_codes[[f$name]])
+    expect_identical(f$code, family_codes[[f$name]])
     expect_identical(f$settings,
-                     dpsco:::family_settings(f$name, f$tau, f$bandwidth,
+                     family_settings(f$name, f$tau, f$bandwidth,
                                              f$smoother))
   }
-  q <- dpsco:::family_quantile(0.25, "moreau", bandwidth = 2)
-  expect_identical(q$settings$kernel, dpsco:::kernel_codes[["moreau"]])
+  q <- family_quantile(0.25, "moreau", bandwidth = 2)
+  expect_identical(q$settings$kernel, kernel_codes[["moreau"]])
   expect_identical(q$label, "quantile (tau = 0.25)")
   expect_match(q$model, "linear 0.25-quantile \\(check loss .*Moreau envelope")
-  expect_identical(dpsco:::family_gaussian()$label, "gaussian")
-  expect_identical(dpsco:::family_binomial()$model, "logistic")
+  expect_identical(family_gaussian()$label, "gaussian")
+  expect_identical(family_binomial()$model, "logistic")
 })
 
 test_that("the residual is the loss's derivative in eta", {
@@ -43,11 +43,11 @@ test_that("the residual is the loss's derivative in eta", {
 test_that("the losses and residuals are the closed forms", {
   eta <- c(-3, -0.5, 0, 0.4, 2)
   y <- c(1, 0, 1, 0.2, -1)
-  g <- dpsco:::family_gaussian()
+  g <- family_gaussian()
   expect_equal(g$loss(eta, y), (y - eta)^2 / 2)
   expect_equal(g$residual(eta, y), eta - y)
   yb <- c(1, 0, 1, 0, 0)
-  b <- dpsco:::family_binomial()
+  b <- family_binomial()
   expect_equal(b$loss(eta, yb), log(1 + exp(eta)) - yb * eta)
   expect_equal(b$residual(eta, yb), 1 / (1 + exp(-eta)) - yb)
   expect_equal(b$inverse_link(eta), 1 / (1 + exp(-eta)))
@@ -55,7 +55,7 @@ test_that("the losses and residuals are the closed forms", {
   # middle, the check loss shifted by tau^2 h / 2 or (1 - tau)^2 h / 2
   h <- 0.5
   tau <- 0.3
-  m <- dpsco:::family_quantile(tau, "moreau", bandwidth = h)
+  m <- family_quantile(tau, "moreau", bandwidth = h)
   u <- y - eta
   env <- vapply(u, function(ui) stats::optimize(function(v)
     v * (tau - (v < 0)) + (ui - v)^2 / (2 * h), c(-10, 10),
@@ -64,7 +64,7 @@ test_that("the losses and residuals are the closed forms", {
   expect_equal(m$eval_loss(eta, y), u * (tau - (u < 0)))
   expect_equal(m$residual(eta, y), pmin(pmax((eta - y) / h, -tau), 1 - tau))
   # convolution with the gaussian kernel: derivative Phi((eta - y) / h) - tau
-  c <- dpsco:::family_quantile(tau, "gaussian", bandwidth = h)
+  c <- family_quantile(tau, "gaussian", bandwidth = h)
   expect_equal(c$residual(eta, y), stats::pnorm((eta - y) / h) - tau)
 })
 
@@ -80,13 +80,13 @@ test_that("the curvature bounds the loss's second derivative", {
     # and it is attained (up to the grid): the bound is the peak
     expect_gt(max(d2), 0.99 * f$curvature, label = nm)
   }
-  expect_identical(dpsco:::family_gaussian()$curvature, 1)
-  expect_identical(dpsco:::family_binomial()$curvature, 1 / 4)
-  expect_identical(dpsco:::family_quantile(0.5, "moreau", bandwidth = 0.4)$curvature,
+  expect_identical(family_gaussian()$curvature, 1)
+  expect_identical(family_binomial()$curvature, 1 / 4)
+  expect_identical(family_quantile(0.5, "moreau", bandwidth = 0.4)$curvature,
                    1 / 0.4)
-  expect_identical(dpsco:::family_quantile(0.5, "epanechnikov",
+  expect_identical(family_quantile(0.5, "epanechnikov",
                                            bandwidth = 0.4)$curvature, 0.75 / 0.4)
-  expect_identical(dpsco:::family_quantile(0.5)$curvature, NA_real_)
+  expect_identical(family_quantile(0.5)$curvature, NA_real_)
 })
 
 test_that("the residual bound holds whatever eta and y", {
@@ -99,89 +99,89 @@ test_that("the residual bound holds whatever eta and y", {
     expect_lte(max(abs(f$residual(eta, yy))), f$slope_bound)
     expect_identical(f$residual_bound(stop("not evaluated")), f$slope_bound)
   }
-  expect_identical(dpsco:::family_quantile(0.8, bandwidth = 1)$slope_bound, 0.8)
-  expect_identical(dpsco:::family_quantile(0.2, bandwidth = 1)$slope_bound, 0.8)
-  expect_identical(dpsco:::family_binomial()$slope_bound, 1)
-  g <- dpsco:::family_gaussian()
+  expect_identical(family_quantile(0.8, bandwidth = 1)$slope_bound, 0.8)
+  expect_identical(family_quantile(0.2, bandwidth = 1)$slope_bound, 0.8)
+  expect_identical(family_binomial()$slope_bound, 1)
+  g <- family_gaussian()
   expect_false(g$bounded)
   expect_identical(g$residual_bound(3.5), 3.5)
 })
 
 test_that("start, response, measures and radius top", {
-  b <- dpsco:::family_binomial()
+  b <- family_binomial()
   expect_identical(b$start(0.3, 10), stats::qlogis(0.3))
   expect_identical(b$start(0, 10), stats::qlogis(1 / 12))
   expect_identical(b$start(1, 10), stats::qlogis(1 - 1 / 12))
-  expect_identical(dpsco:::family_gaussian()$start(0.3, 10), 0.3)
-  expect_identical(dpsco:::family_quantile(0.3)$start(-2, 10), -2)
+  expect_identical(family_gaussian()$start(0.3, 10), 0.3)
+  expect_identical(family_quantile(0.3)$start(-2, 10), -2)
   expect_identical(b$measures[1], "deviance")
-  expect_identical(dpsco:::family_gaussian()$measures, c("mse", "mae"))
-  expect_identical(dpsco:::family_quantile()$measures, "check")
+  expect_identical(family_gaussian()$measures, c("mse", "mae"))
+  expect_identical(family_quantile()$measures, "check")
   expect_identical(b$radius_top, 1000)
-  expect_identical(dpsco:::family_gaussian()$radius_top, 100)
-  expect_identical(dpsco:::family_quantile()$radius_top, 100)
-  expect_identical(dpsco:::family_quantile()$inverse_link(c(-1, 2)), c(-1, 2))
+  expect_identical(family_gaussian()$radius_top, 100)
+  expect_identical(family_quantile()$radius_top, 100)
+  expect_identical(family_quantile()$inverse_link(c(-1, 2)), c(-1, 2))
 })
 
 test_that("as_family() keeps the argument checks of dpsco()", {
-  expect_identical(dpsco:::as_family("gaussian")$name, "gaussian")
-  q <- dpsco:::as_family("quantile", NULL, dpsco_control())
+  expect_identical(as_family("gaussian")$name, "gaussian")
+  q <- as_family("quantile", NULL, dpsco_control())
   expect_identical(q$tau, 0.5)
   expect_identical(q$smoother, "gaussian")
   expect_null(q$bandwidth)
-  m <- dpsco:::as_family("quantile", 0.9,
+  m <- as_family("quantile", 0.9,
                          dpsco_control(smoothing = "moreau", bandwidth = 0.3))
   expect_identical(m$smoother, "moreau")
   expect_identical(m$options,
                    list(tau = 0.9, smoother = "moreau", kernel = "gaussian",
                         smoothing = "moreau", bandwidth = 0.3))
   expect_identical(m$curvature, 1 / 0.3)
-  expect_identical(dpsco:::quantile_options("quantile", 0.9,
+  expect_identical(quantile_options("quantile", 0.9,
                      dpsco_control(smoothing = "moreau", bandwidth = 0.3)),
                    m$options)
-  expect_null(dpsco:::quantile_options("binomial", NULL, dpsco_control()))
-  expect_error(dpsco:::as_family("gaussian", 0.5), "applies to family",
+  expect_null(quantile_options("binomial", NULL, dpsco_control()))
+  expect_error(as_family("gaussian", 0.5), "applies to family",
                class = "dpsco_arg_error")
-  expect_error(dpsco:::as_family("quantile", 1), "must lie in",
+  expect_error(as_family("quantile", 1), "must lie in",
                class = "dpsco_arg_error")
-  expect_error(dpsco:::as_family("binomial", NULL,
+  expect_error(as_family("binomial", NULL,
                                  dpsco_control(bandwidth = 1)),
                "bandwidth applies", class = "dpsco_arg_error")
 })
 
 test_that("prob_family() reads today's problem lists", {
   base <- list(x = matrix(0, 2, 1), y = c(0, 1))
-  g <- dpsco:::prob_family(c(base, list(family = "gaussian")))
+  g <- prob_family(c(base, list(family = "gaussian")))
   expect_identical(g$name, "gaussian")
-  q1 <- dpsco:::prob_family(c(base, list(
+  q1 <- prob_family(c(base, list(
     family = "quantile",
     quant = list(tau = 0.4, bandwidth = 0.7, smoother = "uniform"))))
-  q2 <- dpsco:::prob_family(c(base, list(
+  q2 <- prob_family(c(base, list(
     family = "quantile",
-    fam = dpsco:::family_settings("quantile", 0.4, 0.7, "uniform"))))
+    fam = family_settings("quantile", 0.4, 0.7, "uniform"))))
   expect_identical(q1$curvature, 0.5 / 0.7)
   expect_identical(q2$curvature, q1$curvature)
   expect_identical(q2$settings, q1$settings)
-  m <- dpsco:::prob_family(c(base, list(
+  m <- prob_family(c(base, list(
     family = "quantile",
-    fam = dpsco:::family_settings("quantile", 0.4, 0.7, "moreau"))))
+    fam = family_settings("quantile", 0.4, 0.7, "moreau"))))
   expect_identical(m$smoother, "moreau")
   expect_identical(m$curvature, 1 / 0.7)
-  obj <- dpsco:::family_binomial()
-  expect_identical(dpsco:::prob_family(c(base, list(family = obj))), obj)
-  expect_error(dpsco:::prob_family(c(base, list(family = "tweedie"))),
+  obj <- family_binomial()
+  expect_identical(prob_family(c(base, list(family = obj))), obj)
+  expect_error(prob_family(c(base, list(family = "tweedie"))),
                "must be", class = "dpsco_arg_error")
-  expect_error(dpsco:::prob_family(c(base, list(family = "quantile"))),
+  expect_error(prob_family(c(base, list(family = "quantile"))),
                "quant must give", class = "dpsco_arg_error")
 })
 
 # ---- poisson ----------------------------------------------------------------
 
 test_that("the poisson family: loss, residual, start, link and measures", {
-  f <- dpsco:::family_poisson()
+  f <- family_poisson()
   expect_s3_class(f, c("dpsco_family_poisson", "dpsco_family"), exact = TRUE)
   expect_identical(f$code, 3L)
-  expect_identical(f$settings, dpsco:::family_settings("poisson"))
+  expect_identical(f$settings, family_settings("poisson"))
   eta <- c(-3, -0.5, 0, 0.4, 2)
   y <- c(0, 2, 1, 0, 7)
   expect_equal(f$loss(eta, y), exp(eta) - y * eta)
@@ -205,7 +205,7 @@ test_that("the poisson family: loss, residual, start, link and measures", {
   expect_false(f$bounded)
   expect_identical(f$model_step, 0.5)
   expect_true(f$centre_floor)
-  expect_identical(dpsco:::family_gaussian()$centre_range(c(-2, 5)), c(-2, 5))
+  expect_identical(family_gaussian()$centre_range(c(-2, 5)), c(-2, 5))
   # the null residual at the intercept-only fit is y - mean(y) (the Poisson
   # MLE of a mean is the sample mean)
   x <- matrix(stats::rnorm(20), 10)
@@ -214,7 +214,7 @@ test_that("the poisson family: loss, residual, start, link and measures", {
   g <- stats::glm.fit(cbind(1, x[, 1]), yy, family = stats::poisson())
   expect_equal(f$null_residual(x, yy, TRUE, c(TRUE, FALSE)),
                yy - g$fitted.values, tolerance = 1e-6)
-  expect_identical(dpsco:::family_object("poisson")$name, "poisson")
+  expect_identical(family_object("poisson")$name, "poisson")
 })
 
 test_that("the engine's poisson gradient is the plain-R gradient", {
@@ -226,20 +226,20 @@ test_that("the engine's poisson gradient is the plain-R gradient", {
   s <- list(oracle = 0L, m = n, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
             family = 3L, intercept = 1L, noise_sd = 0, rate = 1,
             threads = 1L)
-  g <- .Call(dpsco:::C_dpsco_release, x, y, s, beta)
+  g <- .Call(C_dpsco_release, x, y, s, beta)
   r <- exp(drop(cbind(1, x) %*% beta)) - y
   expect_equal(g, drop(crossprod(cbind(1, x), r)) / n, tolerance = 1e-12)
   # an overflowing predictor (e^800) still gives a clipped release within
   # the clipping level
   s$oracle <- 1L
-  g_big <- .Call(dpsco:::C_dpsco_release, x, y, s, c(800, 0, 0, 0))
+  g_big <- .Call(C_dpsco_release, x, y, s, c(800, 0, 0, 0))
   w <- cbind(1, x)
   expect_equal(g_big, colMeans(w / sqrt(rowSums(w^2))), tolerance = 1e-12,
                ignore_attr = TRUE)
 })
 
 test_that("the multinomial family's functions are the softmax model's", {
-  f <- dpsco:::family_multinomial(3L)
+  f <- family_multinomial(3L)
   eta <- rbind(c(0.2, -1, 3), c(700, 0, -700), c(0, 0, 0))
   y <- c(2, 0, 1)
   pr <- exp(eta - apply(eta, 1, max))
@@ -280,8 +280,8 @@ test_that("the multinomial family's functions are the softmax model's", {
   set.seed(3)
   expect_equal(rel$estimate, c(3, 1, 1) / 10 + 2 / 10 * stats::rnorm(3))
   expect_equal(rel$sensitivity, 1 / 10)
-  expect_identical(dpsco:::family_settings("multinomial", nclass = 4L)$nclass, 4L)
-  expect_identical(dpsco:::fit_family(list(family = "multinomial",
+  expect_identical(family_settings("multinomial", nclass = 4L)$nclass, 4L)
+  expect_identical(fit_family(list(family = "multinomial",
                                             classnames = letters[1:4]))$nclass,
                    4L)
 })
@@ -294,7 +294,7 @@ multinomial_release <- function(x, y, beta, oracle, K, extra = list()) {
   s <- c(list(oracle = oracle, m = nrow(x), clip = 1.5, rho = 0.8, k = 1L,
               s = 0.7, nu = 2, exact = 1L, family = 4L, nclass = K,
               intercept = 1L, noise_sd = 0, rate = 1, threads = 1L), extra)
-  .Call(dpsco:::C_dpsco_release, x, as.double(y), s, beta)
+  .Call(C_dpsco_release, x, as.double(y), s, beta)
 }
 
 test_that("the engine's multinomial gradient is the plain-R gradient for every oracle", {

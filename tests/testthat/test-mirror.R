@@ -7,8 +7,6 @@
 #   step        argmin over ||u||_s <= M of <g, u> + b D_Phi(u, w) + a Phi(u)
 #   noise       density proportional to exp(-||z||_r^2 / (2 sigma^2)).
 
-mirror_ns <- asNamespace("dpsco")
-
 lpn <- function(v, s) sum(abs(v)^s)^(1 / s)
 # gradient of ||v||_s^2 / 2
 jmap <- function(v, s) {
@@ -58,7 +56,7 @@ test_that("generalized Gaussian noise at r = 2 is N(0, sigma^2 I)", {
   set.seed(11)
   k <- 20000
   sigma <- 1.7
-  z <- mirror_ns$gg_draws(k, 4, 2, sigma)
+  z <- gg_draws(k, 4, 2, sigma)
   expect_equal(dim(z), c(4L, k))
   se_mean <- sigma / sqrt(k)
   expect_lt(max(abs(rowMeans(z))), 5 * se_mean)
@@ -75,7 +73,7 @@ test_that("generalized Gaussian noise has ||z||_r = sigma chi_d and the right ma
   k <- 20000
   for (r in c(1.5, 4)) {
     set.seed(12)
-    z <- mirror_ns$gg_draws(k, d, r, sigma)
+    z <- gg_draws(k, d, r, sigma)
     nr <- apply(z, 2, lpn, s = r)
     # E||z||_r^2 = sigma^2 E chi_d^2 = sigma^2 2 Gamma((d+2)/2) / Gamma(d/2)
     # = d sigma^2; ||z||_r^2 / sigma^2 ~ chi^2_d has variance 2 d
@@ -111,7 +109,7 @@ test_that("generalized Gaussian noise matches a rejection sampler (d = 2, r = 4)
     out <- rbind(out, v[acc, , drop = FALSE])
   }
   ref <- out[seq_len(k), ]
-  z <- t(mirror_ns$gg_draws(k, 2, 4, 1))
+  z <- t(gg_draws(k, 2, 4, 1))
   expect_gt(stats::ks.test(z[, 1], ref[, 1])$p.value, 1e-3)
   expect_gt(stats::ks.test(z[, 1] * z[, 2], ref[, 1] * ref[, 2])$p.value, 1e-3)
   expect_gt(stats::ks.test(abs(z[, 1]) - abs(z[, 2]),
@@ -125,16 +123,16 @@ test_that("the mirror map and its inverse are inverse maps", {
   set.seed(14)
   for (s in c(1.3, 1.7)) {
     for (w in list(rnorm(9), c(3e-200, -1e150, 2, 0), c(0, 0, 1e-3))) {
-      u <- mirror_ns$mirror_map(w, s)
-      back <- mirror_ns$mirror_map(u, s, inverse = TRUE)
+      u <- mirror_map(w, s)
+      back <- mirror_map(u, s, inverse = TRUE)
       expect_lte(max(abs(back - w)), 1e-12 * max(abs(w)))
     }
     w <- rnorm(9)
-    expect_lte(max(abs(mirror_ns$mirror_map(w, s) - grad_phi(w, s))), 1e-12)
-    expect_lte(max(abs(mirror_ns$mirror_map(w, s, TRUE) -
+    expect_lte(max(abs(mirror_map(w, s) - grad_phi(w, s))), 1e-12)
+    expect_lte(max(abs(mirror_map(w, s, TRUE) -
                          grad_phi_star(w, s))), 1e-12)
   }
-  expect_identical(mirror_ns$mirror_map(c(1, -2), 2), c(1, -2))
+  expect_identical(mirror_map(c(1, -2), 2), c(1, -2))
 })
 
 test_that("at p = 2 with alpha = 0 and no noise a mirror step is a projected gradient step", {
@@ -143,10 +141,10 @@ test_that("at p = 2 with alpha = 0 and no noise a mirror step is a projected gra
   x1 <- cbind(1, prob$x)
   g <- drop(crossprod(x1, drop(x1 %*% w0) - prob$y)) / prob$n
   for (M in c(0.5, Inf)) {
-    pl <- mirror_ns$mirror_plan(prob, M, 2, mirror_budget(),
+    pl <- mirror_plan(prob, M, 2, mirror_budget(),
                                 list(clip = 1e6, mirror_alpha = 0), iterations = 1)
     pl$engine$sigma[] <- 0
-    got <- mirror_ns$mirror_run(prob, M, pl$engine, beta0 = w0)
+    got <- mirror_run(prob, M, pl$engine, beta0 = w0)
     u <- w0 - g / pl$settings$beta_smooth
     if (is.finite(M)) expect_gt(sqrt(sum(u^2)), M)  # the projection acts
     want <- u * min(1, M / sqrt(sum(u^2)))
@@ -173,11 +171,11 @@ test_that("the constrained mirror step minimises its objective on the ball", {
                family = "gaussian", fam = family_settings("gaussian"),
                intercept = TRUE, offset = 0, n = 1L,
                p = 2L, d = 3L, x_bound = 2, y_bound = 4)
-  pl <- mirror_ns$mirror_plan(prob, M, s, mirror_budget(),
+  pl <- mirror_plan(prob, M, s, mirror_budget(),
                               list(clip = 1e6, mirror_alpha = a), iterations = 1)
   pl$engine$sigma[] <- 0
   pl$engine$b[] <- b
-  got <- drop(mirror_ns$mirror_run(prob, M, pl$engine, beta0 = w))
+  got <- drop(mirror_run(prob, M, pl$engine, beta0 = w))
   expect_lte(max(abs(got - step_ref(w, g, s, b, a, M))), 1e-12)
   expect_equal(lpn(got, s), M)
   best <- Inf
@@ -201,11 +199,11 @@ test_that("noise-free unconstrained Algorithm 3 converges to least squares", {
   prob <- mirror_prob(200, 3, seed = 3)
   ls <- unname(stats::lm.fit(cbind(1, prob$x), prob$y)$coefficients)
   for (lp in c(2, 1.5)) {
-    pl <- mirror_ns$mirror_plan(prob, Inf, lp, mirror_budget(),
+    pl <- mirror_plan(prob, Inf, lp, mirror_budget(),
                                 list(clip = 1e6, mirror_alpha = 0),
                                 iterations = 50000)
     pl$engine$sigma[] <- 0
-    got <- drop(mirror_ns$mirror_run(prob, Inf, pl$engine))
+    got <- drop(mirror_run(prob, Inf, pl$engine))
     # the output averages the iterates: its error is O(1 / T)
     expect_lte(max(abs(got - ls)), 1e-3)
   }
@@ -215,10 +213,10 @@ test_that("noise-free Algorithm 3 at p = 1.5 follows the plain-R recursion", {
   prob <- mirror_prob(150, 3, seed = 4)
   s <- 1.5
   q <- 3
-  pl <- mirror_ns$mirror_plan(prob, c(0.8, 2), s, mirror_budget(),
+  pl <- mirror_plan(prob, c(0.8, 2), s, mirror_budget(),
                               list(clip = 2, mirror_alpha = 3), iterations = 4)
   pl$engine$sigma[] <- 0
-  got <- mirror_ns$mirror_run(prob, c(0.8, 2), pl$engine)
+  got <- mirror_run(prob, c(0.8, 2), pl$engine)
   b <- pl$settings$beta_smooth
   a <- 3
   cw <- (2 * b + a) / (2 * b)
@@ -242,17 +240,17 @@ test_that("Algorithm 4 truncates in the dual norm and steps on the l_p ball", {
   M <- 0.3
   x1 <- cbind(1, prob$x)
   nq <- abs(prob$y) * apply(x1, 1, lpn, s = q)  # ||g_i||_q at w = 0
-  pl0 <- mirror_ns$mirror_plan(prob, M, s, mirror_budget(1e-3),
+  pl0 <- mirror_plan(prob, M, s, mirror_budget(1e-3),
                                list(mirror_lambda = 1), TRUE, iterations = 1)
   lambda <- median(nq) - pl0$settings$beta_smooth * M
-  pl <- mirror_ns$mirror_plan(prob, M, s, mirror_budget(1e-3),
+  pl <- mirror_plan(prob, M, s, mirror_budget(1e-3),
                               list(mirror_lambda = lambda, mirror_gamma = 2), TRUE,
                               iterations = 1)
   C <- pl$settings$truncation
   expect_equal(C, median(nq))
   pl$engine$sigma[] <- 0
   set.seed(16)
-  got <- drop(mirror_ns$mirror_run(prob, M, pl$engine))
+  got <- drop(mirror_run(prob, M, pl$engine))
   g <- grad_ref(prob, rep(0, 4), q, C, truncate = TRUE)
   expect_lt(sum(nq <= C), prob$n)  # some records are dropped
   want <- step_ref(rep(0, 4), g, s, 2, 0, M)
@@ -267,7 +265,7 @@ test_that("Algorithm 4 truncates in the dual norm and steps on the l_p ball", {
 
 test_that("Algorithm 3's noise is the method's sigma (p = 1.5)", {
   prob <- mirror_prob(5000, 3)
-  f <- mirror_ns$fit_mirror(prob, c(1, 3), 1.5, mirror_budget(0.8, 1e-6),
+  f <- fit_mirror(prob, c(1, 3), 1.5, mirror_budget(0.8, 1e-6),
                             list())
   st <- f$settings
   d <- 4
@@ -286,7 +284,7 @@ test_that("Algorithm 3's noise is the method's sigma (p = 1.5)", {
   part <- f$parts[[1]]
   expect_identical(part$kind, "dp")
   expect_equal(c(part$epsilon, part$delta), c(0.8, 1e-6))
-  expect_equal(mirror_ns$account_parts(f$parts, 1e-6), 0.8)
+  expect_equal(account_parts(f$parts, 1e-6), 0.8)
   # Theorem 6 is for replace-one neighbours of n records: dpsco() runs it
   # on the records resized to the public n
   expect_identical(part$neighbouring,
@@ -297,7 +295,7 @@ test_that("Algorithm 3's noise is the method's sigma (p = 1.5)", {
 
 test_that("at p = 2 Algorithm 3 is an exactly accounted Gaussian mechanism", {
   prob <- mirror_prob(3000, 3)
-  f <- mirror_ns$fit_mirror(prob, c(1, Inf), 2, mirror_budget(1, 1e-5), list())
+  f <- fit_mirror(prob, c(1, Inf), 2, mirror_budget(1, 1e-5), list())
   part <- f$parts[[1]]
   expect_identical(part$kind, "gaussian")
   # accounted for add/remove directly (sensitivity L / n, n public)
@@ -318,16 +316,16 @@ test_that("the shuffling bound is the more conservative closed form of Feldman, 
   # (1 - e^-1) / (1 + e^(-1 - e)) = 0.6321206 / 1.3163620 = 0.4802025 and
   # log(1 + 0.4802025 * 0.1628416) = 0.0752901, above Theorem 3.1's
   # log(1 + tanh(1 / 2) * 0.1628415) = 0.0725549
-  expect_equal(mirror_ns$shuffle_epsilon(1, 1e5, 1e-6), 0.0752901,
+  expect_equal(shuffle_epsilon(1, 1e5, 1e-6), 0.0752901,
                tolerance = 1e-6)
   thm <- function(e0, n, d)
     log1p(tanh(e0 / 2) * (8 * sqrt(exp(e0) * log(4 / d) / n) + 8 * exp(e0) / n))
   e0 <- c(0.01, 0.1, 0.5, 1)
-  expect_true(all(mirror_ns$shuffle_epsilon(e0, 1e3, 1e-6) > thm(e0, 1e3, 1e-6)))
-  expect_equal(max(mirror_ns$shuffle_epsilon(e0, 1e3, 1e-6) / thm(e0, 1e3, 1e-6)),
+  expect_true(all(shuffle_epsilon(e0, 1e3, 1e-6) > thm(e0, 1e3, 1e-6)))
+  expect_equal(max(shuffle_epsilon(e0, 1e3, 1e-6) / thm(e0, 1e3, 1e-6)),
                1.3299, tolerance = 1e-3)
   prob <- mirror_prob(20000, 3)
-  f <- mirror_ns$fit_mirror(prob, c(0.5, 1), 1.5, mirror_budget(0.1, 1e-5),
+  f <- fit_mirror(prob, c(0.5, 1), 1.5, mirror_budget(0.1, 1e-5),
                             list(), shuffled = TRUE)
   st <- f$settings
   n <- prob$n
@@ -356,15 +354,15 @@ test_that("the shuffling bound is the more conservative closed form of Feldman, 
   expect_identical(part$neighbouring,
                    "replace-one (shuffle model), on the records resized to the public n")
   expect_equal(part$eps0, st$eps0)
-  expect_lte(mirror_ns$account_parts(f$parts, 1e-5), 0.1 * (1 + 1e-9))
+  expect_lte(account_parts(f$parts, 1e-5), 0.1 * (1 + 1e-9))
 })
 
 test_that("an epsilon beyond the shuffling bound's reach is spent as its reach", {
   prob <- mirror_prob(2000, 3)
   set.seed(9)
-  f <- mirror_ns$fit_mirror(prob, 1, 1.5, mirror_budget(1, 1e-5), list(),
+  f <- fit_mirror(prob, 1, 1.5, mirror_budget(1, 1e-5), list(),
                             shuffled = TRUE)
-  reach <- mirror_ns$shuffle_epsilon(
+  reach <- shuffle_epsilon(
     min(1, log(2000 / (16 * log(4 / 5e-6)))), 2000, 5e-6)
   expect_true(f$settings$epsilon_capped)
   expect_equal(f$settings$epsilon_amplified, reach, tolerance = 1e-9)
@@ -373,7 +371,7 @@ test_that("an epsilon beyond the shuffling bound's reach is spent as its reach",
   expect_match(f$parts[[1]]$mechanism, "capped", fixed = TRUE)
   # too few records for any eps0
   small <- mirror_prob(100, 3)
-  err <- expect_error(mirror_ns$fit_mirror(small, 1, 1.5, mirror_budget(0.01),
+  err <- expect_error(fit_mirror(small, 1, 1.5, mirror_budget(0.01),
                                            list(), shuffled = TRUE),
                       class = "dpsco_arg_error")
   expect_identical(err$arg, "epsilon")
@@ -381,7 +379,7 @@ test_that("an epsilon beyond the shuffling bound's reach is spent as its reach",
 
 test_that("bad arguments are argument errors", {
   prob <- mirror_prob(200, 3)
-  arg_of <- function(...) tryCatch(mirror_ns$fit_mirror(prob, ...),
+  arg_of <- function(...) tryCatch(fit_mirror(prob, ...),
                                    dpsco_arg_error = function(e) e$arg)
   b <- mirror_budget()
   expect_identical(arg_of(1, 1, b, list()), "lp")
@@ -400,11 +398,11 @@ test_that("set.seed() reproduces a fit", {
   for (sh in c(FALSE, TRUE)) {
     bud <- mirror_budget(if (sh) 0.05 else 1)
     set.seed(21)
-    f1 <- mirror_ns$fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
+    f1 <- fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
     set.seed(21)
-    f2 <- mirror_ns$fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
+    f2 <- fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
     set.seed(22)
-    f3 <- mirror_ns$fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
+    f3 <- fit_mirror(prob, c(0.5, 1), 1.6, bud, list(), shuffled = sh)
     expect_identical(f1$beta, f2$beta)
     expect_false(identical(f1$beta, f3$beta))
     expect_true(all(is.finite(f1$beta)))
@@ -412,9 +410,9 @@ test_that("set.seed() reproduces a fit", {
 })
 
 test_that("the mirror engine refuses unknown and missing settings fields", {
-  map <- function(s) .Call(mirror_ns$C_dpsco_mirror, NULL, NULL, s, NULL, c(1, -2))
-  s <- list(task = mirror_ns$mirror_tasks[["map"]], s = 1.5, inverse = 0L)
-  expect_equal(map(s), mirror_ns$mirror_map(c(1, -2), 1.5))
+  map <- function(s) .Call(C_dpsco_mirror, NULL, NULL, s, NULL, c(1, -2))
+  s <- list(task = mirror_tasks[["map"]], s = 1.5, inverse = 0L)
+  expect_equal(map(s), mirror_map(c(1, -2), 1.5))
   # each task has its own fields: the noise task's sigma is not the map's
   expect_error(map(c(s, sigma = 1)),
                "dpsco_mirror: unknown settings field 'sigma'", fixed = TRUE)
@@ -424,12 +422,12 @@ test_that("the mirror engine refuses unknown and missing settings fields", {
   expect_error(map(s), "dpsco_mirror: settings field 'inverse' is missing",
                fixed = TRUE)
   prob <- mirror_prob(40, 2)
-  pl <- mirror_ns$mirror_plan(prob, 1, 1.5, mirror_budget(),
+  pl <- mirror_plan(prob, 1, 1.5, mirror_budget(),
                               list(clip = 2, mirror_alpha = 3), iterations = 2)
   e <- pl$engine
-  expect_error(mirror_ns$mirror_run(prob, 1, c(e, noise_grd = 0)),
+  expect_error(mirror_run(prob, 1, c(e, noise_grd = 0)),
                "dpsco_mirror: unknown settings field 'noise_grd'", fixed = TRUE)
   e$a <- NULL
-  expect_error(mirror_ns$mirror_run(prob, 1, e),
+  expect_error(mirror_run(prob, 1, e),
                "dpsco_mirror: settings field 'a' is missing", fixed = TRUE)
 })

@@ -27,7 +27,7 @@ dg_chisq_p <- function(y, pmf) {
 test_that("the discrete Gaussian sampler has the exact probabilities", {
   seed <- rng_state()
   for (s2 in list(c(2, 1), c(7, 3))) {
-    y <- dpsco:::dg_sample(1e6, s2[1], s2[2])
+    y <- dg_sample(1e6, s2[1], s2[2])
     expect_true(all(y == round(y)))
     pmf <- dg_pmf(s2[1] / s2[2], 40)
     expect_gt(dg_chisq_p(y, pmf), 1e-6)
@@ -42,7 +42,7 @@ test_that("the discrete Gaussian sampler has the exact probabilities", {
   # a large sigma^2, as the secure releases use: variance and kurtosis of
   # the (nearly continuous) Gaussian
   big <- 2^49
-  y <- dpsco:::dg_sample(1e5, big)
+  y <- dg_sample(1e5, big)
   expect_equal(stats::var(y) / big, 1, tolerance = 0.025)
   expect_equal(mean((y / sqrt(big))^4), 3, tolerance = 0.06)
   expect_identical(rng_state(), seed)
@@ -53,50 +53,50 @@ test_that("the discrete Gaussian's far tail is not cut off", {
   pmf <- dg_pmf(0.25, 20)
   k <- as.numeric(names(pmf))
   p2 <- sum(pmf[abs(k) >= 2])
-  y <- dpsco:::dg_sample(2e5, 1, 4)
+  y <- dg_sample(2e5, 1, 4)
   expect_lt(abs(sum(abs(y) >= 2) - 2e5 * p2), 5 * sqrt(2e5 * p2))
   expect_gt(max(abs(y)), 1)
 })
 
 test_that("secure releases lie on their grid with the intended noise", {
   seed <- rng_state()
-  g <- dpsco:::secure_gaussian(z = 1.5, sensitivity = 0.2, dim = 4)
+  g <- secure_gaussian(z = 1.5, sensitivity = 0.2, dim = 4)
   expect_equal(g$grid, 2^(floor(log2(0.3)) - 24))
   expect_equal(g$sensitivity, 0.2 + g$grid * 2)
   expect_equal(g$sd, 1.5 * g$sensitivity)
   v <- c(-3.14159, 0, 2.5e-9, 1e3)
-  out <- replicate(3000, .Call(dpsco:::C_dpsco_secure_noise, v, g$sd, g$grid))
+  out <- replicate(3000, .Call(C_dpsco_secure_noise, v, g$sd, g$grid))
   expect_true(all(out / g$grid == round(out / g$grid)))
   expect_lt(max(abs(rowMeans(out) - v)), 5 * g$sd / sqrt(3000))
   expect_equal(apply(out, 1, stats::sd), rep(g$sd, 4), tolerance = 0.07)
   # a value already on the grid moves by the noise alone
   on <- 17 * g$grid
-  d <- .Call(dpsco:::C_dpsco_secure_noise, rep(on, 2000), g$sd, g$grid) - on
+  d <- .Call(C_dpsco_secure_noise, rep(on, 2000), g$sd, g$grid) - on
   expect_true(all(d / g$grid == round(d / g$grid)))
   expect_identical(rng_state(), seed)
 })
 
 test_that("the operating system's uniforms are uniform", {
   seed <- rng_state()
-  u <- .Call(dpsco:::C_dpsco_secure_unif, 1e5)
+  u <- .Call(C_dpsco_secure_unif, 1e5)
   expect_true(all(u > 0 & u < 1))
   expect_gt(suppressWarnings(stats::ks.test(u, "punif"))$p.value, 1e-6)
-  expect_true(dpsco:::secure_available())
+  expect_true(secure_available())
   expect_identical(rng_state(), seed)
 })
 
 test_that("bad inputs to the secure release are R errors", {
-  f <- function(v, sd, grid) .Call(dpsco:::C_dpsco_secure_noise, v, sd, grid)
+  f <- function(v, sd, grid) .Call(C_dpsco_secure_noise, v, sd, grid)
   expect_error(f(1, 1, 0.3), "power of two")
   expect_error(f(1, 0, 2^-10), "sd / grid")
   expect_error(f(NA_real_, 1, 2^-24), "not a number")
   expect_error(f(NaN, 1, 2^-24), "not a number")
-  expect_error(dpsco:::dg_sample(5, 0), "whole")
-  expect_error(dpsco:::dg_sample(5, 1.5), "whole")
+  expect_error(dg_sample(5, 0), "whole")
+  expect_error(dg_sample(5, 1.5), "whole")
 })
 
 test_that("a value beyond its grid's range saturates at the largest grid value", {
-  f <- function(v, sd, grid) .Call(dpsco:::C_dpsco_secure_noise, v, sd, grid)
+  f <- function(v, sd, grid) .Call(C_dpsco_secure_noise, v, sd, grid)
   # noise sd 1 on the grid 2^-24: the largest grid value before noise is
   # 2^52 steps, 2^28; beyond it (+-Inf too) the release is that limit plus
   # the noise, with no error (the noise stays within 8 sds here)
@@ -112,9 +112,9 @@ test_that("a value beyond its grid's range saturates at the largest grid value",
   # largest grid value is 2^18
   set.seed(1)
   seed <- rng_state()
-  g <- dpsco:::secure_gaussian(1, 1e-3, 1)
+  g <- secure_gaussian(1, 1e-3, 1)
   expect_identical(g$grid, 2^-34)
-  r <- dpsco:::secure_values(123.456e9, 1, 1e-3)
+  r <- secure_values(123.456e9, 1, 1e-3)
   expect_lt(abs(r - 2^18), 8 * g$sd)
   expect_identical(rng_state(), seed)
 })
@@ -154,9 +154,9 @@ test_that("floating-point noise reveals a value through its low-order bits; secu
   expect_gt(accuracy, 0.95)
   # secure releases with the same sd: every output of either value is on
   # the grid, so "is (y - f) / grid whole?" says the same for both
-  g <- dpsco:::secure_gaussian(1, 1, 1)
-  s0 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f0, 1e5), g$sd, g$grid)
-  s1 <- .Call(dpsco:::C_dpsco_secure_noise, rep(f1, 1e5), g$sd, g$grid)
+  g <- secure_gaussian(1, 1, 1)
+  s0 <- .Call(C_dpsco_secure_noise, rep(f0, 1e5), g$sd, g$grid)
+  s1 <- .Call(C_dpsco_secure_noise, rep(f1, 1e5), g$sd, g$grid)
   on_grid <- function(y, f) (y - f) / g$grid == round((y - f) / g$grid)
   expect_true(all(on_grid(s0, f0)) && all(on_grid(s1, f0)))
   expect_identical(on_grid(s0, f1), on_grid(s1, f1))

@@ -87,7 +87,7 @@ test_that("the l1-ball projection matches a root-finding computation", {
     d <- sample(1:12, 1)
     v <- rnorm(d, sd = runif(1, 0.1, 5))
     r <- runif(1, 0.05, 1.2) * sum(abs(v))     # some inside, most outside
-    w <- dpsco:::obj_proj_l1(v, r)
+    w <- obj_proj_l1(v, r)
     expect_equal(w, proj_ref(v, r), tolerance = 1e-10)
     if (sum(abs(v)) <= r) expect_identical(w, v)
     else expect_equal(sum(abs(w)), r, tolerance = 1e-12)
@@ -98,8 +98,8 @@ test_that("the l1-ball projection matches a root-finding computation", {
                sqrt(sum((w - v)^2)) - 1e-12)
   }
   # ties and zeros
-  expect_equal(dpsco:::obj_proj_l1(c(2, -2, 0), 2), c(1, -1, 0))
-  expect_equal(dpsco:::obj_proj_l1(c(3, 0, 0, 0), 1), c(1, 0, 0, 0))
+  expect_equal(obj_proj_l1(c(2, -2, 0), 2), c(1, -1, 0))
+  expect_equal(obj_proj_l1(c(3, 0, 0, 0), 1), c(1, 0, 0, 0))
 })
 
 test_that("the solver certifies its tolerance (gaussian, ball inactive)", {
@@ -110,7 +110,7 @@ test_that("the solver certifies its tolerance (gaussian, ball inactive)", {
   ref <- ridge_ref(prob, G, lambda)
   r <- 3 * sum(abs(ref))
   for (alpha in c(1e-4, 1e-9)) {
-    sol <- dpsco:::obj_solve(prob, G, lambda, r, alpha)
+    sol <- obj_solve(prob, G, lambda, r, alpha)
     subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
     expect_true(sol$certified)
     expect_lte(sol$gap, alpha)
@@ -130,7 +130,7 @@ test_that("the solver certifies its tolerance (binomial, ball inactive)", {
   ref <- newton_ref(prob, G, lambda)
   expect_lt(max(abs(grad_ref(prob, ref, G, lambda))), 1e-13)
   r <- 3 * sum(abs(ref))
-  sol <- dpsco:::obj_solve(prob, G, lambda, r, 1e-9)
+  sol <- obj_solve(prob, G, lambda, r, 1e-9)
   subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
   expect_lte(sol$gap, 1e-9)
   expect_lte(subopt, 1e-9)
@@ -149,7 +149,7 @@ test_that("the solver certifies its tolerance with the constraint active", {
     free <- if (fam == "gaussian") ridge_ref(prob, G, lambda)
             else newton_ref(prob, G, lambda)
     expect_gt(sum(abs(free)), r + 0.1)                  # the ball binds
-    sol <- dpsco:::obj_solve(prob, G, lambda, r, 1e-10)
+    sol <- obj_solve(prob, G, lambda, r, 1e-10)
     expect_lte(sum(abs(sol$w)), r)
     subopt <- J_ref(prob, sol$w, G, lambda) - J_ref(prob, ref, G, lambda)
     expect_lte(sol$gap, 1e-10)
@@ -176,7 +176,7 @@ test_that("settings follow the formulas of Su, Zhao and Wang (Algorithm 1)", {
     eps <- 0.8
     delta <- 1e-5
     set.seed(8)
-    fit <- dpsco:::fit_objective(prob, radius,
+    fit <- fit_objective(prob, radius,
                                  list(epsilon = eps, delta = delta),
                                  dpsco_control())
     s <- fit$settings
@@ -223,7 +223,7 @@ test_that("the release is Proj_C(theta* + H) up to the certified distance", {
     set.seed(21)
     ctl <- dpsco_control()
     ctl$objective_tol <- tol
-    fit <- dpsco:::fit_objective(prob, 1, budget, ctl)
+    fit <- fit_objective(prob, 1, budget, ctl)
     s <- fit$settings
     set.seed(21)
     G <- rnorm(prob$d, 0, s$sigma1)
@@ -239,7 +239,7 @@ test_that("the release is Proj_C(theta* + H) up to the certified distance", {
   # a path draws G and H radius by radius, each at its share of the budget
   radius <- c(0.4, 1)
   set.seed(22)
-  fit <- dpsco:::fit_objective(prob, radius, budget, dpsco_control())
+  fit <- fit_objective(prob, radius, budget, dpsco_control())
   s <- fit$settings
   set.seed(22)
   for (k in 1:2) {
@@ -254,13 +254,13 @@ test_that("the release is Proj_C(theta* + H) up to the certified distance", {
 test_that("the privacy part records the whole budget and the mechanism", {
   prob <- obj_prob(n = 300)
   set.seed(9)
-  fit <- dpsco:::fit_objective(prob, c(0.5, 1, 2),
+  fit <- fit_objective(prob, c(0.5, 1, 2),
                                list(epsilon = 0.9, delta = 1e-6),
                                dpsco_control())
   expect_length(fit$parts, 1L)
   part <- fit$parts[[1]]
   expect_identical(part$kind, "dp")
-  expect_equal(dpsco:::account_parts(list(part), 1e-6), 0.9, tolerance = 1e-12)
+  expect_equal(account_parts(list(part), 1e-6), 0.9, tolerance = 1e-12)
   expect_equal(part$delta, 1e-6, tolerance = 1e-12)
   expect_equal(part$steps, 3)
   expect_match(part$mechanism, "Algorithm 1", fixed = TRUE)
@@ -270,7 +270,7 @@ test_that("the privacy part records the whole budget and the mechanism", {
   expect_match(part$mechanism, "sigma1 = ", fixed = TRUE)
   expect_match(part$released, "at each of 3 radii", fixed = TRUE)
   expect_true(any(grepl("x_bound", fit$public)))
-  rec <- dpsco:::new_privacy_record(0.9, 1e-6, fit$parts, "theorem", fit$public,
+  rec <- new_privacy_record(0.9, 1e-6, fit$parts, "theorem", fit$public,
                                     public_n = 500)
   expect_equal(rec$epsilon_accounted, 0.9, tolerance = 1e-12)
 })
@@ -278,7 +278,7 @@ test_that("the privacy part records the whole budget and the mechanism", {
 test_that("a small tolerance is raised to the numerical floor and says so", {
   prob <- obj_prob(n = 300)
   set.seed(10)
-  fit <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.5, delta = 1e-6),
+  fit <- fit_objective(prob, 1, list(epsilon = 0.5, delta = 1e-6),
                                list(objective_tol = 1e-30))
   s <- fit$settings
   expect_true(s$alpha_raised)
@@ -297,7 +297,7 @@ test_that("Algorithm 2 uses the paper's lambda and sigma2 (d = 1)", {
   prob <- obj_prob(n = 500, p = 1, intercept = FALSE, b = 0.6)
   Delta <- 0.01
   set.seed(12)
-  fit <- dpsco:::fit_objective(prob, c(0.5, 1.5),
+  fit <- fit_objective(prob, c(0.5, 1.5),
                                list(epsilon = 0.6, delta = 1e-6),
                                list(strong_convexity = Delta))
   s <- fit$settings
@@ -337,10 +337,10 @@ test_that("with little noise the output nears constrained least squares", {
   # per coordinate here); at the numerical floor (sigma2 = 0.0125) the
   # ridge term and G are what remain
   set.seed(14)
-  fit <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
+  fit <- fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
                                list())
   set.seed(14)
-  fit0 <- dpsco:::fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
+  fit0 <- fit_objective(prob, 1, list(epsilon = 0.99, delta = 1e-6),
                                 list(objective_tol = 1e-13))
   expect_true(fit0$settings$alpha_raised)
   expect_lt(fit0$settings$sigma2, 0.25 * fit$settings$sigma2)
@@ -361,7 +361,7 @@ test_that("bad inputs give dpsco_arg_error", {
   bud <- list(epsilon = 0.5, delta = 1e-6)
   fo <- function(prob = obj_prob(n = 100), radius = 1, budget = bud,
                  control = list())
-    dpsco:::fit_objective(prob, radius, budget, control)
+    fit_objective(prob, radius, budget, control)
   err <- function(...) expect_error(fo(...), class = "dpsco_arg_error")
   err(budget = list(epsilon = 1.5, delta = 1e-6))          # eps >= 1 per radius
   err(budget = list(epsilon = 2, delta = 1e-6), radius = c(1, 2))
@@ -432,7 +432,7 @@ test_that("an uncertified solve releases, and only the coefficients differ", {
     set_fit_seed(5)
     G <- rnorm(prob$d, 0, s$sigma1)
     # the certified solver alone does not reach alpha in one step
-    expect_false(dpsco:::obj_solve(prob, G, s$lambda, 1, s$alpha,
+    expect_false(obj_solve(prob, G, s$lambda, 1, s$alpha,
                                    maxit = 1)$certified)
     ref <- pgd_ref(prob, G, s$lambda, 1, iter = 1e5)
     H <- rnorm(prob$d, 0, s$sigma2)
@@ -450,7 +450,7 @@ test_that("the fallback puts theta2 within sqrt(alpha / lambda) of theta*", {
                 list(family = "binomial", r = Inf))
   for (cs in cases) {
     prob <- obj_prob(family = cs$family, p = 4, intercept = FALSE)
-    cal <- dpsco:::obj_calibrate(prob, cs$r, 0.9, 1e-6, 0)
+    cal <- obj_calibrate(prob, cs$r, 0.9, 1e-6, 0)
     lambda <- cal$lambda
     expect_equal(cal$modulus, 2 * lambda)
     set.seed(17)
@@ -468,9 +468,9 @@ test_that("the fallback puts theta2 within sqrt(alpha / lambda) of theta*", {
     # rounding allowance, so that only the fallback's step count ends it
     alphas <- c(cal$alpha, if (is.finite(cs$r)) 1e-15)
     for (alpha in alphas) {
-      expect_false(dpsco:::obj_solve(prob, G, lambda, cs$r, alpha,
+      expect_false(obj_solve(prob, G, lambda, cs$r, alpha,
                                      maxit = 1)$certified)
-      th <- dpsco:::obj_theta2(prob, G, lambda, cs$r, alpha, 2 * lambda,
+      th <- obj_theta2(prob, G, lambda, cs$r, alpha, 2 * lambda,
                                maxit = 1)
       expect_lte(sqrt(sum((th - ref)^2)), sqrt(alpha / lambda))
       if (is.finite(cs$r)) expect_lte(sum(abs(th)), cs$r)
@@ -482,7 +482,7 @@ test_that("Algorithm 2's fallback reaches sqrt(2 alpha / (2 lambda + Delta))", {
   prob <- obj_prob(n = 500, p = 1, intercept = FALSE, b = 0.6)
   Delta <- 0.01
   for (r in c(0.2, 1.5)) {
-    cal <- dpsco:::obj_calibrate(prob, r, 0.3, 5e-7, Delta)
+    cal <- obj_calibrate(prob, r, 0.3, 5e-7, Delta)
     mu <- 2 * cal$lambda + Delta
     expect_equal(cal$modulus, mu)
     set.seed(23)
@@ -492,9 +492,9 @@ test_that("Algorithm 2's fallback reaches sqrt(2 alpha / (2 lambda + Delta))", {
     ref <- (mean(x * prob$y) - G / 500) / (mean(x^2) + 2 * cal$lambda)
     ref <- max(min(ref, r), -r)
     for (alpha in c(cal$alpha, 1e-14)) {
-      expect_false(dpsco:::obj_solve(prob, G, cal$lambda, r, alpha,
+      expect_false(obj_solve(prob, G, cal$lambda, r, alpha,
                                      maxit = 1)$certified)
-      th <- dpsco:::obj_theta2(prob, G, cal$lambda, r, alpha, mu, maxit = 1)
+      th <- obj_theta2(prob, G, cal$lambda, r, alpha, mu, maxit = 1)
       expect_lte(abs(th - ref), sqrt(2 * alpha / mu))
     }
   }
@@ -504,17 +504,17 @@ test_that("Algorithm 2's fallback reaches sqrt(2 alpha / (2 lambda + Delta))", {
 
 test_that("a G beyond 40 sigma1 gives theta2 = 0 whatever the data", {
   prob <- obj_prob()
-  cal <- dpsco:::obj_calibrate(prob, 1, 0.9, 1e-6, 0)
+  cal <- obj_calibrate(prob, 1, 0.9, 1e-6, 0)
   G <- c(0, 41 * cal$sigma1, 0, 0)
   other <- prob
   other$y <- -prob$y
   for (pb in list(prob, other))
-    expect_identical(dpsco:::obj_theta2(pb, G, cal$lambda, 1, cal$alpha,
+    expect_identical(obj_theta2(pb, G, cal$lambda, 1, cal$alpha,
                                         cal$modulus, g_bound = 40 * cal$sigma1),
                      numeric(4))
   # just inside the bound the solver runs
   G[2] <- 39 * cal$sigma1
-  expect_gt(sum(abs(dpsco:::obj_theta2(prob, G, cal$lambda, 1, cal$alpha,
+  expect_gt(sum(abs(obj_theta2(prob, G, cal$lambda, 1, cal$alpha,
                                        cal$modulus,
                                        g_bound = 40 * cal$sigma1))), 0)
 })
@@ -526,7 +526,7 @@ test_that("the floor on alpha leaves room for the fallback's rounding", {
   cal_of <- function(family, r, n) {
     prob <- list(family = family, intercept = TRUE, offset = 0, n = n, p = 3,
                  d = 4, x_bound = 2, y_bound = 2)
-    cal <- dpsco:::obj_calibrate(prob, r, 0.45, 5e-5, 0)
+    cal <- obj_calibrate(prob, r, 0.45, 5e-5, 0)
     X2 <- sqrt(1 + 3 * 4)
     beta <- if (family == "binomial") X2^2 / 4 else X2^2
     mu <- 2 * cal$lambda
@@ -536,7 +536,7 @@ test_that("the floor on alpha leaves room for the fallback's rounding", {
     # ||theta*||: 2 lambda ||theta*||^2 <= log 2 + g ||theta*|| (logistic)
     rho <- (g + sqrt(g^2 + 4 * mu * log(2))) / (2 * mu)
     rw <- if (is.finite(r)) r else 2 * (2 * rho + sqrt(2 / mu))
-    e <- dpsco:::obj_step_error(prob, r, rw, R, 2, 40 * cal$sigma1 / n,
+    e <- obj_step_error(prob, r, rw, R, 2, 40 * cal$sigma1 / n,
                                 cal$lambda, step)
     expect_lte(e / (step * mu / (1 + step * mu)),
                sqrt(2 * cal$alpha_floor / mu) / 2)

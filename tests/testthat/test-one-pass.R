@@ -5,7 +5,7 @@
 # A problem on the scale radius_path() hands to fit_one_pass().
 op_prob <- function(x, y, family = "gaussian", clip = 1, smoothness = 1,
                     offset = 0) {
-  list(x = x, y = y, family = family, fam = dpsco:::family_settings(family),
+  list(x = x, y = y, family = family, fam = family_settings(family),
        intercept = TRUE, offset = offset, n = nrow(x), p = ncol(x),
        d = ncol(x) + 1L, threads = 2L, smoothness = smoothness, clip = clip)
 }
@@ -104,7 +104,7 @@ r_acsa <- function(prob, radius, st, w) {
 r_sgd <- function(prob, radius, st, w) {
   T <- st$T[1]
   N <- st$batch_size[1]
-  sch <- dpsco:::stich_schedule(T, 2 * (st$smoothness + st$ridge), st$ridge)
+  sch <- stich_schedule(T, 2 * (st$smoothness + st$ridge), st$ridge)
   lab <- r_labels(nrow(prob$x), T, "uniform")
   num <- 0
   den <- 0
@@ -154,7 +154,7 @@ test_that("each one-pass loop is its plain-R replay from the same seed", {
     for (m in c("acsa", "clipped_sgd", "localized")) {
       k <- if (m == "localized") 5L else 12L
       set.seed(11)
-      fit <- dpsco:::fit_one_pass(prob, radius, m, op_budget(3),
+      fit <- fit_one_pass(prob, radius, m, op_budget(3),
                                   dpsco_control(), k)
       st <- fit$settings
       z <- st$noise_multiplier
@@ -208,7 +208,7 @@ test_that("the projection on two balls is Dykstra's limit, in each of its cases"
             else if (sqrt(sum((p1 - cc)^2)) <= loc) "radius"
             else if (sqrt(sum(p2^2)) <= R) "local" else "both"
     seen[[case]] <- seen[[case]] + 1
-    expect_equal(dpsco:::project_two_balls(w, R, cc, loc),
+    expect_equal(project_two_balls(w, R, cc, loc),
                  r_two_balls(w, R, cc, loc, iter = 1e5), tolerance = 1e-9)
   }
   expect_true(all(seen > 10))
@@ -222,7 +222,7 @@ test_that("dpsco() runs the same loop as fit_one_pass() on its prepared problem"
                                      epsilon = 2, delta = 1e-4,
                                      control = dpsco_control(clip = 2)))
     prob <- op_prob(dat$x, dat$y, clip = 2, smoothness = NULL)
-    ref <- withr::with_seed(3, dpsco:::with_fit_stream(dpsco:::fit_one_pass(
+    ref <- withr::with_seed(3, with_fit_stream(fit_one_pass(
       prob, c(1, 2), m, op_budget(2, 1e-4), dpsco_control(clip = 2), 4L)))
     expect_equal(unname(as.matrix(coef(fit))), unname(ref$beta),
                  tolerance = 1e-12)
@@ -249,7 +249,7 @@ test_that("without noise or clipping the one-pass methods approach constrained l
   # AC-SA's steps assume the worst-case variance C^2 / N
   tol <- c(acsa = 0.1, clipped_sgd = 0.05, localized = 0.05)
   for (m in names(tol)) {
-    fit <- withr::with_seed(5, dpsco:::fit_one_pass(
+    fit <- withr::with_seed(5, fit_one_pass(
       prob, c(0.8, 5), m, op_budget(1e12), dpsco_control(strong_convexity = 1e-3)))
     expect_lt(max(unlist(fit$settings$noise_sd)), 1e-3)
     expect_lt(max(abs(fit$beta[, 1] - pgd)), tol[[m]], label = m)
@@ -277,7 +277,7 @@ test_that("a one-pass logistic fit approaches the constrained logistic solution"
   # bound allows (the logistic curvature is small along x)
   tol <- c(acsa = 0.15, clipped_sgd = 0.05, localized = 0.05)
   for (m in names(tol)) {
-    fit <- withr::with_seed(7, dpsco:::fit_one_pass(
+    fit <- withr::with_seed(7, fit_one_pass(
       prob, 1, m, op_budget(1e9), dpsco_control(sgd_ridge = 1e-3),
       if (m == "acsa") 40L))
     expect_true(all(is.finite(fit$beta)), label = m)
@@ -327,7 +327,7 @@ test_that("private tuning composes its releases with the passes exactly", {
 test_that("the step rules are the reconstructed formulas", {
   # AC-SA: T = (beta D n sqrt(rho) / (C sqrt(d)))^(2/5), eta the minimiser
   # of Ghadimi and Lan's bound
-  pl <- dpsco:::one_pass_radius_plan("acsa", 10000, 4, 2, 3, 1.5, 2, 0, NULL)
+  pl <- one_pass_radius_plan("acsa", 10000, 4, 2, 3, 1.5, 2, 0, NULL)
   rho <- 1 / 18
   T <- ceiling((2 * 4 * 1e4 * sqrt(rho) / (1.5 * 2))^0.4)
   N <- 10000 / T
@@ -335,13 +335,13 @@ test_that("the step rules are the reconstructed formulas", {
   expect_equal(pl$settings$steps, T)
   expect_equal(pl$settings$eta, max(4, sqrt(s2 * T * (T + 1) * (T + 2) / 24)))
   # Stich's schedule: continuous at t0, weights (kappa + t - t0)^2
-  sch <- dpsco:::stich_schedule(10, 2, 0.5)
+  sch <- stich_schedule(10, 2, 0.5)
   expect_equal(sch$step, c(rep(0.5, 5), 2 / (0.5 * (8 + 0:4))))
   expect_equal(sch$weight, c(rep(0, 5), (8 + 0:4)^2))
-  few <- dpsco:::stich_schedule(3, 2, 0.5)
+  few <- stich_schedule(3, 2, 0.5)
   expect_equal(few$weight / few$weight[1], (3 / 4)^-(0:2))
   # the localized phases: lambda_i = 2 / (eta 4^-i n_i), D_i = C / lambda_i
-  pl <- dpsco:::one_pass_radius_plan("localized", 1000, 3, 1, 2, 1, 1, 0, 3L)
+  pl <- one_pass_radius_plan("localized", 1000, 3, 1, 2, 1, 1, 0, 3L)
   eta <- 2 * min(4 / sqrt(1000), 1 / (14 * sqrt(3)))
   ni <- c(500, 250, 125)
   expect_equal(pl$settings$lambda_phase, 2 / (eta * 4^-(1:3) * ni))
@@ -357,7 +357,7 @@ test_that("bad one-pass arguments are argument errors", {
   e(method = "acsa", radius = 1, iterations = 101)
   e(method = "localized", radius = 1, iterations = 7)  # 100 / 2^7 < 1
   e(method = "localized", radius = 1, batch_size = 10)
-  expect_error(dpsco:::fit_one_pass(op_prob(dat$x, dat$y), 1, "localized",
+  expect_error(fit_one_pass(op_prob(dat$x, dat$y), 1, "localized",
                                     op_budget(1), dpsco_control(), 7L),
                class = "dpsco_arg_error")
   # six phases fit into 100 records
@@ -415,7 +415,7 @@ test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last ite
     st <- fit$settings
     expect_equal(c(st$iterations, st$batch_size), c(cfg$T, cfg$m))
     sd <- fit$privacy$noise_multiplier * 1.2 / cfg$m
-    ref <- withr::with_seed(17, dpsco:::with_fit_stream(
+    ref <- withr::with_seed(17, with_fit_stream(
       r_prox_path(op_prob(dat$x, dat$y), lam, cfg$T, cfg$m, cfg$m / 500, 0.3,
                   0.7, sd, 1.2, rep(0, 4))))
     expect_equal(unname(rbind(fit$a0, as.matrix(fit$beta))), ref,
@@ -436,15 +436,15 @@ test_that("prox_clipped_sgd is its plain-R replay: one pass per lambda, last ite
 
 test_that("one_pass_blocks() takes its sizes from the public n", {
   # default: min(n, 20) blocks covering every record in expectation
-  expect_equal(dpsco:::one_pass_blocks(1000, NULL, NULL),
+  expect_equal(one_pass_blocks(1000, NULL, NULL),
                list(m = 50, steps = 20L))
-  expect_equal(dpsco:::one_pass_blocks(7, NULL, NULL), list(m = 1, steps = 7L))
-  expect_equal(dpsco:::one_pass_blocks(1000, NULL, 3), list(m = 1000 / 3,
+  expect_equal(one_pass_blocks(7, NULL, NULL), list(m = 1, steps = 7L))
+  expect_equal(one_pass_blocks(1000, NULL, 3), list(m = 1000 / 3,
                                                             steps = 3L))
-  expect_equal(dpsco:::one_pass_blocks(1000, 30, NULL), list(m = 30,
+  expect_equal(one_pass_blocks(1000, 30, NULL), list(m = 30,
                                                              steps = 33L))
-  expect_equal(dpsco:::one_pass_blocks(1000, 30, 10), list(m = 30, steps = 10L))
-  expect_error(dpsco:::one_pass_blocks(1000, 30, 34), class = "dpsco_arg_error")
+  expect_equal(one_pass_blocks(1000, 30, 10), list(m = 30, steps = 10L))
+  expect_error(one_pass_blocks(1000, 30, 34), class = "dpsco_arg_error")
 })
 
 test_that("without noise prox_clipped_sgd approaches the lasso", {
@@ -498,11 +498,11 @@ test_that("bad prox_clipped_sgd arguments are argument errors", {
 
 test_that("the one-pass engine refuses unknown and missing settings fields", {
   dat <- op_data(100, 2, 5)
-  s <- c(dpsco:::family_settings("gaussian"), list(
+  s <- c(family_settings("gaussian"), list(
     method = 0L, intercept = 1L, offset = 0, threads = 1L, m = 50,
     rate = 0.5, clip = 1, ridge = 0, batch = 50, steps = 2L, step = 1,
     noise_sd = 0))
-  run <- function(s) .Call(dpsco:::C_dpsco_one_pass, dat$x, dat$y, s, 1, rep(0, 3))
+  run <- function(s) .Call(C_dpsco_one_pass, dat$x, dat$y, s, 1, rep(0, 3))
   expect_equal(dim(run(s)), c(3L, 1L))
   expect_error(run(c(s, wieght = 1)),
                "dpsco_one_pass: unknown settings field 'wieght'", fixed = TRUE)
@@ -529,15 +529,15 @@ test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pa
   if (!memcheck()) {
     ref <- rep(0, 3)
     for (k in 1:4000)
-      ref <- r_ball(ref - drop(crossprod(x1, dpsco:::quantile_residual(
+      ref <- r_ball(ref - drop(crossprod(x1, quantile_residual(
         drop(x1 %*% ref), y, tau, h, "moreau"))) / n, 1)
     expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
   }
   prob <- op_prob(x, y, "quantile", clip = 3, smoothness = 1)
-  prob$fam <- dpsco:::family_settings("quantile", tau, h, "moreau")
+  prob$fam <- family_settings("quantile", tau, h, "moreau")
   tol <- c(acsa = 0.15, clipped_sgd = 0.1, localized = 0.05)
   for (m in names(tol)) {
-    fit <- withr::with_seed(7, dpsco:::fit_one_pass(
+    fit <- withr::with_seed(7, fit_one_pass(
       prob, 1, m, op_budget(1e9), dpsco_control(sgd_ridge = 1e-3),
       if (m == "acsa") 40L))
     # the smoothness: the squared row bound (1) times 1 / h

@@ -59,7 +59,7 @@ test_that("clip oracle matches the plain-R clipped mean", {
     g[7, ] <- 0                           # a zero record contributes nothing
     for (C in c(0.5, 2, 7)) {
       ref <- clip_ref(g, sh$m, C)
-      got <- dpsco:::oracle_mean(g, "clip", m = sh$m, clip = C)
+      got <- oracle_mean(g, "clip", m = sh$m, clip = C)
       expect_close(got, ref)
       # the clipping is active: the unclipped mean is far away
       expect_gt(max(abs(ref - none_ref(g, sh$m))), 1e-3)
@@ -69,7 +69,7 @@ test_that("clip oracle matches the plain-R clipped mean", {
   }
   # a record inside the ball is kept as it is, one outside is rescaled to C
   g <- rbind(c(0.3, -0.4), c(30, 40))
-  expect_equal(dpsco:::oracle_mean(g, "clip", m = 4, clip = 1),
+  expect_equal(oracle_mean(g, "clip", m = 4, clip = 1),
                (c(0.3, -0.4) + c(0.6, 0.8)) / 4, tolerance = 1e-15)
 })
 
@@ -81,7 +81,7 @@ test_that("kamath oracle matches clamped group sums and their median", {
       labels <- sample(0:(k - 1L), sh$n, replace = TRUE)
       for (rho in c(0.8, 6)) {
         ref <- kamath_ref(g, sh$m, rho, k, labels)
-        got <- dpsco:::oracle_mean(g, "kamath", m = sh$m, rho = rho, k = k,
+        got <- oracle_mean(g, "kamath", m = sh$m, rho = rho, k = k,
                                    labels = labels)
         expect_close(got, ref)
       }
@@ -91,12 +91,12 @@ test_that("kamath oracle matches clamped group sums and their median", {
   g <- matrix(c(1, 2, 3, 4, 10, -10), ncol = 1)
   # clamp to [-3, 3]: 1 2 3 3 3 -3; groups 0:{1,3}=4, 1:{2}=2, 2:{3}=3,
   # 3:{3,-3}=0; times k/m = 4/2 -> 8 4 6 0; median (4 + 6) / 2 = 5
-  expect_equal(dpsco:::oracle_mean(g, "kamath", m = 2, rho = 6, k = 4,
+  expect_equal(oracle_mean(g, "kamath", m = 2, rho = 6, k = 4,
                                    labels = c(0, 1, 2, 0, 3, 3)), 5,
                tolerance = 1e-15)
   # odd k takes the middle value: groups {1, 3} = 4, {2, -3} = -1,
   # {3, 3} = 6 (10 clamped to 3); times k/m = 1 -> median 4
-  expect_equal(dpsco:::oracle_mean(g, "kamath", m = 3, rho = 6, k = 3,
+  expect_equal(oracle_mean(g, "kamath", m = 3, rho = 6, k = 3,
                                    labels = c(0, 1, 2, 0, 2, 1)), 4,
                tolerance = 1e-15)
 })
@@ -105,7 +105,7 @@ test_that("kamath labels drawn from R's generator are floor(runif * k)", {
   set.seed(303)
   g <- heavy_rows(60, 4, "t2")
   set.seed(9)
-  got <- dpsco:::oracle_mean(g, "kamath", m = 50, rho = 2, k = 5)
+  got <- oracle_mean(g, "kamath", m = 50, rho = 2, k = 5)
   set.seed(9)
   labels <- floor(stats::runif(60) * 5)
   expect_close(got, kamath_ref(g, 50, 2, 5, labels))
@@ -121,7 +121,7 @@ test_that("holland oracle matches s h(g / s) summed and divided by m", {
     for (par in list(c(s = 1, nu = sqrt(log(10))), c(s = 0.3, nu = 0.5),
                      c(s = 4, nu = 10))) {
       ref <- holland_ref(g, sh$m, par[["s"]], par[["nu"]])
-      got <- dpsco:::oracle_mean(g, "holland", m = sh$m, s = par[["s"]],
+      got <- oracle_mean(g, "holland", m = sh$m, s = par[["s"]],
                                  nu = par[["nu"]])
       expect_close(got, ref)
       expect_true(all(abs(got) <= sh$n * psi_max * par[["s"]] / sh$m * (1 + 1e-12)))
@@ -137,14 +137,14 @@ test_that("records at the edge of the clamp-free loops get exactly the clamped v
   h <- 1.5
   edge <- h * c(1 - 2^-52, 1, 1 + 2^-52, 1 + 1e-9, 1.5, 40)
   g <- rbind(cbind(edge, 0.5), cbind(-edge, -h / 3), cbind(0.1, edge))
-  expect_close(dpsco:::oracle_mean(g, "kamath", m = 10, rho = 2 * h, k = 1L),
+  expect_close(oracle_mean(g, "kamath", m = 10, rho = 2 * h, k = 1L),
                kamath_ref(g, 10, 2 * h, 1, rep(0, nrow(g))), tol = 1e-14)
   for (nu in c(sqrt(log(10)), 4, 400)) {
     a_poly <- sqrt(2) / (1 + 10 / sqrt(nu))
     s <- 2
     edge <- s * a_poly * c(1 - 2^-52, 1, 1 + 2^-52, 1 + 1e-9, 1.5, 3, 40)
     g <- rbind(cbind(edge, 0.2), cbind(-edge, 0), cbind(-0.3, edge))
-    expect_close(dpsco:::oracle_mean(g, "holland", m = 7, s = s, nu = nu),
+    expect_close(oracle_mean(g, "holland", m = 7, s = s, nu = nu),
                  holland_ref(g, 7, s, nu))
   }
 })
@@ -154,12 +154,12 @@ test_that("none oracle is the plain sum divided by m, and ignores noise", {
   for (sh in shapes) {
     g <- heavy_rows(sh$n, sh$d, sh$kind)
     g[1, ] <- 1e8
-    expect_close(dpsco:::oracle_mean(g, "none", m = sh$m), none_ref(g, sh$m),
+    expect_close(oracle_mean(g, "none", m = sh$m), none_ref(g, sh$m),
                  tol = 1e-12)
     set.seed(1)
     u <- stats::runif(1)
     set.seed(1)
-    expect_close(dpsco:::oracle_mean(g, "none", m = sh$m, noise_sd = 5),
+    expect_close(oracle_mean(g, "none", m = sh$m, noise_sd = 5),
                  none_ref(g, sh$m), tol = 1e-12)
     expect_identical(stats::runif(1), u)   # no random numbers were used
   }
@@ -169,25 +169,25 @@ test_that("a noisy release adds noise_sd * rnorm(dim) after the estimate", {
   set.seed(606)
   g <- heavy_rows(70, 3, "pareto")
   set.seed(77)
-  got <- dpsco:::oracle_mean(g, "clip", m = 60, clip = 2, noise_sd = 0.4)
+  got <- oracle_mean(g, "clip", m = 60, clip = 2, noise_sd = 0.4)
   set.seed(77)
   expect_close(got, clip_ref(g, 60, 2) + 0.4 * stats::rnorm(3))
   set.seed(78)
-  got <- dpsco:::oracle_mean(g, "holland", m = 60, s = 2, nu = 1, noise_sd = 3)
+  got <- oracle_mean(g, "holland", m = 60, s = 2, nu = 1, noise_sd = 3)
   set.seed(78)
   expect_close(got, holland_ref(g, 60, 2, 1) + 3 * stats::rnorm(3))
   # kamath draws the labels first, then the noise
   set.seed(79)
-  got <- dpsco:::oracle_mean(g, "kamath", m = 60, rho = 1, k = 3, noise_sd = 0.2)
+  got <- oracle_mean(g, "kamath", m = 60, rho = 1, k = 3, noise_sd = 0.2)
   set.seed(79)
   labels <- floor(stats::runif(70) * 3)
   expect_close(got, kamath_ref(g, 60, 1, 3, labels) + 0.2 * stats::rnorm(3))
 })
 
 test_that("catoni_mean reproduces reference values and the quadrature", {
-  expect_lt(abs(dpsco:::catoni_mean(1, 1) - 0.5640872726), 1e-9)
-  expect_lt(abs(dpsco:::catoni_mean(-1.3, 0.7) - (-0.7812004442)), 1e-9)
-  expect_lt(abs(dpsco:::catoni_mean(3, 3) - 0.6336655871), 1e-9)
+  expect_lt(abs(catoni_mean(1, 1) - 0.5640872726), 1e-9)
+  expect_lt(abs(catoni_mean(-1.3, 0.7) - (-0.7812004442)), 1e-9)
+  expect_lt(abs(catoni_mean(3, 3) - 0.6336655871), 1e-9)
   # the reference quadrature agrees with those printed values too
   expect_lt(abs(catoni_ref(1, 1) - 0.5640872726), 1e-9)
   expect_lt(abs(catoni_ref(-1.3, 0.7) - (-0.7812004442)), 1e-9)
@@ -197,10 +197,10 @@ test_that("catoni_mean reproduces reference values and the quadrature", {
                    b = c(0, 1e-6, 0.3, 1, 3, 9.9, 10, 10.1, 40, 1e4))
   g <- rbind(g, transform(g, a = -a))
   ref <- mapply(catoni_ref, g$a, g$b)
-  got <- dpsco:::catoni_mean(g$a, g$b)
+  got <- catoni_mean(g$a, g$b)
   expect_lt(max(abs(got - ref)), 1e-9)
   # b = 0 is psi itself
-  expect_equal(dpsco:::catoni_mean(c(-3, -1, 0.5, 2), 0),
+  expect_equal(catoni_mean(c(-3, -1, 0.5, 2), 0),
                psi_ref(c(-3, -1, 0.5, 2)), tolerance = 1e-15)
 })
 
@@ -209,7 +209,7 @@ test_that("holland_h matches the quadrature on the algorithm's curve", {
          1e3, 1e4, 1e5, 1e6)
   a <- c(a, -a)
   for (nu in c(sqrt(log(10)), 0.5, 10)) {
-    got <- dpsco:::holland_h(a, nu)
+    got <- holland_h(a, nu)
     ref <- h_ref(a, nu)
     expect_lt(max(abs(got - ref)), 1e-9)
     # unclamped quadrature is already inside the bound
@@ -218,7 +218,7 @@ test_that("holland_h matches the quadrature on the algorithm's curve", {
   }
   # large-|a| limit: P(a + a Z / sqrt(nu) > sqrt(2)) -> Phi(sqrt(nu))
   nu <- 10
-  expect_lt(abs(dpsco:::holland_h(1e12, nu) -
+  expect_lt(abs(holland_h(1e12, nu) -
                   psi_max * (2 * pnorm(sqrt(nu)) - 1)), 1e-9)
 })
 
@@ -227,14 +227,14 @@ test_that("holland_h is bounded by 2 sqrt(2) / 3 and odd", {
   a <- c(stats::rt(400, df = 1) * 10^stats::runif(400, -3, 6),
          1e300, -1e300, .Machine$double.xmax, -.Machine$double.xmax, 0)
   for (nu in c(sqrt(log(10)), 0.5, 10, 1e4)) {
-    h <- dpsco:::holland_h(a, nu)
+    h <- holland_h(a, nu)
     expect_true(all(is.finite(h)))
     expect_true(all(abs(h) <= psi_max))
-    expect_lt(max(abs(dpsco:::holland_h(-a, nu) + h)), 1e-12)
+    expect_lt(max(abs(holland_h(-a, nu) + h)), 1e-12)
     expect_equal(h[length(h)], 0)
   }
   # very large nu: almost no multiplicative noise, h -> psi
-  expect_lt(abs(dpsco:::holland_h(1, 1e12) - (1 - 1 / 6)), 1e-6)
+  expect_lt(abs(holland_h(1, 1e12) - (1 - 1 / 6)), 1e-6)
 })
 
 test_that("holland_h is finite and close to a for tiny nonzero a", {
@@ -242,13 +242,13 @@ test_that("holland_h is finite and close to a for tiny nonzero a", {
   a <- c(1e-100, 1e-150, 1e-160, 1e-200, 1e-300, .Machine$double.xmin, 5e-324)
   a <- c(a, -a)
   for (nu in c(sqrt(log(10)), 0.5, 10)) {
-    h <- dpsco:::holland_h(a, nu)
+    h <- holland_h(a, nu)
     expect_true(all(is.finite(h)))
     expect_lt(max(abs(h / a - 1)), 1e-12)
   }
   # an oracle release with such a value stays finite and equals s a / m
   g <- matrix(c(1e-200, 0, 1e-200, 1), 2, 2)
-  got <- dpsco:::oracle_mean(g, "holland", m = 2, s = 1, nu = 1)
+  got <- oracle_mean(g, "holland", m = 2, s = 1, nu = 1)
   expect_true(all(is.finite(got)))
   expect_equal(got, c(1e-200 / 2, (1e-200 + h_ref(1, 1)) / 2),
                tolerance = 1e-12)
@@ -268,8 +268,8 @@ adversaries <- function(d, tiny = TRUE) {
 }
 
 change <- function(g, a, ...) {
-  sqrt(sum((dpsco:::oracle_mean(rbind(g, a), ...) -
-              dpsco:::oracle_mean(g, ...))^2))
+  sqrt(sum((oracle_mean(rbind(g, a), ...) -
+              oracle_mean(g, ...))^2))
 }
 
 test_that("clip: one added record moves the estimate by at most C / m", {
@@ -277,7 +277,7 @@ test_that("clip: one added record moves the estimate by at most C / m", {
   for (sh in shapes) {
     g <- heavy_rows(sh$n, sh$d, sh$kind)
     C <- 1.5
-    bound <- dpsco:::oracle_setup("clip", dpsco_control(clip = C), sh$m, sh$d,
+    bound <- oracle_setup("clip", dpsco_control(clip = C), sh$m, sh$d,
                                   1, 1e-5)$sensitivity
     expect_equal(bound, C / sh$m, tolerance = 1e-15)
     ch <- vapply(adversaries(sh$d), function(a)
@@ -298,9 +298,9 @@ test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) 
       bound <- rho * k * sqrt(sh$d) * median_factor_ref(k) / (2 * sh$m)
       worst <- 0
       for (a in adversaries(sh$d)) for (lab in 0:(k - 1L)) {
-        new <- dpsco:::oracle_mean(rbind(g, a), "kamath", m = sh$m, rho = rho,
+        new <- oracle_mean(rbind(g, a), "kamath", m = sh$m, rho = rho,
                                    k = k, labels = c(labels, lab))
-        old <- dpsco:::oracle_mean(g, "kamath", m = sh$m, rho = rho, k = k,
+        old <- oracle_mean(g, "kamath", m = sh$m, rho = rho, k = k,
                                    labels = labels)
         worst <- max(worst, sqrt(sum((new - old)^2)))
       }
@@ -316,9 +316,9 @@ test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) 
   g <- matrix(1 + stats::runif(length(labels) * d)^(-1 / 1.5), ncol = d)
   bound <- rho * k * sqrt(d) / (2 * m)
   ch <- vapply(0:(k - 1L), function(lab) {
-    new <- dpsco:::oracle_mean(rbind(g, rep(1e12, d)), "kamath", m = m,
+    new <- oracle_mean(rbind(g, rep(1e12, d)), "kamath", m = m,
                                rho = rho, k = k, labels = c(labels, lab))
-    old <- dpsco:::oracle_mean(g, "kamath", m = m, rho = rho, k = k,
+    old <- oracle_mean(g, "kamath", m = m, rho = rho, k = k,
                                labels = labels)
     sqrt(sum((new - old)^2))
   }, 0)
@@ -328,19 +328,19 @@ test_that("kamath: one added record moves the estimate by at most rho k sqrt(d) 
 })
 
 test_that("kamath's reported sensitivity is rho k sqrt(d) / (2m), halved for even k", {
-  o <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
+  o <- oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
                             m = 40, d = 6, eps = 1, delta = 1e-5)
   k <- min(ceiling(3 * log(2 * 6 / 0.1)), 40)
   expect_identical(k, 15)                       # odd: the full bound
   expect_identical(o$k, as.integer(k))
   expect_equal(o$sensitivity, 2 * k * sqrt(6) / (2 * 40), tolerance = 1e-15)
   # zeta = 0.3: k = ceiling(3 log 40) = 12 groups, even: half of it
-  oe <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.3),
+  oe <- oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.3),
                              m = 40, d = 6, eps = 1, delta = 1e-5)
   expect_identical(oe$k, 12L)
   expect_equal(oe$sensitivity, 2 * 12 * sqrt(6) / (4 * 40), tolerance = 1e-15)
   # the cap at the batch size can make k even too: m = 8 gives k = 8
-  oc <- dpsco:::oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
+  oc <- oracle_setup("kamath", dpsco_control(rho = 2, zeta = 0.1),
                              m = 8, d = 6, eps = 1, delta = 1e-5)
   expect_identical(oc$k, 8L)
   expect_equal(oc$sensitivity, 2 * 8 * sqrt(6) / (4 * 8), tolerance = 1e-15)
@@ -348,12 +348,12 @@ test_that("kamath's reported sensitivity is rho k sqrt(d) / (2m), halved for eve
 
 test_that("kamath_median_factor() is 1/2 for even k and 1 for odd k", {
   for (k in 1:40)
-    expect_identical(dpsco:::kamath_median_factor(k), median_factor_ref(k),
+    expect_identical(kamath_median_factor(k), median_factor_ref(k),
                      label = paste("k =", k))
-  expect_identical(dpsco:::kamath_median_factor(2L), 0.5)
-  expect_identical(dpsco:::kamath_median_factor(14L), 0.5)
-  expect_identical(dpsco:::kamath_median_factor(1L), 1)
-  expect_identical(dpsco:::kamath_median_factor(13L), 1)
+  expect_identical(kamath_median_factor(2L), 0.5)
+  expect_identical(kamath_median_factor(14L), 0.5)
+  expect_identical(kamath_median_factor(1L), 1)
+  expect_identical(kamath_median_factor(13L), 1)
 })
 
 test_that("the median of k values moves by at most c f(k) when one moves by c, and attains it", {
@@ -401,7 +401,7 @@ test_that("kamath oracle AT the even-k bound: a record moves the estimate by rho
   # group mean by c = h k / m = h up to the upper middle one: the median
   # moves by c / 2 in every coordinate
   d <- 3; rho <- 2; m <- 4
-  o <- dpsco:::oracle_setup("kamath", dpsco_control(rho = rho, zeta = 0.1),
+  o <- oracle_setup("kamath", dpsco_control(rho = rho, zeta = 0.1),
                             m = m, d = d, eps = 1, delta = 1e-5)
   k <- o$k
   expect_identical(k, 4L)
@@ -410,11 +410,11 @@ test_that("kamath oracle AT the even-k bound: a record moves the estimate by rho
   g <- matrix(rep(vals, d), k, d)
   labels <- 0:3
   cc <- h * k / m
-  old <- dpsco:::oracle_mean(g, "kamath", m = m, rho = rho, k = k,
+  old <- oracle_mean(g, "kamath", m = m, rho = rho, k = k,
                              labels = labels)
   # plain R: the median of the group means (sums of clamped values * k / m)
   expect_equal(old, rep(stats::median(vals * k / m), d), tolerance = 1e-15)
-  new <- dpsco:::oracle_mean(rbind(g, rep(1e6, d)), "kamath", m = m,
+  new <- oracle_mean(rbind(g, rep(1e6, d)), "kamath", m = m,
                              rho = rho, k = k, labels = c(labels, 1L))
   expect_equal(new, rep(stats::median(c(-1, 0.5, 0.5, 1) * h * k / m), d),
                tolerance = 1e-15)
@@ -433,7 +433,7 @@ test_that("holland: one added record moves the estimate by at most 2 sqrt(2) s s
     g <- heavy_rows(sh$n, sh$d, sh$kind)
     for (nu in c(sqrt(log(10)), 10)) {
       s <- 0.7
-      o <- dpsco:::oracle_setup("holland", dpsco_control(s = s, nu = nu),
+      o <- oracle_setup("holland", dpsco_control(s = s, nu = nu),
                                 sh$m, sh$d, 1, 1e-5)
       bound <- 2 * sqrt(2) * s * sqrt(sh$d) / (3 * sh$m)
       expect_equal(o$sensitivity, bound, tolerance = 1e-15)
@@ -465,8 +465,8 @@ test_that("the tabulated Holland contribution matches the exact one to 1e-10", {
          10^stats::runif(2000, -4, 300), 1e300, Inf)
   a <- c(a, -a)
   for (nu in c(sqrt(log(10)), 0.01, 0.5, 3, 100, 1e6)) {
-    exact <- dpsco:::holland_h(a, nu)
-    table <- dpsco:::holland_h(a, nu, tabulated = TRUE)
+    exact <- holland_h(a, nu)
+    table <- holland_h(a, nu, tabulated = TRUE)
     ok <- is.finite(a)
     expect_lte(max(abs(table - exact)[ok] / pmax(abs(exact[ok]), 1e-300)), 1e-10)
     expect_equal(table[!ok], exact[!ok], tolerance = 1e-10)
@@ -476,7 +476,7 @@ test_that("the tabulated Holland contribution matches the exact one to 1e-10", {
   }
   # the limit a -> Inf: only the tails of psi remain
   nu <- 2
-  expect_equal(dpsco:::holland_h(1e300, nu, tabulated = TRUE),
+  expect_equal(holland_h(1e300, nu, tabulated = TRUE),
                psi_max * (1 - 2 * stats::pnorm(sqrt(nu), lower.tail = FALSE)),
                tolerance = 1e-12)
 })
@@ -499,8 +499,8 @@ test_that("wide records: every value beyond the cubic region gets the exact h to
       a[sample.int(531, 2 * length(special))] <- c(special, -special)
       # a record whose flagged values all sit in the last, partial word
       if (rep == 3) a <- c(numeric(528), special[c(4, 8, 12)])
-      got <- dpsco:::oracle_mean(matrix(a, 1), "holland", m = 1, s = 1, nu = nu)
-      exact <- dpsco:::holland_h(a, nu)
+      got <- oracle_mean(matrix(a, 1), "holland", m = 1, s = 1, nu = nu)
+      exact <- holland_h(a, nu)
       expect_lte(max(abs(got - exact)), 1e-12)
       expect_lte(max(abs(got)), psi_max)
     }
@@ -511,8 +511,8 @@ test_that("the oracle release refuses unknown and missing settings fields", {
   g <- matrix(c(1, -2, 0.5, 3, 0, 1), 3)
   s <- list(oracle = 1L, m = 3, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
             noise_sd = 0, noise_grid = 0)
-  mean_of <- function(s) .Call(dpsco:::C_dpsco_oracle_mean, g, s, NULL)
-  expect_equal(mean_of(s), dpsco:::oracle_mean(g, "clip", m = 3, clip = 1))
+  mean_of <- function(s) .Call(C_dpsco_oracle_mean, g, s, NULL)
+  expect_equal(mean_of(s), oracle_mean(g, "clip", m = 3, clip = 1))
   expect_error(mean_of(c(s, clp = 2)),
                "dpsco_oracle_mean: unknown settings field 'clp'", fixed = TRUE)
   s$clip <- NULL

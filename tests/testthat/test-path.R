@@ -167,7 +167,7 @@ test_that("the grid is geometric with ratio lambda.min.ratio and length nlambda"
 
 test_that("lambda_grid() computes the grid from its inputs", {
   d <- path_data()
-  lg <- dpsco:::lambda_grid
+  lg <- lambda_grid
   g <- lg(bound = 2, x = d$x, y = d$y, family = "gaussian", private = TRUE, alpha = 0.5,
           pf = c(1, 1, 1), intercept = TRUE, nlambda = 5, lambda.min.ratio = 0.01)
   expect_equal(g, 4 * 0.01^((0:4) / 4), tolerance = 1e-12)
@@ -224,7 +224,7 @@ test_that("method 'none' with a zero penalty factor starts at glmnet's lambda_ma
 test_that("a multinomial grid starts at the largest released coordinate of any class", {
   # two classes of d = 3 (intercept first): intercepts are not penalised
   g0 <- c(9, 0.5, -2, -9, 0.2, 0.4)
-  lam <- dpsco:::released_grid(g0, TRUE, 1, c(1, 0.5), 3, 0.1, nclass = 2L)
+  lam <- released_grid(g0, TRUE, 1, c(1, 0.5), 3, 0.1, nclass = 2L)
   # features: max(|0.5|, |0.2|) / 1 and max(|-2|, |0.4|) / 0.5
   expect_equal(lam[1], 4)
   expect_equal(lam, 4 * c(1, sqrt(0.1), 0.1))

@@ -15,7 +15,7 @@ test_that("the PLD accountant reproduces published tight epsilons, from above", 
   e3 <- dp_epsilon(1.5, 0.04, 2249, 1e-5)
   expect_lte(e3, 6.7774)
   expect_gte(e3, 6.7774 - 0.011)
-  fine <- dpsco:::pld_epsilon(dpsco:::acc_cm(1.5, 0.04, 2249), 1e-5, h = 3e-5)
+  fine <- pld_epsilon(acc_cm(1.5, 0.04, 2249), 1e-5, h = 3e-5)
   expect_gte(e3, fine)
   expect_lt(e3 - fine, 1e-3)
   # the Renyi accountant at the same settings is much looser
@@ -57,16 +57,16 @@ test_that("one step's delta matches numerical integration, never below it", {
 })
 
 test_that("unsampled Gaussian parts: the discretised PLD bounds the analytic epsilon", {
-  cm <- dpsco:::acc_cm(c(2, 3), c(1, 1), c(3, 5))
-  exact <- dpsco:::account_epsilon(cm, 1e-5)
-  pld <- dpsco:::pld_epsilon(cm, 1e-5)
+  cm <- acc_cm(c(2, 3), c(1, 1), c(3, 5))
+  exact <- account_epsilon(cm, 1e-5)
+  pld <- pld_epsilon(cm, 1e-5)
   expect_gte(pld, exact)
   expect_lt(pld - exact, 1e-3)
   # mixed with a subsampled component: more than either part, below RDP
-  mixed <- dpsco:::acc_cm(c(2, 1.2), c(1, 0.02), c(3, 500))
-  e_mixed <- dpsco:::account_epsilon(mixed, 1e-5)
+  mixed <- acc_cm(c(2, 1.2), c(1, 0.02), c(3, 500))
+  e_mixed <- account_epsilon(mixed, 1e-5)
   expect_gt(e_mixed, dp_epsilon(1.2, 0.02, 500, 1e-5))
-  expect_lt(e_mixed, dpsco:::account_epsilon(mixed, 1e-5, accountant = "rdp"))
+  expect_lt(e_mixed, account_epsilon(mixed, 1e-5, accountant = "rdp"))
 })
 
 test_that("the PLD is never looser than RDP and dp_delta inverts dp_epsilon", {
@@ -79,7 +79,7 @@ test_that("the PLD is never looser than RDP and dp_delta inverts dp_epsilon", {
     e <- dp_epsilon(g$z, g$q, g$steps, g$delta)
     r <- dp_epsilon(g$z, g$q, g$steps, g$delta, accountant = "rdp")
     # the distribution alone, before the smaller of the two is taken
-    pld <- dpsco:::pld_epsilon(dpsco:::acc_cm(g$z, g$q, g$steps), g$delta)
+    pld <- pld_epsilon(acc_cm(g$z, g$q, g$steps), g$delta)
     expect_lte(pld, r, label = paste(unlist(g), collapse = " "))
     expect_equal(e, min(pld, r))
     if (e > 0) expect_lte(dp_delta(g$z, g$q, g$steps, e), g$delta * (1 + 1e-6))

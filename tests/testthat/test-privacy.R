@@ -549,43 +549,43 @@ test_that("calibration is checked", {
 
 test_that("parts with a stated guarantee add by basic composition; RDP-only parts skip the analytic route", {
   delta <- 1e-5
-  g <- dpsco:::privacy_part("g", 3, 1, 4, 1, 0.5)
+  g <- privacy_part("g", 3, 1, 4, 1, 0.5)
   # alone, a Gaussian part is accounted exactly (analytic Gaussian)
   mu <- sqrt(4) / 3
-  expect_equal(dpsco:::account_parts(list(g), delta),
-               dpsco:::gaussian_epsilon(mu, delta))
+  expect_equal(account_parts(list(g), delta),
+               gaussian_epsilon(mu, delta))
   # the same curve marked RDP-only goes through the RDP conversion
   r <- g
   r$kind <- "rdp"
-  a <- dpsco:::dp_orders()
+  a <- dp_orders()
   rdp_ref <- min(a * 4 / (2 * 9) + log1p(-1 / a) - (log(delta) + log(a)) / (a - 1))
-  expect_equal(dpsco:::account_parts(list(r), delta), rdp_ref, tolerance = 1e-12)
-  expect_gt(rdp_ref, dpsco:::gaussian_epsilon(mu, delta))
+  expect_equal(account_parts(list(r), delta), rdp_ref, tolerance = 1e-12)
+  expect_gt(rdp_ref, gaussian_epsilon(mu, delta))
   # a stated (0.4, delta / 2) part adds 0.4 and leaves delta / 2
-  s <- dpsco:::dp_part("s", 0.4, delta / 2, 1, 1, 0.5, mechanism = "stated")
-  expect_equal(dpsco:::account_parts(list(g, s), delta),
-               dpsco:::gaussian_epsilon(mu, delta / 2) + 0.4, tolerance = 1e-12)
-  expect_equal(dpsco:::account_parts(list(s), delta), 0.4)
+  s <- dp_part("s", 0.4, delta / 2, 1, 1, 0.5, mechanism = "stated")
+  expect_equal(account_parts(list(g, s), delta),
+               gaussian_epsilon(mu, delta / 2) + 0.4, tolerance = 1e-12)
+  expect_equal(account_parts(list(s), delta), 0.4)
   # a stated delta that uses up the target leaves nothing for the rest
-  big <- dpsco:::dp_part("b", 0.1, delta, 1, 1, 0.5, mechanism = "stated")
-  expect_equal(dpsco:::account_parts(list(g, big), delta), Inf)
+  big <- dp_part("b", 0.1, delta, 1, 1, 0.5, mechanism = "stated")
+  expect_equal(account_parts(list(g, big), delta), Inf)
 })
 
 test_that("remaining_budget() leaves exactly what composes to the target", {
   delta <- 1e-6
-  fixed <- list(dpsco:::privacy_part("scale", 8, 1, 2, 1, 0.05),
-                dpsco:::privacy_part("centre", 10, 1, 1, 1, 0.03))
-  rb <- dpsco:::remaining_budget(fixed, 1, delta)
+  fixed <- list(privacy_part("scale", 8, 1, 2, 1, 0.05),
+                privacy_part("centre", 10, 1, 1, 1, 0.03))
+  rb <- remaining_budget(fixed, 1, delta)
   mu <- sqrt(2 / 64 + 1 / 100)
   expect_equal(rb$delta, 0.75 * delta)
-  expect_equal(rb$epsilon, 1 - dpsco:::gaussian_epsilon(mu, delta / 4),
+  expect_equal(rb$epsilon, 1 - gaussian_epsilon(mu, delta / 4),
                tolerance = 1e-12)
-  s <- dpsco:::dp_part("m", rb$epsilon, rb$delta, 1, 1, 0.9, mechanism = "m")
-  expect_equal(dpsco:::account_parts(c(fixed, list(s)), delta), 1,
+  s <- dp_part("m", rb$epsilon, rb$delta, 1, 1, 0.9, mechanism = "m")
+  expect_equal(account_parts(c(fixed, list(s)), delta), 1,
                tolerance = 1e-12)
-  expect_identical(dpsco:::remaining_budget(list(), 1, delta),
+  expect_identical(remaining_budget(list(), 1, delta),
                    list(epsilon = 1, delta = delta))
-  err <- expect_error(dpsco:::remaining_budget(fixed, 0.01, delta),
+  err <- expect_error(remaining_budget(fixed, 0.01, delta),
                       class = "dpsco_arg_error")
   expect_equal(err$arg, "epsilon")
 })
@@ -599,7 +599,6 @@ test_that("privacy(cvfit) prints every budget share with its pool and values", {
   pr <- privacy(cvf)
   sh <- pr$shares
   expect_identical(nrow(sh), 7L)
-  num <- function(v) format(signif(v, 4))
   check_rows <- function(txt, sh, eps_alone) {
     i <- grep("^Budget shares", txt)
     expect_length(i, 1)
@@ -649,7 +648,7 @@ status_fits <- function() {
 
 test_that("privacy_status() reads covered, not covered or not private from the record", {
   f <- status_fits()
-  st <- dpsco:::privacy_status(privacy(f$clean))
+  st <- privacy_status(privacy(f$clean))
   expect_identical(st$status, "covered")
   expect_identical(nrow(st$not_covered), 0L)
   expect_identical(st$lines, status_covered)
@@ -659,14 +658,14 @@ test_that("privacy_status() reads covered, not covered or not private from the r
   pr <- privacy(f$std)
   expect_identical(pr$not_covered,
                    data.frame(reason = std_reason, fix = std_fix))
-  st <- dpsco:::privacy_status(pr)
+  st <- privacy_status(pr)
   expect_identical(st$status, "not covered")
   expect_identical(st$lines, c(paste0(status_not_covered, ":"),
                                paste0("  - ", std_reason, " (fix: ", std_fix, ")")))
   expect_identical(st$sentence, paste0(status_not_covered, ": ", std_reason,
                                        " (fix: ", std_fix, ")."))
   # not private wins over what is not covered, whose fix is then moot
-  st <- dpsco:::privacy_status(privacy(f$none))
+  st <- privacy_status(privacy(f$none))
   expect_identical(st$status, "not private")
   expect_identical(st$lines, c(paste0(status_not_private,
                                       "; data statistics used:"),
@@ -674,7 +673,7 @@ test_that("privacy_status() reads covered, not covered or not private from the r
   # a record of 0.10.0 kept its reasons as a character vector, without fixes
   old <- pr
   old$not_covered <- "column means and standard deviations of x"
-  st <- dpsco:::privacy_status(old)
+  st <- privacy_status(old)
   expect_identical(st$status, "not covered")
   expect_identical(st$not_covered$fix, NA_character_)
   expect_identical(st$lines[2], "  - column means and standard deviations of x")

@@ -4,7 +4,7 @@
 # The arguments dpsco() hands the engine, captured by a wrapper around the
 # registered clip method's fit.
 engine_args <- function(...) {
-  reg <- dpsco:::method_registry
+  reg <- method_registry
   spec <- reg$clip
   on.exit(assign("clip", spec, envir = reg))
   env <- new.env()
@@ -31,7 +31,7 @@ test_that("the engine calls the progress callback once per lambda, in order", {
     calls <- integer()
     s <- a$settings
     s$progress <- function(done) calls <<- c(calls, done)
-    run <- function(s) withr::with_seed(5, .Call(dpsco:::C_dpsco_fit, a$x, a$y,
+    run <- function(s) withr::with_seed(5, .Call(C_dpsco_fit, a$x, a$y,
                                                  s, a$lambda, a$beta0,
                                                  a$trace_at))
     with_bar <- run(s)

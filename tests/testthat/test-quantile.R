@@ -22,14 +22,14 @@ test_that("the smoothed check losses are the convolutions and the Moreau envelop
       lo <- if (k %in% c("uniform", "epanechnikov")) -1 else -Inf
       hi <- if (k %in% c("uniform", "epanechnikov")) 1 else Inf
       # c_h(u) = E c(u - h V), V ~ K
-      ref <- stats::integrate(function(v) dpsco:::check_loss(u - h * v, tau) *
+      ref <- stats::integrate(function(v) check_loss(u - h * v, tau) *
                                 dens[[k]](v), lo, hi, rel.tol = 1e-12)$value
-      expect_equal(dpsco:::smoothed_check_loss(u, tau, h, k), ref,
+      expect_equal(smoothed_check_loss(u, tau, h, k), ref,
                    tolerance = 1e-9, info = paste(k, u))
     }
-    ref <- stats::optimize(function(v) dpsco:::check_loss(v, tau) + (u - v)^2 / (2 * h),
+    ref <- stats::optimize(function(v) check_loss(v, tau) + (u - v)^2 / (2 * h),
                            c(-10, 10), tol = 1e-12)$objective
-    expect_equal(dpsco:::smoothed_check_loss(u, tau, h, "moreau"), ref,
+    expect_equal(smoothed_check_loss(u, tau, h, "moreau"), ref,
                  tolerance = 1e-9)
   }
 })
@@ -41,13 +41,13 @@ test_that("the residual is the derivative of the smoothed loss in eta", {
   eta <- c(-2, 0.4, 1.1, 1.25, 3)
   e <- 1e-6
   for (k in smoothers) {
-    num <- (dpsco:::smoothed_check_loss(y - (eta + e), tau, h, k) -
-              dpsco:::smoothed_check_loss(y - (eta - e), tau, h, k)) / (2 * e)
-    expect_equal(dpsco:::quantile_residual(eta, y, tau, h, k), num,
+    num <- (smoothed_check_loss(y - (eta + e), tau, h, k) -
+              smoothed_check_loss(y - (eta - e), tau, h, k)) / (2 * e)
+    expect_equal(quantile_residual(eta, y, tau, h, k), num,
                  tolerance = 1e-7, info = k)
   }
   # the Moreau residual is the clamp of (eta - y) / h
-  expect_equal(dpsco:::quantile_residual(eta, y, tau, h, "moreau"),
+  expect_equal(quantile_residual(eta, y, tau, h, "moreau"),
                pmin(pmax((eta - y) / h, -tau), 1 - tau))
 })
 
@@ -67,7 +67,7 @@ test_that("the engine's gradient steps replay in plain R for every smoother", {
     b <- rep(0, 4)
     z <- cbind(1, d$x)
     for (t in seq_len(steps)) {
-      r <- dpsco:::quantile_residual(drop(z %*% b), d$y, tau, h, k)
+      r <- quantile_residual(drop(z %*% b), d$y, tau, h, k)
       b <- b - gamma * drop(crossprod(z, r)) / nrow(z)
     }
     expect_equal(as.numeric(coef(fit)), b, tolerance = 1e-10, info = k)
@@ -121,7 +121,7 @@ test_that("predict() gives the fitted quantile; class is an error", {
   fit <- dpsco(d$x, d$y, family = "quantile", tau = 0.8, epsilon = 2,
                nlambda = 3)
   b <- coef(fit)
-  xc <- dpsco:::clamp_columns(d$x, fit$x_range)
+  xc <- clamp_columns(d$x, fit$x_range)
   ref <- cbind(1, xc) %*% b
   expect_equal(unname(predict(fit, d$x)), unname(ref), tolerance = 1e-12)
   expect_equal(unname(predict(fit, d$x, type = "response")), unname(ref),
@@ -143,7 +143,7 @@ test_that("the private settings: y's histogram sets the start, bandwidth and cur
                delta = delta, nlambda = 2)
   rel <- fit$privacy$released
   sh <- fit$privacy$shares
-  z1 <- dpsco:::calibrate_components(list(), 1, 1, eps, delta)
+  z1 <- calibrate_components(list(), 1, 1, eps, delta)
   cen <- sh[sh$part == "centre", ]
   # one Gaussian release of counts: sensitivity 1, the centre share
   expect_equal(cen$sensitivity, 1)
@@ -155,18 +155,18 @@ test_that("the private settings: y's histogram sets the start, bandwidth and cur
   # without noise (z = 0) the histogram's tau-quantile is the bin centre
   # holding the empirical tau-quantile
   B <- 7
-  hist <- dpsco:::release_y_histogram(d$y, B, 0)
+  hist <- release_y_histogram(d$y, B, 0)
   w <- 2 * B / 201
   yc <- pmin(pmax(d$y, -B), B)
   k <- pmin(floor((yc + B) / w) + 1, 201)
   qk <- sort(k)[ceiling(tau * 2000)]
-  expect_equal(dpsco:::hist_level(hist, tau), -B + w * (qk - 0.5))
+  expect_equal(hist_level(hist, tau), -B + w * (qk - 0.5))
   # and the curvature weight is 1.5 times the smoothed density at it
-  hs <- dpsco:::quantile_hist_settings(hist, tau)
+  hs <- quantile_hist_settings(hist, tau)
   he <- sqrt(hs$spread^2 + w^2 / 12)
   cent <- -B + w * (k - 0.5)
   dens <- mean(stats::dnorm((hs$centre - cent) / he)) / he
-  expect_equal(dpsco:::quantile_curvature_weight(hist, hs$centre, hs$spread),
+  expect_equal(quantile_curvature_weight(hist, hs$centre, hs$spread),
                1.5 * dens, tolerance = 1e-12)
 })
 
@@ -183,8 +183,8 @@ test_that("a private default fit beats the intercept-only model", {
       fit <- dpsco(x[tr, ], y[tr], family = "quantile", tau = tau, epsilon = 1,
                    delta = 1 / 4000),
       class = "dpsco_privacy_warning")
-    loss <- colMeans(dpsco:::check_loss(y[te] - predict(fit, x[te, ]), tau))
-    null <- mean(dpsco:::check_loss(y[te] - stats::quantile(y[tr], tau), tau))
+    loss <- colMeans(check_loss(y[te] - predict(fit, x[te, ]), tau))
+    null <- mean(check_loss(y[te] - stats::quantile(y[tr], tau), tau))
     # measured at the last penalty: 0.36 (tau 0.5) and 0.60 (tau 0.9) of
     # the null; the tau = 0.9 path alternates between about 0.36 and 0.6
     # from one penalty to the next (0.11.0 too: 0.585 there)
@@ -202,7 +202,7 @@ test_that("cv.dpsco() chooses by the clamped check loss", {
   yr <- cv$dpsco.fit$privacy$released$y_range
   expect_equal(cv$loss_bound, max(tau, 1 - tau) * diff(yr) / 4)
   expect_equal(cv$name, "Mean check loss")
-  expect_equal(dpsco:::record_loss("check", c(1, -2), c(0, 0), tau),
+  expect_equal(record_loss("check", c(1, -2), c(0, 0), tau),
                c(0.6, 0.8))
 })
 
@@ -233,13 +233,13 @@ test_that("the unconstrained solver meets its strong-convexity certificate", {
                x_bound = 2, y_bound = Inf)
   lambda <- 0.01
   G <- c(3, -1, 2, 0.5)
-  sol <- dpsco:::obj_solve(prob, G, lambda, Inf, 1e-14)
+  sol <- obj_solve(prob, G, lambda, Inf, 1e-14)
   expect_true(sol$certified)
-  J <- function(w) dpsco:::obj_J(prob, w, G, lambda)
+  J <- function(w) obj_J(prob, w, G, lambda)
   ref <- stats::optim(rep(0, 4), J, method = "BFGS",
                       control = list(reltol = 1e-15, maxit = 1e4))$par
   expect_equal(sol$w, ref, tolerance = 1e-5)
-  g <- dpsco:::obj_grad_risk(prob, sol$w) + G / 200 + 2 * lambda * sol$w
+  g <- obj_grad_risk(prob, sol$w) + G / 200 + 2 * lambda * sol$w
   expect_lte(sum(g^2) / (4 * lambda), 1e-14)
 })
 

@@ -2,17 +2,9 @@
 # supports and a dense and a sparse x, fits and gives coefficients,
 # predictions, a plot, a summary and a privacy record whose parts compose to
 # the accounted epsilon; what it does not support is a dpsco_arg_error.  The
-# method list is read from dpsco_methods(), never typed here.
-
-reg_data <- function(family, n = 2000, p = 4, seed = 1) {
-  set.seed(seed)
-  x <- matrix(rnorm(n * p), n, p)
-  x[sample(length(x), 0.5 * length(x))] <- 0
-  eta <- drop(x %*% c(1, -1, rep(0, p - 2)))
-  y <- switch(family, binomial = rbinom(n, 1, plogis(eta)),
-              eta + rt(n, 3))
-  list(x = x, y = y)
-}
+# methods are read from dpsco_methods() and the families from the registered
+# family codes, never typed here; family_data() (helper-data.R) draws each
+# family's response.
 
 # epsilon of the exact composition of full-batch Gaussian releases with
 # multipliers z (each used `steps` times) at delta: a Gaussian mechanism of
@@ -23,6 +15,19 @@ gaussian_composition_eps <- function(z, steps, delta) {
   uniroot(function(e) dlt(e) - delta, c(0, 60), tol = 1e-12)$root
 }
 
+# A fit's coefficients as a list of (p + 1) x nlambda matrices: the one of
+# a single response, or one a class (multinomial).
+coef_blocks <- function(cf) if (is.list(cf)) lapply(cf, as.matrix) else list(as.matrix(cf))
+
+# The linear predictor of the rows of xn at one lambda, from coefficients
+# as coef() gives them: n x 1, or n x classes x 1 (multinomial).
+link_ref <- function(xn, cf) {
+  blocks <- coef_blocks(cf)
+  eta <- vapply(blocks, function(b) drop(cbind(1, xn) %*% b), numeric(nrow(xn)))
+  dim(eta) <- c(nrow(xn), if (length(blocks) > 1L) c(length(blocks), 1L) else 1L)
+  eta
+}
+
 methods <- dpsco_methods()
 
 test_that("dpsco_methods() describes every registered method consistently", {
@@ -30,8 +35,8 @@ test_that("dpsco_methods() describes every registered method consistently", {
   expect_identical(anyDuplicated(methods$method), 0L)
   expect_true(all(methods$path %in% c("lambda", "radius")))
   for (i in seq_len(nrow(methods))) {
-    spec <- dpsco:::method_spec(methods$method[i])
-    expect_true(all(spec$families %in% names(dpsco:::family_codes)), info = spec$name)
+    spec <- method_spec(methods$method[i])
+    expect_true(all(spec$families %in% names(family_codes)), info = spec$name)
     # every control field a method names is a field of dpsco_control()
     expect_true(all(spec$control %in% names(formals(dpsco_control))), info = spec$name)
     expect_true(nzchar(spec$label) && nzchar(spec$reference), info = spec$name)
@@ -46,9 +51,9 @@ test_that("every method fits every family it supports, dense and sparse", {
   skip_if_not_installed("Matrix")
   for (i in seq_len(nrow(methods))) {
     m <- methods$method[i]
-    spec <- dpsco:::method_spec(m)
-    for (family in c("gaussian", "binomial", "quantile")) {
-      d <- reg_data(family)
+    spec <- method_spec(m)
+    for (family in names(family_codes)) {
+      d <- family_data(family)
       if (!family %in% spec$families) {
         expect_error(dpsco(d$x, d$y, family = family, method = m),
                      class = "dpsco_arg_error", regexp = "family", info = m)
@@ -63,16 +68,17 @@ test_that("every method fits every family it supports, dense and sparse", {
         expect_s3_class(fit, paste0("dpsco_", spec$path))
         path <- fit[[spec$path]]
         expect_length(path, 3)
-        cf <- as.matrix(coef(fit))
-        expect_identical(dim(cf), c(5L, 3L), info = info)
-        expect_true(all(is.finite(cf)), info = info)
+        for (cf in coef_blocks(coef(fit))) {
+          expect_identical(dim(cf), c(5L, 3L), info = info)
+          expect_true(all(is.finite(cf)), info = info)
+        }
         # predictions are the linear predictor of the clamped new data
         xn <- d$x[1:5, ]
         if (!is.null(fit$x_range))
           xn <- pmin(pmax(xn, rep(fit$x_range[1, ], each = 5)),
                      rep(fit$x_range[2, ], each = 5))
         expect_equal(unname(predict(fit, d$x[1:5, ], s = path[2], type = "link")),
-                     unname(cbind(1, xn) %*% as.matrix(coef(fit, s = path[2]))),
+                     unname(link_ref(xn, coef(fit, s = path[2]))),
                      tolerance = 1e-10, info = info)
         expect_match(paste(capture.output(print(fit)), collapse = "\n"),
                      spec$label, fixed = TRUE, info = info)
@@ -81,7 +87,7 @@ test_that("every method fits every family it supports, dense and sparse", {
         expect_silent(plot(fit))
         dev.off()
         pr <- privacy(fit)
-        if (!dpsco:::method_private(spec)) {
+        if (!method_private(spec)) {
           expect_false(pr$private, info = info)
           next
         }
@@ -97,7 +103,7 @@ test_that("every method fits every family it supports, dense and sparse", {
                                                 pr$delta),
                        tolerance = 1e-6, info = info)
         } else {
-          at_delta <- sh$part %in% names(dpsco:::default_shares)
+          at_delta <- sh$part %in% names(default_shares)
           if (any(at_delta))
             expect_gte(pr$epsilon_accounted,
                        max(sh$epsilon_alone[at_delta]) * (1 - 1e-9))
@@ -108,11 +114,11 @@ test_that("every method fits every family it supports, dense and sparse", {
 })
 
 test_that("a control field the method does not read is an error naming it", {
-  d <- reg_data("gaussian")
+  d <- family_data("gaussian")
   fields <- names(formals(dpsco_control))
-  common <- dpsco:::common_control
+  common <- common_control
   for (m in methods$method) {
-    spec <- dpsco:::method_spec(m)
+    spec <- method_spec(m)
     unused <- setdiff(fields, c(common, spec$control, "tau"))
     expect_gt(length(unused), 0)
     ctl <- do.call(dpsco_control, stats::setNames(
@@ -151,7 +157,7 @@ test_that("a control field the method does not read is an error naming it", {
 
 test_that("secure noise and cv.dpsco() follow the registry's traits", {
   # (the shuffled mirror descent needs n > 16 log(4 / delta) per part)
-  d <- reg_data("gaussian", n = 600)
+  d <- family_data("gaussian", n = 600)
   for (m in methods$method[!methods$secure]) {
     expect_error(dpsco(d$x, d$y, method = m, secure = TRUE),
                  class = "dpsco_arg_error", regexp = "secure", info = m)
@@ -166,7 +172,7 @@ test_that("secure noise and cv.dpsco() follow the registry's traits", {
     cv <- suppressWarnings(cv.dpsco(d$x, d$y, method = m,
                                     epsilon = if (m == "sample_aggregate") 3 else 2,
                                     nlambda = 3))
-    path <- dpsco:::method_spec(m)$path
+    path <- method_spec(m)$path
     expect_true(cv[[paste0(path, ".min")]] %in% cv[[path]], info = m)
   }
 })

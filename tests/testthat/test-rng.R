@@ -94,12 +94,12 @@ test_that("a call creates .Random.seed if absent, restores it on error, and nest
   # nested: a call inside the replay helper draws one value from the
   # outer stream and gives it back one draw on
   set.seed(9)
-  inner <- dpsco:::with_fit_stream({
+  inner <- with_fit_stream({
     dp_mean(d$y, method = "clip")
     stats::runif(1)
   })
   set.seed(9)
-  ref <- dpsco:::with_fit_stream({
+  ref <- with_fit_stream({
     stats::runif(1)
     stats::runif(1)
   })

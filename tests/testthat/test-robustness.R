@@ -50,12 +50,6 @@ fit_matrix <- function(fit) rbind(fit$a0, unname(raw_beta(fit)))
 
 all_finite <- function(fit) all(is.finite(fit$beta)) && all(is.finite(fit$a0))
 
-# delta(epsilon) of a Gaussian mechanism with ratio mu (sensitivity over
-# noise sd); k steps with multiplier z compose to mu = sqrt(k) / z.
-gauss_delta <- function(eps, mu) {
-  stats::pnorm(-eps / mu + mu / 2) - exp(eps) * stats::pnorm(-eps / mu - mu / 2)
-}
-
 # Closed forms of the record of a full-batch (q = 1) fit, written from the
 # documentation: per-lambda budget (share * epsilon / K, share * delta / K),
 # the oracles' sensitivities with the paper's default rho and s, the paper's
@@ -92,10 +86,12 @@ expect_record_closed_form <- function(pr, method, n, d, K, T, eps, delta,
     expect_identical(pr$shares$part, c("standardize", "optimizer"))
     # the standardisation's own z meets (0.1 epsilon, 0.1 delta) for its
     # three releases, tightly
-    tight <- c(gauss_delta(0.1 * eps, sqrt(3) / zs) <= 0.1 * delta * (1 + 1e-9),
-               gauss_delta(0.1 * eps, sqrt(3) / (zs * (1 - 1e-5))) > 0.1 * delta)
+    tight <- c(gauss_delta_ref(0.1 * eps, sqrt(3) / zs) <= 0.1 * delta * (1 + 1e-9),
+               gauss_delta_ref(0.1 * eps, sqrt(3) / (zs * (1 - 1e-5))) > 0.1 * delta)
     mu2_std <- 3 / zs^2
   }
+  # k steps with multiplier z compose to a Gaussian mechanism of
+  # mu = sqrt(k) / z (sensitivity over noise sd)
   mu <- function(z) sqrt(mu2_std + K * T / z^2)
   if (calibration == "paper") {
     base <- sqrt(log(1 / dK)) / eK
@@ -109,12 +105,12 @@ expect_record_closed_form <- function(pr, method, n, d, K, T, eps, delta,
                    label = info)
   } else {
     # the smallest z whose composition of every step meets the target
-    tight <- c(tight, gauss_delta(eps, mu(z)) <= delta * (1 + 1e-9),
-               gauss_delta(eps, mu(z * (1 - 1e-5))) > delta)
+    tight <- c(tight, gauss_delta_ref(eps, mu(z)) <= delta * (1 + 1e-9),
+               gauss_delta_ref(eps, mu(z * (1 - 1e-5))) > delta)
   }
   expect_true(all(tight), label = info)
   # the reported epsilon is the one the whole release delivers at delta
-  expect_equal(gauss_delta(pr$epsilon_accounted, mu(z)), delta,
+  expect_equal(gauss_delta_ref(pr$epsilon_accounted, mu(z)), delta,
                tolerance = 1e-6, label = info)
 }
 

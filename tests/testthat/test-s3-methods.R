@@ -259,7 +259,6 @@ test_that("summary() text states epsilon, delta and the noise sd of the record",
   del <- 2e-4
   K <- 4
   T <- 3
-  num <- function(v) format(signif(v, 4))
   fp <- dpsco(tuning = "public", g$x, g$y, method = "clip", epsilon = eps, delta = del,
               iterations = T, nlambda = K, calibration = "paper",
               control = dpsco_control(clip = 2))
@@ -403,7 +402,7 @@ test_that("the fits of the Wang et al. and one-pass methods answer coef, predict
                  unname(cbind(1, xc) %*% b[, 2]), info = m)
     expect_equal(unname(fit$df), unname(colSums(fit$beta != 0)), info = m)
     out <- capture.output(print(fit))
-    expect_true(any(grepl(dpsco:::method_label(m), out, fixed = TRUE)), info = m)
+    expect_true(any(grepl(method_label(m), out, fixed = TRUE)), info = m)
     sm <- summary(fit)
     expect_equal(sm$path[[2]], path, info = m)
     expect_lte(privacy(fit)$epsilon_accounted,

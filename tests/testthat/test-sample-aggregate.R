@@ -42,7 +42,7 @@ test_that("block fits: ridge and logistic ridge match glmnet inside the ball", {
   skip_if_not_installed("glmnet")
   dat <- sa_data(150, 3)
   lam <- 0.05
-  w <- dpsco:::sa_block_fit(dat$x, dat$y, 0, "gaussian", lam, 100)
+  w <- sa_block_fit(dat$x, dat$y, 0, "gaussian", lam, 100)
   # glmnet's gaussian lambda is on the scale of y / sqrt(mean(y^2))
   g <- glmnet::glmnet(dat$x, dat$y, alpha = 0, intercept = FALSE,
                       standardize = FALSE, thresh = 1e-20,
@@ -50,12 +50,12 @@ test_that("block fits: ridge and logistic ridge match glmnet inside the ball", {
   expect_equal(w, as.numeric(coef(g))[-1], tolerance = 1e-8)
   # with the intercept column (penalised too): the closed form
   z <- cbind(1, dat$x)
-  wi <- dpsco:::sa_block_fit(z, dat$y, 0.3, "gaussian", lam, 100)
+  wi <- sa_block_fit(z, dat$y, 0.3, "gaussian", lam, 100)
   expect_equal(wi, drop(solve(crossprod(z) / 150 + diag(lam, 4),
                               crossprod(z, dat$y - 0.3) / 150)),
                tolerance = 1e-12)
   yb <- as.numeric(dat$y > 0)
-  wb <- dpsco:::sa_block_fit(dat$x, yb, 0, "binomial", lam, 100)
+  wb <- sa_block_fit(dat$x, yb, 0, "binomial", lam, 100)
   gb <- glmnet::glmnet(dat$x, yb, family = "binomial", alpha = 0,
                        intercept = FALSE, standardize = FALSE,
                        thresh = 1e-20, lambda = lam)
@@ -68,7 +68,7 @@ test_that("block fits on the ball: norm r and the KKT conditions", {
   lam <- 1e-3
   for (fam in c("gaussian", "binomial")) {
     y <- if (fam == "binomial") as.numeric(dat$y > 0) else dat$y
-    w <- dpsco:::sa_block_fit(z, y, 0.1, fam, lam, 0.4)
+    w <- sa_block_fit(z, y, 0.1, fam, lam, 0.4)
     expect_equal(sqrt(sum(w^2)), 0.4, tolerance = 1e-12)
     eta <- 0.1 + drop(z %*% w)
     res <- if (fam == "binomial") plogis(eta) - y else eta - y
@@ -86,7 +86,7 @@ test_that("the aggregation matches the plain-R Algorithm 1", {
     est <- matrix(rnorm(m * 3, sd = 0.2), m, 3)
     est[1:5, ] <- est[1:5, ] + 2             # a few far blocks
     for (eps in c(0.8, 5)) {
-      a <- dpsco:::sa_aggregate(est, eps, 1e-4, 6)
+      a <- sa_aggregate(est, eps, 1e-4, 6)
       r <- ref_aggregate(est, eps, 1e-4, 6)
       expect_equal(a$centre, r$centre, tolerance = 1e-14)
       expect_equal(a$smooth, r$smooth, tolerance = 1e-12)
@@ -114,7 +114,7 @@ test_that("a whole fit replays: random blocks, block fits, aggregation, noise", 
       if (r == 50)                         # the ball is not active
         drop(solve(crossprod(z[ix, ]) / length(ix) + diag(0.01, 3),
                    crossprod(z[ix, ], dat$y[ix]) / length(ix)))
-      else dpsco:::sa_block_fit(z[ix, ], dat$y[ix], 0, "gaussian", 0.01, r)
+      else sa_block_fit(z[ix, ], dat$y[ix], 0, "gaussian", 0.01, r)
     }, numeric(3)))
     if (r == 50) expect_true(all(sqrt(rowSums(est^2)) < 50))
     ag <- ref_aggregate(est, eps / 2, delta / 2, 2 * r)
@@ -138,7 +138,6 @@ test_that("a whole fit replays: random blocks, block fits, aggregation, noise", 
 
 test_that("bad block counts and a failed condition are argument errors", {
   dat <- sa_data(200)
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_equal(arg_of(dpsco_control(blocks = 1)), "blocks")
   expect_equal(arg_of(dpsco(dat$x, dat$y, method = "sample_aggregate",
                             radius = 1, tuning = "public",

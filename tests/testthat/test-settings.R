@@ -11,16 +11,16 @@
 test_that("log2_bin() puts (2^(b - 34), 2^(b - 33)] in bin b, with the ends clamped", {
   # upper edges are inclusive: 2^k is in bin k + 33, just above it in k + 34
   for (k in c(-31, -10, -1, 0, 1, 5, 30)) {
-    expect_identical(dpsco:::log2_bin(2^k), k + 33, label = paste("2^", k))
-    expect_identical(dpsco:::log2_bin(2^k * (1 + 1e-12)), k + 34,
+    expect_identical(log2_bin(2^k), k + 33, label = paste("2^", k))
+    expect_identical(log2_bin(2^k * (1 + 1e-12)), k + 34,
                      label = paste("just above 2^", k))
   }
-  expect_identical(dpsco:::log2_bin(c(1, 1.5, 2, 3)), c(33, 34, 34, 35))
+  expect_identical(log2_bin(c(1, 1.5, 2, 3)), c(33, 34, 34, 35))
   # bin 1: zero and everything up to 2^-32
-  expect_identical(dpsco:::log2_bin(c(0, 1e-300, 2^-40, 2^-32)), rep(1, 4))
-  expect_identical(dpsco:::log2_bin(2^-32 * (1 + 1e-12)), 2)
+  expect_identical(log2_bin(c(0, 1e-300, 2^-40, 2^-32)), rep(1, 4))
+  expect_identical(log2_bin(2^-32 * (1 + 1e-12)), 2)
   # bin 64: (2^30, 2^31] and everything above, Inf included
-  expect_identical(dpsco:::log2_bin(c(2^30 * 1.5, 2^31, 2^31 * 3, 1e300, Inf)),
+  expect_identical(log2_bin(c(2^30 * 1.5, 2^31, 2^31 * 3, 1e300, Inf)),
                    rep(64, 5))
   # a plain-R definition on random magnitudes: the smallest b whose upper
   # edge 2^(b - 33) is at least v
@@ -30,7 +30,7 @@ test_that("log2_bin() puts (2^(b - 34), 2^(b - 33)] in bin b, with the ends clam
     if (vi <= 2^-32) return(1)
     min(which(2^((1:64) - 33) >= vi), 64)
   }, 0)
-  expect_identical(dpsco:::log2_bin(v), ref)
+  expect_identical(log2_bin(v), ref)
 })
 
 # plain-R quantile edge: the smallest power of two 2^k (k = -32 .. 31) with
@@ -46,8 +46,8 @@ test_that("hist_quantile() without noise is the power-of-two quantile edge", {
   for (tau in c(0.01, 0.1, 0.5)) {
     for (v in list(exp(stats::rnorm(3000, 1, 2)), stats::rexp(500) * 100,
                    abs(stats::rt(1000, df = 2)))) {
-      counts <- tabulate(dpsco:::log2_bin(v), 64L)
-      q <- dpsco:::hist_quantile(counts, tau, length(v), 0)
+      counts <- tabulate(log2_bin(v), 64L)
+      q <- hist_quantile(counts, tau, length(v), 0)
       expect_identical(q, quantile_edge_ref(v, tau))
       # it brackets the empirical (1 - tau) quantile within a factor 2
       emp <- sort(v)[ceiling((1 - tau) * length(v))]
@@ -56,7 +56,7 @@ test_that("hist_quantile() without noise is the power-of-two quantile edge", {
     }
   }
   # constant values: the edge is the value itself when it is a power of two
-  expect_identical(dpsco:::hist_quantile(tabulate(dpsco:::log2_bin(rep(4, 10)), 64L),
+  expect_identical(hist_quantile(tabulate(log2_bin(rep(4, 10)), 64L),
                                          0.1, 10, 0), 4)
 })
 
@@ -68,14 +68,14 @@ test_that("hist_quantile() with noise drops the counts below the noise level", {
   counts[35] <- 40                      # a real tail, at edge 2^2
   counts[60] <- thr * 0.99              # noise just below the level
   # the bulk plus tail: 40 of 540 values above 2^-3, none above 2^2
-  expect_identical(dpsco:::hist_quantile(counts, 0.05, 540, sd), 2^-3 * 2^5)
-  expect_identical(dpsco:::hist_quantile(counts, 0.1, 540, sd), 2^-3)
+  expect_identical(hist_quantile(counts, 0.05, 540, sd), 2^-3 * 2^5)
+  expect_identical(hist_quantile(counts, 0.1, 540, sd), 2^-3)
   # the same count above the level is kept and moves the 0.99 quantile out
   counts[60] <- thr * 1.01
-  expect_identical(dpsco:::hist_quantile(counts, 0.01, 540, sd), 2^(60 - 33))
+  expect_identical(hist_quantile(counts, 0.01, 540, sd), 2^(60 - 33))
   # nothing clears the level: the fullest noisy bin stands in
   low <- c(rep(0, 20), thr / 2, rep(0, 43))
-  expect_identical(dpsco:::hist_quantile(low, 0.1, 10, sd), 2^(21 - 33))
+  expect_identical(hist_quantile(low, 0.1, 10, sd), 2^(21 - 33))
 })
 
 # ---- octave histograms: the bounds on |x_j| and the range of y -------------
@@ -182,20 +182,20 @@ bounds_data <- function(n = 400) {
 test_that("design_octaves() and signed_octave_counts() count the octave bins", {
   v <- bounds_data()
   ref <- apply(v, 2, octave_counts_ref)
-  expect_equal(unname(dpsco:::design_octaves(v)), unname(ref))
-  expect_identical(colnames(dpsco:::design_octaves(v)), colnames(v))
+  expect_equal(unname(design_octaves(v)), unname(ref))
+  expect_identical(colnames(design_octaves(v)), colnames(v))
   expect_equal(colSums(ref), rep(400, 6), ignore_attr = TRUE)
   # closed forms: the zero and tiny columns in bin 1, the huge one in 64
-  expect_identical(unname(dpsco:::design_octaves(v)[c(1, 64), 3:5]),
+  expect_identical(unname(design_octaves(v)[c(1, 64), 3:5]),
                    matrix(c(400L, 0L, 0L, 400L, 400L, 0L), 2))
   y <- c(0, 1e-40, -3, -3.5, 4, 0.75, 1, -1, 2^40, -2^40, stats::rnorm(50))
-  got <- dpsco:::signed_octave_counts(y)
+  got <- signed_octave_counts(y)
   expect_equal(got, signed_counts_ref(y))
   expect_identical(sum(got), length(y))
   # -3 and -3.5 in (-4, -2]: octave 35 of the negative side, bin 65 - 35;
   # 4 in (2, 4]: bin 63 + 35; 0.75 and 1 in (1/2, 1]: bin 63 + 33; both
   # zeros in bin 64; +-2^40 in the open end bins 127 and 1
-  small <- dpsco:::signed_octave_counts(y[1:10])
+  small <- signed_octave_counts(y[1:10])
   expect_identical(which(small > 0), c(1L, 30L, 32L, 64L, 96L, 98L, 127L))
   expect_identical(small[c(1, 30, 32, 64, 96, 98, 127)], c(1L, 2L, 1L, 2L, 2L, 1L, 1L))
 })
@@ -209,33 +209,33 @@ test_that("octave_bound() keeps the counts above k sd and reads the tau level of
   noisy[36] <- 5
   noisy[60] <- 80
   # sd 10: 5 is dropped, 80 is kept but 24 bins above the run: noise
-  expect_identical(dpsco:::octave_bound(noisy, 10), 2 * 4)
+  expect_identical(octave_bound(noisy, 10), 2 * 4)
   # sd 1: the 5 in (4, 8] is kept, but 5 + (80 dropped) is not above 1%
-  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 4)
+  expect_identical(octave_bound(noisy, 1), 2 * 4)
   noisy[36] <- 10                       # 10 of 510 is above 1%
-  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 8)
+  expect_identical(octave_bound(noisy, 1), 2 * 8)
   # a gap of one bin joins the run: the count at 38 is read
   noisy[37] <- 0
   noisy[38] <- 30
-  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 2^(38 - 33))
+  expect_identical(octave_bound(noisy, 1), 2 * 2^(38 - 33))
   # two empty bins end the run, but the window 38..39 of the tail rule
   # reads 30 at 39 when it clears 3.88 sds of the window (sd 1, not 10)
   noisy[38] <- 0
   noisy[39] <- 30
-  expect_identical(dpsco:::octave_bound(noisy, 1), 2 * 2^(39 - 33))
-  expect_identical(dpsco:::octave_bound(noisy, 10), 2 * 4)
+  expect_identical(octave_bound(noisy, 1), 2 * 2^(39 - 33))
+  expect_identical(octave_bound(noisy, 10), 2 * 4)
   # the zero bin is never read; nothing kept: 1; the open top capped
-  expect_identical(dpsco:::octave_bound(c(1e6, rep(0, 63)), 1), 1)
-  expect_identical(dpsco:::octave_bound(c(0, rep(20, 63)), 10), 1)
-  expect_identical(dpsco:::octave_bound(c(rep(0, 63), 50), 1), 2^32)
+  expect_identical(octave_bound(c(1e6, rep(0, 63)), 1), 1)
+  expect_identical(octave_bound(c(0, rep(20, 63)), 10), 1)
+  expect_identical(octave_bound(c(rep(0, 63), 50), 1), 2^32)
   # the rule's parameters
-  expect_identical(dpsco:::octave_bound(noisy, 1, list(k = 3, tau = 0.01, f = 1.5)), 1.5 * 2^(39 - 33))
+  expect_identical(octave_bound(noisy, 1, list(k = 3, tau = 0.01, f = 1.5)), 1.5 * 2^(39 - 33))
   # against the plain-R reference on noisy counts of real columns
   v <- bounds_data()
   set.seed(4)
   for (sd in c(0, 2, 10, 40)) {
     noisy <- apply(v, 2, octave_counts_ref) + sd * matrix(stats::rnorm(64 * 6), 64)
-    got <- vapply(1:6, function(j) dpsco:::octave_bound(noisy[, j], sd), 0)
+    got <- vapply(1:6, function(j) octave_bound(noisy[, j], sd), 0)
     want <- vapply(1:6, function(j) octave_bound_ref(noisy[, j], sd), 0)
     expect_identical(got, want, label = paste("sd", sd))
   }
@@ -246,14 +246,14 @@ test_that("octave_bound() keeps the counts above k sd and reads the tau level of
   tail[34] <- 1000
   tail[35] <- 900
   tail[36:43] <- 20
-  expect_identical(dpsco:::octave_bound(tail, 10), 2 * 2^(42 - 33))
+  expect_identical(octave_bound(tail, 10), 2 * 2^(42 - 33))
   expect_identical(octave_bound_ref(tail, 10), 2 * 2^(42 - 33))
   tail[36:43] <- 10                     # a window of 4 sums to 40: noise
-  expect_identical(dpsco:::octave_bound(tail, 10), 2 * 4)
+  expect_identical(octave_bound(tail, 10), 2 * 4)
   # without noise: f times the upper edge of the octave of the 99th
   # percentile of the non-zero |x_j| (zero column: 1; huge: capped)
   cnt <- apply(v, 2, octave_counts_ref)
-  got <- vapply(1:6, function(j) dpsco:::octave_bound(cnt[, j], 0), 0)
+  got <- vapply(1:6, function(j) octave_bound(cnt[, j], 0), 0)
   for (j in c(1, 2, 6)) {
     a <- sort(abs(v[abs(v[, j]) > 2^-32, j]))
     N <- length(a)
@@ -270,18 +270,18 @@ test_that("the factor of the bounds on x grows with the room the noise leaves", 
   for (nz in list(c(600, 3), c(3000, 3), c(10^3.5 * 2, 2), c(29342, 3.97),
                   c(1e6, 4), c(50, 0))) {
     want <- if (nz[2] == 0) 1 else room(nz[1], nz[2])
-    expect_equal(dpsco:::noise_room(nz[1], nz[2]), want, tolerance = 1e-15)
-    expect_equal(dpsco:::x_octave_factor(nz[1], nz[2]), 2 * 4^want,
+    expect_equal(noise_room(nz[1], nz[2]), want, tolerance = 1e-15)
+    expect_equal(x_octave_factor(nz[1], nz[2]), 2 * 4^want,
                  tolerance = 1e-15)
   }
-  expect_equal(dpsco:::x_octave_factor(10^3.5 * 2, 2), 4, tolerance = 1e-15)
+  expect_equal(x_octave_factor(10^3.5 * 2, 2), 4, tolerance = 1e-15)
   # the factor reaches the released bounds: f_x times the 99th
   # percentile's octave edge, against f = 2 from the rule alone
   cnt <- octave_counts_ref(c(rep(0, 50), 1:1000 / 100))
-  expect_identical(dpsco:::octave_bound(cnt, 0, c(dpsco:::octave_rule, f_x = 4)),
+  expect_identical(octave_bound(cnt, 0, c(octave_rule, f_x = 4)),
                    4 * 16)
   expect_identical(octave_bound_ref(cnt, 0, f = 4), 4 * 16)
-  expect_identical(dpsco:::octave_bound(cnt, 0), 2 * 16)
+  expect_identical(octave_bound(cnt, 0), 2 * 16)
 })
 
 test_that("window_octave_range() reads y from windows of octaves when no octave clears the noise", {
@@ -298,21 +298,21 @@ test_that("window_octave_range() reads y from windows of octaves when no octave 
   expect_gt(80, sd * sqrt(8) * qnorm(0.01 / (3 * 60), lower.tail = FALSE))
   # the upper of the two fullest windows, (4, 64]: f = 2 times 64; the
   # negative side holds nothing, so lo = 0
-  expect_identical(dpsco:::window_octave_range(cnt, sd), c(0, 128))
-  expect_identical(dpsco:::signed_octave_range(cnt, sd, n = 100), c(0, 128))
+  expect_identical(window_octave_range(cnt, sd), c(0, 128))
+  expect_identical(signed_octave_range(cnt, sd, n = 100), c(0, 128))
   # both signs, each side's window sum clearing 3 sds: both ends
   cnt2 <- cnt + rev(cnt)
-  expect_identical(dpsco:::window_octave_range(cnt2, sd), c(-128, 128))
+  expect_identical(window_octave_range(cnt2, sd), c(-128, 128))
   # f = 1: the upper edge itself
-  expect_identical(dpsco:::window_octave_range(cnt, sd, list(k = 3, f = 1)), c(0, 64))
+  expect_identical(window_octave_range(cnt, sd, list(k = 3, f = 1)), c(0, 64))
   # a public n below 3 noise sds of a pair: nothing can clear, unresolved
-  expect_null(dpsco:::window_octave_range(cnt, sd, n = 30))
-  expect_identical(dpsco:::signed_octave_range(cnt, sd, n = 30),
+  expect_null(window_octave_range(cnt, sd, n = 30))
+  expect_identical(signed_octave_range(cnt, sd, n = 30),
                    structure(c(-1, 1), unresolved = TRUE))
   # pure noise: no window clears in 200 draws of 10 (1% each at most)
   set.seed(2)
   hits <- sum(vapply(1:200, function(i)
-    !is.null(dpsco:::window_octave_range(stats::rnorm(127, 0, sd), sd)), TRUE))
+    !is.null(window_octave_range(stats::rnorm(127, 0, sd), sd)), TRUE))
   expect_lte(hits, 8)
 })
 
@@ -323,22 +323,22 @@ test_that("signed_octave_range() reads both ends of y from the signed counts", {
   y <- c(5, 5.5, 6, 7, stats::runif(300, 8, 50))
   cnt <- signed_counts_ref(y)
   # (the range holds 0: c(0, 128), not c(4, 128))
-  expect_identical(dpsco:::signed_octave_range(cnt, 0), c(0, 128))
+  expect_identical(signed_octave_range(cnt, 0), c(0, 128))
   # signed y: both ends times f
   y2 <- c(stats::rnorm(500, 0, 3))
-  r2 <- dpsco:::signed_octave_range(signed_counts_ref(y2), 0)
+  r2 <- signed_octave_range(signed_counts_ref(y2), 0)
   expect_identical(r2, signed_range_ref(signed_counts_ref(y2), 0))
   q <- sort(y2)[c(6, 495)]
   expect_identical(r2, c(-2 * 2^ceiling(log2(-q[1])), 2 * 2^ceiling(log2(q[2]))))
   # counts with many zeros: lo 0
   y3 <- c(rep(0, 200), stats::rpois(300, 4))
-  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y3), 0)[1], 0)
+  expect_identical(signed_octave_range(signed_counts_ref(y3), 0)[1], 0)
   # negative y: hi the edge nearer 0 of its octave
-  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(-y), 0), c(-128, 0))
+  expect_identical(signed_octave_range(signed_counts_ref(-y), 0), c(-128, 0))
   # nothing kept: c(-1, 1), marked as not told apart from the noise
-  expect_identical(dpsco:::signed_octave_range(signed_counts_ref(y), 1e4),
+  expect_identical(signed_octave_range(signed_counts_ref(y), 1e4),
                    structure(c(-1, 1), unresolved = TRUE))
-  expect_null(attr(dpsco:::signed_octave_range(signed_counts_ref(y), 0),
+  expect_null(attr(signed_octave_range(signed_counts_ref(y), 0),
                    "unresolved"))
   # with noise, against the reference (a kept bin above the run of the
   # octaves of |y| is dropped on either side)
@@ -346,20 +346,20 @@ test_that("signed_octave_range() reads both ends of y from the signed counts", {
   for (sd in c(1, 5, 20)) for (yy in list(y, y2, y3)) {
     noisy <- signed_counts_ref(yy) + sd * stats::rnorm(127)
     noisy[c(3, 125)] <- noisy[c(3, 125)] + c(50, 0) * (sd == 5)
-    expect_identical(dpsco:::signed_octave_range(noisy, sd),
+    expect_identical(signed_octave_range(noisy, sd),
                      signed_range_ref(noisy, sd), label = paste("sd", sd))
   }
 })
 
 test_that("octave_release() is one Gaussian release of the weighted counts", {
   v <- bounds_data(200)
-  cx <- dpsco:::design_octaves(v)
-  cy <- dpsco:::signed_octave_counts(v[, 1] - 10)
+  cx <- design_octaves(v)
+  cy <- signed_octave_counts(v[, 1] - 10)
   w <- c(rep(1, 6), sqrt(6))
   z <- 3
   S <- sqrt(sum(w^2))
   set.seed(5)
-  r <- dpsco:::octave_release(cx, cy, z, w)
+  r <- octave_release(cx, cy, z, w)
   set.seed(5)
   e <- stats::rnorm(64 * 6 + 127)
   sd <- z * S / w
@@ -372,15 +372,15 @@ test_that("octave_release() is one Gaussian release of the weighted counts", {
   # sqrt(sum w^2) in L2, whatever its values, whatever n
   for (rec in list(rep(0, 6), c(1, -1e12, 0, 2^-40, 5, 3))) {
     v1 <- rbind(v, rec)
-    move <- c(as.double(dpsco:::design_octaves(v1) - cx) * rep(w[1:6], each = 64),
-              (dpsco:::signed_octave_counts(v1[, 1] - 10) - cy) * w[7])
+    move <- c(as.double(design_octaves(v1) - cx) * rep(w[1:6], each = 64),
+              (signed_octave_counts(v1[, 1] - 10) - cy) * w[7])
     expect_equal(sqrt(sum(move^2)), S, tolerance = 1e-14)
   }
   # without y, without noise
-  r0 <- dpsco:::octave_release(cx, NULL, 0, rep(1, 6))
+  r0 <- octave_release(cx, NULL, 0, rep(1, 6))
   expect_identical(unname(r0$x), unname(cx) + 0)
   expect_null(r0$y)
-  expect_error(dpsco:::octave_release(cx, NULL, 1, rep(1, 5)), "one weight")
+  expect_error(octave_release(cx, NULL, 1, rep(1, 5)), "one weight")
 })
 
 # ---- the curvature -------------------------------------------------------------
@@ -393,7 +393,7 @@ test_that("curvature_matrix(): eigenvalues floored at 0 plus ridge sd sqrt(d), t
   h <- q %*% diag(ev) %*% t(q)
   h <- (h + t(h)) / 2
   for (cs in list(list(sd = 0.1, ridge = 1, w = 1), list(sd = 0.3, ridge = 2, w = 0.21))) {
-    cm <- dpsco:::curvature_matrix(h, cs$sd, cs$ridge, cs$w)
+    cm <- curvature_matrix(h, cs$sd, cs$ridge, cs$w)
     mu <- cs$ridge * cs$sd * sqrt(d)
     want <- cs$w * (pmax(ev, 0) + mu)
     got <- eigen(cm$A, symmetric = TRUE)
@@ -407,7 +407,7 @@ test_that("curvature_matrix(): eigenvalues floored at 0 plus ridge sd sqrt(d), t
   }
   # without noise: h itself plus 1e-9 times its trace
   hp <- crossprod(matrix(stats::rnorm(30), 6, 5))
-  cm0 <- dpsco:::curvature_matrix(hp, 0, 1, 1)
+  cm0 <- curvature_matrix(hp, 0, 1, 1)
   expect_equal(cm0$A, hp + 1e-9 * sum(diag(hp)) * diag(5), tolerance = 1e-12)
 })
 
@@ -419,7 +419,7 @@ test_that("release_curvature() clips rows to the row bound and adds symmetric no
   norms <- sqrt(rowSums(w^2))
   wc <- w * pmin(1, B / norms)
   expect_lte(max(sqrt(rowSums(wc^2))), B * (1 + 1e-12))
-  r0 <- dpsco:::release_curvature(w, 0, B, n)
+  r0 <- release_curvature(w, 0, B, n)
   expect_equal(r0$h, crossprod(wc) / n, tolerance = 1e-14)
   expect_identical(r0$sd, 0)
   # the noise: one draw per entry of the upper triangle, mirrored; the
@@ -428,7 +428,7 @@ test_that("release_curvature() clips rows to the row bound and adds symmetric no
   e <- matrix(0, 4, 4)
   for (N in c(n, 80, 30)) {
     set.seed(10)
-    r1 <- dpsco:::release_curvature(w, z, B, N)
+    r1 <- release_curvature(w, z, B, N)
     set.seed(10)
     e <- matrix(stats::rnorm(16), 4)
     e[lower.tri(e)] <- t(e)[lower.tri(e)]
@@ -439,24 +439,24 @@ test_that("release_curvature() clips rows to the row bound and adds symmetric no
   # (n public: the same divisor for both), attained by a record along one
   # axis
   rec <- c(1e9, 0, 0, 0)
-  move <- dpsco:::release_curvature(rbind(w, rec), 0, B, n)$h - r0$h
+  move <- release_curvature(rbind(w, rec), 0, B, n)$h - r0$h
   expect_equal(sqrt(sum(move^2)), B^2 / n, tolerance = 1e-12)
   # a design in list(x = ) with the intercept column added gives the same
   dw <- structure(list(x = w[, -1]), class = "design_cols")
   set.seed(10)
-  r1 <- dpsco:::release_curvature(w, z, B, 80)
+  r1 <- release_curvature(w, z, B, 80)
   set.seed(10)
-  expect_equal(dpsco:::release_curvature(dw, z, B, 80, norms, TRUE), r1,
+  expect_equal(release_curvature(dw, z, B, 80, norms, TRUE), r1,
                tolerance = 1e-14)
 })
 
 test_that("part_multiplier() splits one release's budget in units of mu^2", {
   z1 <- 1.3
-  expect_equal(dpsco:::part_multiplier(z1, 0.25), z1 * 2, tolerance = 1e-15)
-  expect_equal(dpsco:::part_multiplier(z1, 0.05, 2), z1 * sqrt(40), tolerance = 1e-15)
-  expect_identical(dpsco:::part_multiplier(0, 0.2), 0)
+  expect_equal(part_multiplier(z1, 0.25), z1 * 2, tolerance = 1e-15)
+  expect_equal(part_multiplier(z1, 0.05, 2), z1 * sqrt(40), tolerance = 1e-15)
+  expect_identical(part_multiplier(0, 0.2), 0)
   # k releases at multiplier z spend k / z^2 = share / z1^2
-  z <- dpsco:::part_multiplier(z1, 0.05, 2)
+  z <- part_multiplier(z1, 0.05, 2)
   expect_equal(2 / z^2, 0.05 / z1^2, tolerance = 1e-14)
 })
 
@@ -546,7 +546,7 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
   ctl <- dpsco_control()
   for (n in c(d$n, 750, 480)) {
     set.seed(17)
-    tn <- dpsco:::tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1,
+    tn <- tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1,
                                NULL, ctl, n = n)
     set.seed(17)
     pm <- function(share, k = 1) z1 * sqrt(k / share)
@@ -566,15 +566,15 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     # the centre's clamp: the same octaves with the factor 2^room
     yc <- signed_range_ref(noisy[64 * p + 1:127], sdv[p + 1], f = 2^room_ref(n, z1))
     xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
-    centre <- dpsco:::dp_mean_release(matrix(d$y), matrix(yc, 2L),
+    centre <- dp_mean_release(matrix(d$y), matrix(yc, 2L),
                                       pm(s_centre), n)$estimate
     centre <- min(max(centre, yc[1]), yc[2])
     wn <- sqrt(1 + rowSums(xt^2))
-    rc <- dpsco:::release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
-    clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
-    row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
-    rh <- dpsco:::release_curvature(cbind(1, xt), pm(0.2), row, n)
-    A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, 1)$A
+    rc <- release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
+    clip <- hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
+    row <- min(hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
+    rh <- release_curvature(cbind(1, xt), pm(0.2), row, n)
+    A <- curvature_matrix(rh$h, rh$sd, 1, 1)$A
     info <- paste("public n", n)
     expect_equal(unname(tn$bound), B, tolerance = 1e-14, label = info)
     expect_identical(tn$y_range, yr)
@@ -776,7 +776,6 @@ test_that("a declared y_range replaces the range of y, costs nothing and is publ
   expect_equal(f2$x_range, rbind(-(1:4), 1:4), ignore_attr = TRUE)
   expect_true(all(c("bounds on |x_j|", "range of y") %in% p2$public))
   # checks
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_identical(arg_of(dpsco_control(y_range = c(3, 1))), "y_range")
   expect_identical(arg_of(dpsco_control(y_range = c(0, Inf))), "y_range")
   expect_identical(arg_of(dpsco_control(y_range = 1)), "y_range")
@@ -880,7 +879,6 @@ test_that("predict() clamps newx to the private bounds", {
 # ---- input checks of the new arguments ------------------------------------------
 
 test_that("shares, tuning and optimizer are checked with dpsco_arg_errors", {
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   expect_identical(arg_of(dpsco_control(shares = c(curvature = 0.9, scale = 0.2))),
                    "shares")
   expect_identical(arg_of(dpsco_control(shares = c(curvature = 0.7, scale = 0.1,
@@ -933,7 +931,7 @@ test_that("wide data get no curvature release and the row bound's step", {
   skip_if_not_installed("Matrix")
   # the rule at a small limit: d = 41 above 40
   withr::local_options(dpsco.curvature_max_d = 40L)
-  expect_identical(dpsco:::curvature_max_d(), 40L)
+  expect_identical(curvature_max_d(), 40L)
   set.seed(8)
   n <- 300
   p <- 40  # d = p + 1 with the intercept: one too many
@@ -980,7 +978,7 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
   z1 <- 3
   n <- 750
   set.seed(17)
-  tn <- dpsco:::tune_private(d$x, yc, "poisson", "clip", "newton", TRUE, z1,
+  tn <- tune_private(d$x, yc, "poisson", "clip", "newton", TRUE, z1,
                              NULL, dpsco_control(), n = n, weights = w,
                              offset = off)
   set.seed(17)
@@ -997,19 +995,19 @@ test_that("tune_private() for poisson with weights and offsets replays its relea
                          f = 2^room_ref(n, z1))[2]
   xt <- pmin(pmax(d$x / rep(B, each = d$n), -1), 1)
   # the mean count clamped to [0, hi], kept within [its noise sd, hi]
-  rel <- dpsco:::dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(s_centre), n)
+  rel <- dp_mean_release(matrix(ynet), matrix(c(0, yb), 2L), pm(s_centre), n)
   centre <- min(max(rel$estimate, pm(s_centre) * yb / 2 / n), yb)
   b0 <- log(max(centre, 1 / n))
   wn <- sqrt(1 + rowSums(xt^2))
   r <- w * abs(exp(b0 + off) - yc)
-  rc <- dpsco:::release_counts(cbind(r * wn, wn, exp(off)), pm(0.02))
-  clip <- dpsco:::hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
-  row <- min(dpsco:::hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
-  E <- dpsco:::hist_quantile(rc$counts[, 3], 0.1, n, rc$sd)
+  rc <- release_counts(cbind(r * wn, wn, exp(off)), pm(0.02))
+  clip <- hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
+  row <- min(hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
+  E <- hist_quantile(rc$counts[, 3], 0.1, n, rc$sd)
   v <- pmin(exp(off) / E, 1)
-  rh <- dpsco:::release_curvature(cbind(1, xt) * sqrt(w * v), pm(0.2), row, n,
+  rh <- release_curvature(cbind(1, xt) * sqrt(w * v), pm(0.2), row, n,
                                   norms = wn)
-  A <- dpsco:::curvature_matrix(rh$h, rh$sd, 1, exp(b0) * E)$A
+  A <- curvature_matrix(rh$h, rh$sd, 1, exp(b0) * E)$A
   expect_equal(unname(tn$bound), B, tolerance = 1e-14)
   expect_equal(tn$beta0, c(b0, rep(0, p)), tolerance = 1e-14)
   expect_identical(tn$clip, clip)
@@ -1032,7 +1030,7 @@ test_that("poisson: a constant shift of the offsets moves the start and leaves t
   x <- matrix(stats::rnorm(n * 3), n)
   e <- stats::runif(n, 0.5, 5)
   y <- as.double(stats::rpois(n, e * exp(-2 + 0.5 * x[, 1])))
-  tune <- function(shift) withr::with_seed(3, dpsco:::tune_private(
+  tune <- function(shift) withr::with_seed(3, tune_private(
     x, y, "poisson", "clip", "newton", TRUE, 1e-6, NULL, dpsco_control(),
     n = n, offset = log(e) + shift))
   a <- tune(0)
@@ -1086,7 +1084,7 @@ test_that("poisson: a count of 0 with an offset below -709.8 leaves the settings
 test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
   sh <- dpsco_control()$shares
   sh_of <- function(n, p, z1, shares = sh)
-    dpsco:::adaptive_shares(shares, n, p, z1)
+    adaptive_shares(shares, n, p, z1)
   # 354 records (Boston's training part) at z1 = 2.5: a target
   # (100 z1 / n)^2 = 0.50 above the cap 0.9 - (0.2 + 0.02 + 0.2) = 0.48
   s <- sh_of(354, 13, 2.5)

@@ -311,18 +311,18 @@ test_that("a worker's pass takes exactly the settings fields of its table", {
   y <- stats::rnorm(6)
   beta <- c(0.2, -0.4, 0.1, 0.3)
   clip <- 0.8
-  lay <- .Call(dpsco:::C_dpsco_shard_layout, x, 1L)
+  lay <- .Call(C_dpsco_shard_layout, x, 1L)
   # the fit's settings as the engine hands them over: more fields than the
   # pass takes (the loop's, the quantile family's, the accounting's)
   fit_st <- list(oracle = 1L, m = 6, clip = clip, rho = 0, k = 1L, s = 1,
                  nu = 1, family = 0L, tau = 0.5, bandwidth = 1, kernel = 0L,
                  nclass = 1L, intercept = 1L, rate = 1, noise_sd = 0.5,
                  steps = 10L, sensitivity = 1, threads = 1L)
-  st <- dpsco:::shard_pass_settings(fit_st, 2L)
+  st <- shard_pass_settings(fit_st, 2L)
   expect_named(st, c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
                      "family", "threads"))
   pass <- function(st)
-    .Call(dpsco:::C_dpsco_shard_pass, lay, y, st, beta, NULL, NULL)
+    .Call(C_dpsco_shard_pass, lay, y, st, beta, NULL, NULL)
   # plain R: the clipped gradients r_i (1, x_i), summed
   w <- cbind(1, x)
   g <- (drop(w %*% beta) - y) * w
@@ -336,7 +336,7 @@ test_that("a worker's pass takes exactly the settings fields of its table", {
   # default (clip 0: no clipping)
   renamed <- fit_st
   names(renamed)[names(renamed) == "clip"] <- "clip_level"
-  expect_error(pass(dpsco:::shard_pass_settings(renamed, 2L)),
+  expect_error(pass(shard_pass_settings(renamed, 2L)),
                "settings field 'clip' is missing", fixed = TRUE)
   for (f in setdiff(names(st), "exact"))
     expect_error(pass(st[names(st) != f]),
@@ -356,7 +356,7 @@ test_that("a worker's pass returns the oracle's sums over its rows", {
   d <- shard_data(n = 300, p = 3)
   sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:100, 101:300)))
   parallel::clusterCall(cl, function(id) {
-    st <- get(id, envir = dpsco:::shard_store)
+    st <- get(id, envir = shard_store)
     st$yf <- as.double(st$y)
     NULL
   }, sh$id)
@@ -365,13 +365,13 @@ test_that("a worker's pass returns the oracle's sums over its rows", {
   st <- list(oracle = 1L, m = 300, clip = clip, rho = 0, k = 1L, s = 1,
              nu = 1, family = 0L)
   # the handle's row counts for the total
-  expect_identical(dpsco:::shard_rows(sh), c(100, 200))
+  expect_identical(shard_rows(sh), c(100, 200))
   rows <- c(5, 17, 250, 300, 120)                 # of the stacked data
   sx <- structure(list(shards = sh, rows = 300L, p = 3L, bound = NULL,
                        key = "raw", ledger = new.env()),
                   class = c("dpsco_shard_x", "dpsco_sharded"))
   sx$ledger$gradients <- 0
-  got <- dpsco:::shard_remote_pass(sx, c(st, intercept = 1L), beta,
+  got <- shard_remote_pass(sx, c(st, intercept = 1L), beta,
                                    as.integer(sort(rows) - 1L), NULL)
   # plain R: the clipped gradients r_i (1, x_i) of the rows on each shard
   w <- cbind(1, d$x)
@@ -430,7 +430,7 @@ test_that("shards are checked where they are loaded", {
     expect_false(has(bytes, as.double(v)))
     expect_false(has(bytes, as.integer(v)))
   }
-  expect_identical(dpsco:::shard_rows(sh), c(71, 129))
+  expect_identical(shard_rows(sh), c(71, 129))
   # a restored copy holds none, and is refused by name
   back <- unserialize(bytes)
   expect_error(dpsco(back, public_n = 200), "restored from a saved copy",
@@ -461,7 +461,7 @@ test_that("a worker that fails or dies mid-fit stops the fit and keeps the recor
   # it three times (the octave counts of y, the centre, the clipping
   # level), then each gradient step once
   break_worker <- function(id, after, die) {
-    st <- get(id, envir = dpsco:::shard_store)
+    st <- get(id, envir = shard_store)
     val <- NULL
     reads <- 0
     suppressWarnings(rm("yf", envir = st))

@@ -1,20 +1,20 @@
 test_that("signal_check() compares the largest released coordinate with noise alone", {
   g0 <- c(10, 0.2, -0.3, 0.1, 0.4)   # intercept first: not penalised
-  s <- dpsco:::signal_check(g0, noise_sd = 0.1, penalised = 2:5)
+  s <- signal_check(g0, noise_sd = 0.1, penalised = 2:5)
   expect_equal(s$ratio, 4)
   expect_equal(s$noise_max, sqrt(2 * log(8)))
   expect_false(s$detected)
   expect_equal(s$factor, (5 + sqrt(2 * log(8))) / (4 - sqrt(2 * log(8))))
-  strong <- dpsco:::signal_check(c(0, 3, 0), 0.1, 2:3)
+  strong <- signal_check(c(0, 3, 0), 0.1, 2:3)
   expect_true(strong$detected)
-  expect_null(dpsco:::signal_text(strong, 100, 1))
-  none <- dpsco:::signal_check(c(0, 0.1, 0), 0.1, 2:3)
+  expect_null(signal_text(strong, 100, 1))
+  none <- signal_check(c(0, 0.1, 0), 0.1, 2:3)
   expect_null(none$factor)
-  expect_match(dpsco:::signal_text(none, 100, 1), "show no signal at n = 100")
+  expect_match(signal_text(none, 100, 1), "show no signal at n = 100")
   # the n and epsilon the message names scale with the factor
-  txt <- dpsco:::signal_text(s, 1000, 0.5)
-  expect_match(txt, dpsco:::format_count(ceiling(1000 * s$factor)), fixed = TRUE)
-  expect_null(dpsco:::signal_check(g0, 0, 2:5))
+  txt <- signal_text(s, 1000, 0.5)
+  expect_match(txt, format_count(ceiling(1000 * s$factor)), fixed = TRUE)
+  expect_null(signal_check(g0, 0, 2:5))
 })
 
 test_that("print() and summary() say when no predictor stands out of the noise", {

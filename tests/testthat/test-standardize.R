@@ -89,7 +89,7 @@ test_that("private standardisation: the shares add up and each part is calibrate
       expect_identical(sh$part, c("standardize", "optimizer"))
       expect_equal(sum(sh$share), 1, tolerance = 1e-15)
       expect_equal(sh$share[1], share, tolerance = 1e-15)
-      z_std <- dpsco:::calibrate_components(list(), 1, 3, share * eps,
+      z_std <- calibrate_components(list(), 1, 3, share * eps,
                                             share * del)
       expect_equal(sh$noise_multiplier[1], z_std, tolerance = 1e-12)
       expect_identical(sh$steps, c(3, K * T))
@@ -98,13 +98,13 @@ test_that("private standardisation: the shares add up and each part is calibrate
       expect_lte(sh$epsilon_alone[1], share * eps)
       expect_gt(sh$epsilon_alone[1], share * eps * (1 - 1e-4))
       # the optimiser's z is calibrated jointly with the 3 fixed releases
-      z_opt <- dpsco:::calibrate_components(list(list(z_std, 1, 3)), q, K * T,
+      z_opt <- calibrate_components(list(list(z_std, 1, 3)), q, K * T,
                                             eps, del)
       expect_equal(pr$noise_multiplier, z_opt, tolerance = 1e-12, label = info)
       expect_equal(sh$noise_multiplier[2], pr$noise_multiplier)
       # the whole release meets the target
       expect_lte(pr$epsilon_accounted, eps, label = info)
-      total <- dpsco:::account_epsilon(
+      total <- account_epsilon(
         list(list(z_std, 1, 3), list(pr$noise_multiplier, q, K * T)), del)
       expect_equal(pr$epsilon_accounted, total, tolerance = 1e-12)
       if (q == 1) {

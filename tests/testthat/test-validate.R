@@ -711,7 +711,6 @@ test_that("the hardening table: every bad input gives a quick, named, actionable
 test_that("size guards work on dimensions too large to allocate in a test", {
   # A matrix with 2^31 - 1 columns cannot be built here, so the guard that
   # dpsco() runs before the engine is called directly with fake sizes.
-  arg_of <- function(expr) tryCatch(expr, dpsco_arg_error = function(e) e$arg)
   int_max <- .Machine$integer.max
   # p + intercept would overflow the engine's int dimension
   expect_identical(arg_of(check_sizes(int_max, 1L, 1L, 1, FALSE, FALSE)), "x")
@@ -898,18 +897,18 @@ test_that("conditionCall() of an argument error is the user's call", {
 })
 
 test_that("a multinomial y is a factor whose levels are the classes", {
-  fam <- dpsco:::family_multinomial()
-  yy <- dpsco:::check_y(factor(c("b", "c", "b"), levels = c("a", "b", "c")),
+  fam <- family_multinomial()
+  yy <- check_y(factor(c("b", "c", "b"), levels = c("a", "b", "c")),
                         3, fam)
   # an absent level keeps its class
   expect_identical(yy$classnames, c("a", "b", "c"))
   expect_identical(yy$y, c(1, 2, 1))
-  expect_error(dpsco:::check_y(c("a", "b"), 2, fam), "levels declare")
-  expect_error(dpsco:::check_y(c(0, 1, 2), 3, fam), "must be a factor")
-  expect_error(dpsco:::check_y(factor(c("a", NA)), 2, fam), "missing")
-  expect_error(dpsco:::check_y(factor(c("a", "a")), 2, fam),
+  expect_error(check_y(c("a", "b"), 2, fam), "levels declare")
+  expect_error(check_y(c(0, 1, 2), 3, fam), "must be a factor")
+  expect_error(check_y(factor(c("a", NA)), 2, fam), "missing")
+  expect_error(check_y(factor(c("a", "a")), 2, fam),
                "between 2 and 256 classes")
-  expect_error(dpsco:::check_y(factor(1:300), 300, fam),
+  expect_error(check_y(factor(1:300), 300, fam),
                "it has 300")
 })
 
