@@ -98,7 +98,8 @@ check_tau <- function(tau, family) {
 #                  unpenalised terms alone (non-private lambda_max); with
 #                  record weights or offsets (NULL: none), the weights
 #                  times the residual of the weighted fit beside the
-#                  offsets
+#                  offsets (the glm families: glm.fit() with the family's
+#                  stats family, glm_null_residual())
 #   link(mean)     the linear predictor of a declared mean of y
 #   centre_range(y_range)  the range the private centre of y is clamped to,
 #                  from the released (or declared) range c(lo, hi) of y
@@ -132,8 +133,6 @@ check_tau <- function(tau, family) {
 #   trials_matrix  TRUE when glmnet takes y as a two-column matrix of
 #                  (successes, failures) counts (binomial), which
 #                  check_y_columns() refuses with how to expand it
-#   glm_family     the stats family of the glm fit of the unpenalised
-#                  terms (null_residual()), NULL when base R has none
 #   hessian(eta, y)  the loss's second derivative in eta, per record (the
 #                  exact Newton solver's weights, baseline.R); NULL for
 #                  multinomial, whose converged_multinomial() builds the
@@ -230,7 +229,7 @@ family_gaussian <- function() {
              start_curvature = function(b0, intercept, quant) 1,
              net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = NULL, y_check = NULL,
-             trials_matrix = FALSE, glm_family = stats::gaussian,
+             trials_matrix = FALSE,
              hessian = function(eta, y) rep(1, length(eta)),
              measure_loss = list(),
              deviance = loss_deviance(function(eta, y) (y - eta)^2 / 2),
@@ -264,7 +263,6 @@ family_binomial <- function() {
              radius_top = 1000,
              null_residual = glm_null_residual(stats::binomial,
                                                function(y) y - 0.5),
-             glm_family = stats::binomial,
              link = stats::qlogis,
              centre_range = function(y_range) c(0, 1),
              # at b0 every fitted probability is the (released) event rate:
@@ -330,7 +328,6 @@ family_poisson <- function() {
              measures = c("deviance", "mse", "mae"), radius_top = 100,
              null_residual = glm_null_residual(stats::poisson,
                                                function(y) y - 1),
-             glm_family = stats::poisson,
              link = log,
              # a count: the mean of y clamped to [0, the top of its range]
              centre_range = function(y_range) c(0, max(y_range[2L], 0)),
@@ -420,7 +417,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              start_curvature = function(b0, intercept, quant) quant$weight,
              net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = quantile_settings, y_check = NULL,
-             trials_matrix = FALSE, glm_family = NULL,
+             trials_matrix = FALSE,
              hessian = function(eta, y)
                kernel_density((eta - y) / h, smoother, tau) / h,
              measure_loss = list(),
@@ -542,7 +539,7 @@ family_multinomial <- function(nclass = NULL) {
              # a gradient carried by it drifts as the probabilities move
              # (test accuracy on Satellite at epsilon 2: 0.81 against 0.80)
              model_step = 1, model_memory = 0, y_settings = NULL,
-             y_check = NULL, trials_matrix = FALSE, glm_family = NULL,
+             y_check = NULL, trials_matrix = FALSE,
              hessian = NULL,
              measure_loss = list(deviance = multinomial_deviance,
                                  class = multinomial_misclass),
