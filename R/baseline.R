@@ -84,21 +84,6 @@ summary.dpsco_baseline <- function(object, ...) {
   out
 }
 
-# The loss's second derivative in eta, per record.
-loss_curvature <- function(fam, eta, y) {
-  switch(fam$name,
-    gaussian = rep(1, length(eta)),
-    binomial = { p <- stats::plogis(eta); p * (1 - p) },
-    poisson = exp(eta),
-    quantile = kernel_density((eta - y) / fam$bandwidth, fam$smoother,
-                              fam$tau) / fam$bandwidth,
-    {
-      # any other family: the derivative of its residual, numerically
-      e <- 1e-6 * pmax(1, abs(eta))
-      (fam$residual(eta + e, y) - fam$residual(eta - e, y)) / (2 * e)
-    })
-}
-
 # The move from b towards the model's minimiser bn (the proximal Newton
 # direction): Armijo backtracking on the penalised objective (Lee, Sun
 # and Saunders 2014), `g` the gradient at b, `f` the objective there,
@@ -124,13 +109,20 @@ overflow_error <- function()
   arg_error("y", "gives a loss that overflows double precision in the ",
             "non-private fit; rescale y (and x or the offset).")
 
+# The family of the engine's settings list (family_settings()).
+settings_family <- function(settings) {
+  family_object(names(family_codes)[match(settings$family, family_codes)],
+                list(tau = settings$tau, bandwidth = settings$bandwidth,
+                     smoother = names(kernel_codes)[match(settings$kernel,
+                                                          kernel_codes)],
+                     nclass = settings$nclass))
+}
+
 converged_path <- function(x, y, settings, lambda, beta0) {
-  name <- names(family_codes)[match(settings$family, family_codes)]
-  if (name == "multinomial")
-    return(converged_multinomial(x, y, settings, lambda, beta0))
-  fam <- family_object(name, list(
-    tau = settings$tau, bandwidth = settings$bandwidth,
-    smoother = names(kernel_codes)[match(settings$kernel, kernel_codes)]))
+  fam <- settings_family(settings)
+  # one predictor per class: the Hessian has K x K blocks per record
+  if (isTRUE(fam$multi))
+    return(converged_multinomial(x, y, settings, lambda, beta0, fam))
   intercept <- settings$intercept == 1L
   z <- if (intercept) cbind(rep(1, nrow(x)), x) else x
   # the engine's divisor: the public n (expected batch over its rate)
@@ -157,7 +149,7 @@ converged_path <- function(x, y, settings, lambda, beta0) {
     if (!is.finite(f)) overflow_error()
     for (it in seq_len(baseline_maxit)) {
       g <- drop(crossprod(z, wts * fam$residual(eta, y))) / n
-      w <- wts * loss_curvature(fam, eta, y)
+      w <- wts * fam$hessian(eta, y)
       h <- crossprod(z, z * w) / n
       # a tiny ridge keeps the model's diagonal positive (an all-zero
       # column, or a separated logistic fit); the line search checks the
@@ -187,9 +179,8 @@ converged_path <- function(x, y, settings, lambda, beta0) {
 # (singular along the shift of every class alike, on which the loss does
 # not depend; the penalty and the tiny ridge settle it), and the line
 # search on the penalised objective of converged_path().
-converged_multinomial <- function(x, y, settings, lambda, beta0) {
+converged_multinomial <- function(x, y, settings, lambda, beta0, fam) {
   K <- settings$nclass
-  fam <- family_multinomial(K)
   intercept <- settings$intercept == 1L
   # a lasso is solved on centred columns of unit sd with its penalty
   # factors divided by the sds: the same minimiser in the other

@@ -360,60 +360,39 @@ record_loss_names <- c(mse = "squared errors", mae = "absolute errors",
 # The measures whose bound scales with a bound on the error y - prediction.
 error_measures <- c("mse", "mae", "check")
 
-# The default clamp of the per-record deviance: 2 log(1000) for binomial
-# (a probability of 1/1000 on the observed class); for poisson
+# The default clamp of the per-record deviance, the family's
+# (deviance_bound()): 2 log(1000) for binomial and multinomial (a
+# probability of 1/1000 on the observed class); for poisson
 # 2 log(1000) max(R, 1), about the deviance of a count R at a mean 1000
 # times smaller, R the released bound on y (else the clipping level).  A
-# clamp: privacy never rests on it holding.
+# clamp: privacy never rests on it holding.  `fam` a family object or its
+# name.
 deviance_bound <- function(fam, r_bound) {
-  if (fam$name != "poisson") return(2 * log(1000))
-  if (is.null(r_bound))
+  bound <- family_object(fam)$deviance_bound(r_bound)
+  if (is.null(bound))
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
-  2 * log(1000) * max(r_bound, 1)
+  bound
 }
 
 # Per-record losses (n_val x K) of fitted means or probabilities `pred`;
-# `family` the fit's family name (the deviance is the family's).  For
-# "multinomial", pred is the n_val x classes x K array of probabilities
-# and y the classes coded 0 to classes - 1.
+# `family` the fit's family (an object or its name): the measures that are
+# the family's own (its measure_loss: the deviance, the misclassification)
+# come from it.  For "multinomial", pred is the n_val x classes x K array
+# of probabilities and y the classes coded 0 to classes - 1.
 record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
-  if (family == "multinomial") {
-    n <- length(y)
-    k <- dim(pred)[3L]
-    # each record's own class, in every penalty's slice: n x K
-    idx <- cbind(rep(seq_len(n), k), rep(y + 1L, k), rep(seq_len(k), each = n))
-    if (measure == "deviance")
-      return(matrix(-2 * log(pmax(pred[idx], 1e-300)), n, k))
-    best <- vapply(seq_len(k), function(j)
-      max.col(matrix(pred[, , j], n), ties.method = "first"), integer(n))
-    return(1 * (matrix(best, n, k) != y + 1L))
-  }
-  if (measure == "deviance" && family == "poisson") {
-    mu <- pmax(pred, 1e-300)
-    # y recycles down each column of the n_val x K predictions
-    ylog <- y * log(pmax(y, 1e-300) / mu)
-    ylog[rep_len(y == 0, length(ylog))] <- 0
-    dev <- 2 * (ylog - (y - mu))
-    # an infinite mean has an infinite deviance (mu outgrows y log mu);
-    # the formula's -Inf + Inf would be NaN
-    dev[is.infinite(mu)] <- Inf
-    return(dev)
-  }
+  own <- family_object(family)$measure_loss[[measure]]
+  if (!is.null(own)) return(own(y, pred))
   switch(measure,
     check = check_loss(y - pred, tau),
     mse = (y - pred)^2,
-    mae = abs(y - pred),
-    class = 1 * ((pred > 0.5) != (y == 1)),
-    deviance = {
-      pr <- pmin(pmax(pred, 1e-300), 1 - 1e-16)
-      -2 * (y * log(pr) + (1 - y) * log1p(-pr))
-    })
+    mae = abs(y - pred))
 }
 
 # The per-record losses as the selection and the curve sum them: clamped
 # to [0, bound] by the NaN rule (clamp.R), a loss that is not a number
-# (an overflowing prediction) counting as the bound.
+# (an overflowing prediction) counting as the bound.  `family` as in
+# record_loss().
 clamped_loss <- function(measure, y, pred, tau, family, bound,
                          y_range = NULL) {
   if (!is.null(y_range)) y <- clamp(y, y_range[1L], y_range[2L])

@@ -74,7 +74,7 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
   }
   fam <- fit_family(object)
   newx <- check_design(newx, "newx", min_rows = 1L)
-  yy <- check_y(newy, nrow(newx), fam$name)
+  yy <- check_y(newy, nrow(newx), fam)
   if (!is.null(yy$classnames) && !is.null(object$classnames) &&
       is.factor(newy) && !identical(yy$classnames, object$classnames))
     arg_error("newy", "has classes ", paste(yy$classnames, collapse = ", "),
@@ -84,19 +84,9 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
                                                            "dpsco_formula")),
                         newx = newx, s = s, type = "link",
                         newoffset = newoffset)
-  y <- yy$y
-  if (fam$name == "multinomial") {
-    # -2 sum log p_y per penalty, from each slice of the n x K x s array
-    dev <- vapply(seq_len(dim(eta)[3L]), function(j)
-      2 * sum(fam$eval_loss(matrix(eta[, , j], nrow(newx)), y)), 0)
-    return(stats::setNames(dev, dimnames(eta)[[3L]]))
-  }
-  # (the saturated model's log-likelihood is not 0 for counts: the unit
-  # deviance of cv.dpsco()'s validation loss)
-  dev <- if (fam$name == "poisson")
-           colSums(record_loss("deviance", y, exp(eta), family = "poisson"))
-         else 2 * colSums(fam$eval_loss(eta, y))
-  stats::setNames(dev, colnames(eta))
+  # one value per penalty, the last dimension of eta (a multinomial's
+  # n x K x s array, the others' n x s matrix)
+  stats::setNames(fam$deviance(eta, yy$y), dimnames(eta)[[length(dim(eta))]])
 }
 
 #' @rdname deviance.dpsco

@@ -90,11 +90,12 @@ family_arg <- function(family) {
 }
 
 # A binomial y given as glmnet's two-column (successes, failures) matrix:
-# refused with the way to expand it (see ?dpsco_families).
+# refused with the way to expand it (see ?dpsco_families).  `family` a
+# family object or its name.
 check_y_columns <- function(y, family) {
   if (!is.matrix(y) && !is.data.frame(y)) return(invisible())
   if (NCOL(y) < 2L) return(invisible())
-  if (identical(family, "binomial"))
+  if (isTRUE(family_object(family)$trials_matrix))
     arg_error("y", "is a ", NCOL(y), "-column matrix; a binomial y of ",
               "(successes, failures) counts is not supported: privacy ",
               "protects one record, and a row of counts stands for several ",

@@ -93,9 +93,13 @@ check_tau <- function(tau, family) {
 #                  (multinomial: the class shares), NULL for the others
 #   measures       the validation measures of cv.dpsco(), the default first
 #   radius_top     the largest default radius of the constraint methods
-#   null_residual(x, y, intercept, unpenalised)
+#   null_residual(x, y, intercept, unpenalised, weights, offset)
 #                  minus the gradient's residual at the fit of the
-#                  unpenalised terms alone (non-private lambda_max)
+#                  unpenalised terms alone (non-private lambda_max); with
+#                  record weights or offsets (NULL: none), the weights
+#                  times the residual of the weighted fit beside the
+#                  offsets (the glm families: glm.fit() with the family's
+#                  stats family, glm_null_residual())
 #   link(mean)     the linear predictor of a declared mean of y
 #   centre_range(y_range)  the range the private centre of y is clamped to,
 #                  from the released (or declared) range c(lo, hi) of y
@@ -123,6 +127,36 @@ check_tau <- function(tau, family) {
 #   y_settings     the family's own private settings of y (quantile.R:
 #                  the centre and bandwidth from a histogram of y), NULL
 #                  when it has none
+#   y_check(y)     the family's own check of a numeric y that check_y()
+#                  has found finite (poisson: counts are non-negative),
+#                  NULL when it has none
+#   trials_matrix  TRUE when glmnet takes y as a two-column matrix of
+#                  (successes, failures) counts (binomial), which
+#                  check_y_columns() refuses with how to expand it
+#   hessian(eta, y)  the loss's second derivative in eta, per record (the
+#                  exact Newton solver's weights, baseline.R); NULL for
+#                  multinomial, whose converged_multinomial() builds the
+#                  K x K blocks itself
+#   measure_loss   the per-record validation losses of cv.dpsco() that
+#                  are the family's own, a list of function(y, pred) by
+#                  measure name (pred on the response scale: an n x K
+#                  matrix, multinomial an n x classes x K array); the
+#                  measures of the error y - pred ("mse", "mae", "check")
+#                  are record_loss()'s
+#   deviance(eta, y) the deviance of each penalty's fit on (x, y) from
+#                  its linear predictors eta (n x K; multinomial
+#                  n x classes x K)
+#   deviance_bound(r_bound)  cv.dpsco()'s default clamp of one record's
+#                  deviance, r_bound the released bound on y (NULL: none),
+#                  NULL when the family needs that bound and has none; NULL
+#                  for the families without the "deviance" measure
+#   deviance_label the display name of the "deviance" measure (cv.dpsco()'s
+#                  `name`)
+#   y_error_scale  TRUE when y is on the scale of the prediction error,
+#                  so cv.dpsco() clamps held-out y to the released range of
+#                  y (gaussian, quantile)
+#   shardable      TRUE when every release of the fit is a sum the workers
+#                  of sharded data form (shards.R)
 
 new_family <- function(name, ...) {
   structure(c(list(name = name, code = family_codes[[name]]), list(...)),
@@ -132,7 +166,10 @@ new_family <- function(name, ...) {
 # Residual of the data from the GLM fit of the unpenalised terms; `empty`
 # is the residual with no term at all.
 glm_null_residual <- function(glm_family, empty) {
-  function(x, y, intercept, unpenalised) {
+  function(x, y, intercept, unpenalised, weights = NULL, offset = NULL) {
+    if (!is.null(weights) || !is.null(offset))
+      return(glm_weighted_residual(glm_family(), x, y, intercept,
+                                   unpenalised, weights, offset))
     z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
     if (ncol(z) == 0L) return(empty(y))
     if (!any(unpenalised)) return(y - mean(y))  # intercept only: exact
@@ -142,6 +179,34 @@ glm_null_residual <- function(glm_family, empty) {
     y - fit$fitted.values
   }
 }
+
+# The weighted residual w (y - mu) of glm's fit of the unpenalised terms
+# beside the offsets (mu the inverse link of the offsets when there is no
+# term).
+glm_weighted_residual <- function(glm_fam, x, y, intercept, unpenalised,
+                                  weights, offset) {
+  w <- weights %||% rep(1, length(y))
+  off <- offset %||% rep(0, length(y))
+  z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
+  mu <- if (ncol(z) == 0L) glm_fam$linkinv(off)
+        else suppressWarnings(stats::glm.fit(
+          z, y, weights = w, offset = off, family = glm_fam,
+          control = list(epsilon = 1e-12, maxit = 100)))$fitted.values
+  w * (y - mu)
+}
+
+# The deviance of each penalty as twice the summed per-record loss.
+loss_deviance <- function(loss) function(eta, y) 2 * colSums(loss(eta, y))
+
+# The binomial deviance -2 log p(y) of fitted probabilities, kept off 0
+# and 1.
+binomial_deviance <- function(y, pred) {
+  pr <- pmin(pmax(pred, 1e-300), 1 - 1e-16)
+  -2 * (y * log(pr) + (1 - y) * log1p(-pr))
+}
+
+# A 0/1 record misclassified by the probability pred.
+binomial_misclass <- function(y, pred) 1 * ((pred > 0.5) != (y == 1))
 
 family_gaussian <- function() {
   new_family("gaussian", label = "gaussian", model = "linear",
@@ -163,7 +228,14 @@ family_gaussian <- function() {
              centre_range = function(y_range) y_range,
              start_curvature = function(b0, intercept, quant) 1,
              net_offset = function(y, offset) y - offset,
-             model_step = 1, y_settings = NULL)
+             model_step = 1, y_settings = NULL, y_check = NULL,
+             trials_matrix = FALSE,
+             hessian = function(eta, y) rep(1, length(eta)),
+             measure_loss = list(),
+             deviance = loss_deviance(function(eta, y) (y - eta)^2 / 2),
+             # (no "deviance" measure: the label cv.R's table gives)
+             deviance_bound = NULL, deviance_label = "Binomial deviance",
+             y_error_scale = TRUE, shardable = TRUE)
 }
 
 # The logistic loss log(1 + e^eta) - y eta in a form that does not
@@ -205,11 +277,37 @@ family_binomial <- function() {
              # falls away from b0) still contracts: |1 - 1.5| < 1
              # a 0/1 response has no net of an offset: its event rate
              net_offset = function(y, offset) y,
-             model_step = 1.5, y_settings = NULL)
+             model_step = 1.5, y_settings = NULL, y_check = NULL,
+             trials_matrix = TRUE,
+             hessian = function(eta, y) {
+               p <- stats::plogis(eta)
+               p * (1 - p)
+             },
+             measure_loss = list(deviance = binomial_deviance,
+                                 class = binomial_misclass),
+             deviance = loss_deviance(logistic_loss),
+             # a probability of 1/1000 on the observed class
+             deviance_bound = function(r_bound) 2 * log(1000),
+             deviance_label = "Binomial deviance",
+             y_error_scale = FALSE, shardable = TRUE)
 }
 
 # The Poisson loss e^eta - y eta (glmnet's, up to the term in y alone).
 poisson_loss <- function(eta, y) exp(eta) - y * eta
+
+# The Poisson unit deviance 2 (y log(y / mu) - (y - mu)) of fitted means mu
+# (y recycles down each column of an n x K mu): the saturated model's
+# log-likelihood is not 0 for counts, unlike the loss's.
+poisson_deviance <- function(y, mu) {
+  mu <- pmax(mu, 1e-300)
+  ylog <- y * log(pmax(y, 1e-300) / mu)
+  ylog[rep_len(y == 0, length(ylog))] <- 0
+  dev <- 2 * (ylog - (y - mu))
+  # an infinite mean has an infinite deviance (mu outgrows y log mu);
+  # the formula's -Inf + Inf would be NaN
+  dev[is.infinite(mu)] <- Inf
+  dev
+}
 
 family_poisson <- function() {
   new_family("poisson", label = "poisson", model = "Poisson (log link)",
@@ -256,7 +354,22 @@ family_poisson <- function() {
              # half the model's step: the curvature at b0 is that of the
              # mean count, and records with larger means have more of it
              # (full steps overshoot on heavy-tailed counts)
-             model_step = 0.5, y_settings = NULL)
+             model_step = 0.5, y_settings = NULL,
+             # (the message names the problem, never a count of the data)
+             y_check = function(y)
+               if (any(y < 0))
+                 arg_error("y", "must be non-negative counts for the ",
+                           "poisson family; it has negative values."),
+             trials_matrix = FALSE,
+             hessian = function(eta, y) exp(eta),
+             measure_loss = list(deviance = poisson_deviance),
+             deviance = function(eta, y) colSums(poisson_deviance(y, exp(eta))),
+             # about the deviance of a count r_bound at a mean 1000 times
+             # smaller; a clamp, privacy never rests on it holding
+             deviance_bound = function(r_bound)
+               if (!is.null(r_bound)) 2 * log(1000) * max(r_bound, 1),
+             deviance_label = "Poisson deviance",
+             y_error_scale = FALSE, shardable = TRUE)
 }
 
 # tau in (0, 1); smoother: a kernel of kernel_choices or "moreau"; kernel:
@@ -297,17 +410,38 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              inverse_link = identity, classes = FALSE,
              start = function(centre, n) centre,
              measures = "check", radius_top = 100,
-             # minus the check loss's subgradient at the intercept-only fit
-             # (the tau-quantile of y), the unpenalised columns left aside
-             null_residual = function(x, y, intercept, unpenalised)
-               (y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0) -
-                 (1 - tau),
+             null_residual = quantile_null_residual(tau),
              link = identity, centre_range = NULL,
              # the smoothed check loss's curvature averaged over moves of
              # the size of y's spread, from y's histogram (quantile.R)
              start_curvature = function(b0, intercept, quant) quant$weight,
              net_offset = function(y, offset) y - offset,
-             model_step = 1, y_settings = quantile_settings)
+             model_step = 1, y_settings = quantile_settings, y_check = NULL,
+             trials_matrix = FALSE,
+             hessian = function(eta, y)
+               kernel_density((eta - y) / h, smoother, tau) / h,
+             measure_loss = list(),
+             deviance = loss_deviance(function(eta, y)
+               check_loss(y - eta, tau)),
+             # (no "deviance" measure: the label cv.R's table gives)
+             deviance_bound = NULL, deviance_label = "Binomial deviance",
+             y_error_scale = TRUE, shardable = FALSE)
+}
+
+# Minus the check loss's subgradient at the intercept-only fit (the
+# tau-quantile of y), the unpenalised columns left aside; with weights or
+# offsets, the weights times it on y net of the offsets (the check loss
+# has no glm).
+quantile_null_residual <- function(tau) {
+  plain <- function(y, intercept)
+    (y > if (intercept) stats::quantile(y, tau, names = FALSE) else 0) -
+      (1 - tau)
+  function(x, y, intercept, unpenalised, weights = NULL, offset = NULL) {
+    if (is.null(weights) && is.null(offset)) return(plain(y, intercept))
+    w <- weights %||% rep(1, length(y))
+    off <- offset %||% rep(0, length(y))
+    w * plain(y - off, intercept)
+  }
 }
 
 # softmax of the rows of eta (a matrix, or a vector of one row), by the
@@ -391,11 +525,7 @@ family_multinomial <- function(nclass = NULL) {
                list(estimate = est, noise_sd = z * sens, sensitivity = sens)
              },
              measures = c("deviance", "class"), radius_top = 1000,
-             null_residual = function(x, y, intercept, unpenalised) {
-               ind <- class_indicators(y, nclass)
-               if (!intercept) return(ind - 1 / ncol(ind))
-               ind - rep(colMeans(ind), each = nrow(ind))
-             },
+             null_residual = multinomial_null_residual(nclass),
              link = function(mean) log(mean) - mean(log(mean)),
              centre_range = function(y_range) c(0, 1),
              start_curvature = function(b0, intercept, quant)
@@ -408,7 +538,62 @@ family_multinomial <- function(nclass = NULL) {
              # no memory: the model S (x) A is the Hessian at b0 only, and
              # a gradient carried by it drifts as the probabilities move
              # (test accuracy on Satellite at epsilon 2: 0.81 against 0.80)
-             model_step = 1, model_memory = 0, y_settings = NULL)
+             model_step = 1, model_memory = 0, y_settings = NULL,
+             y_check = NULL, trials_matrix = FALSE,
+             hessian = NULL,
+             measure_loss = list(deviance = multinomial_deviance,
+                                 class = multinomial_misclass),
+             deviance = function(eta, y)
+               vapply(seq_len(dim(eta)[3L]), function(j)
+                 2 * sum(loss(matrix(eta[, , j], nrow(eta)), y)), 0),
+             # a probability of 1/1000 on the observed class
+             deviance_bound = function(r_bound) 2 * log(1000),
+             deviance_label = "Multinomial deviance",
+             y_error_scale = FALSE, shardable = FALSE)
+}
+
+# The residual at the fit of the intercepts alone (the class shares,
+# weighted when weights are given; equal without intercept).  Unpenalised
+# columns would need a multinomial glm, which base R does not have; the
+# family takes no offsets.
+multinomial_null_residual <- function(nclass) {
+  function(x, y, intercept, unpenalised, weights = NULL, offset = NULL) {
+    if (any(unpenalised))
+      arg_error("penalty.factor", "of 0 (an unpenalised column) is not ",
+                "available for a multinomial fit whose lambda grid is ",
+                "taken from the data; give lambda.")
+    ind <- class_indicators(y, nclass)
+    if (is.null(weights)) {
+      if (!intercept) return(ind - 1 / ncol(ind))
+      return(ind - rep(colMeans(ind), each = nrow(ind)))
+    }
+    shares <- if (intercept) colSums(weights * ind) / sum(weights)
+              else rep(1 / nclass, nclass)
+    weights * (ind - rep(shares, each = length(y)))
+  }
+}
+
+# Each record's own class in every penalty's slice of the n x classes x K
+# probabilities pred: the n x K index of pred.
+own_class_index <- function(y, pred) {
+  n <- length(y)
+  k <- dim(pred)[3L]
+  cbind(rep(seq_len(n), k), rep(y + 1L, k), rep(seq_len(k), each = n))
+}
+
+# -2 log p_y per record and penalty (y coded 0 to classes - 1).
+multinomial_deviance <- function(y, pred)
+  matrix(-2 * log(pmax(pred[own_class_index(y, pred)], 1e-300)), length(y),
+         dim(pred)[3L])
+
+# A record misclassified by the first class of largest probability, per
+# penalty.
+multinomial_misclass <- function(y, pred) {
+  n <- length(y)
+  k <- dim(pred)[3L]
+  best <- vapply(seq_len(k), function(j)
+    max.col(matrix(pred[, , j], n), ties.method = "first"), integer(n))
+  1 * (matrix(best, n, k) != y + 1L)
 }
 
 # The family of dpsco() and cv.dpsco() from the user's arguments, with

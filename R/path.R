@@ -49,38 +49,12 @@ released_grid <- function(g0, intercept, alpha, pf, nlambda, lmr,
 }
 
 # y minus the fitted mean of the model with only the unpenalised terms
-# (intercept and columns with penalty factor 0); non-private use only.
-# `family`: a family object, or a name (with `tau` for "quantile").
+# (intercept and columns with penalty factor 0), times the weights when
+# given, beside the offsets (the family's null_residual()); non-private use
+# only.  `family`: a family object, or a name (with `tau` for "quantile"
+# and `nclass` for "multinomial").
 null_residual <- function(x, y, family, intercept, unpenalised, tau = 0.5,
                           weights = NULL, offset = NULL, nclass = 1L) {
   fam <- family_object(family, list(tau = tau, nclass = nclass))
-  if (isTRUE(fam$multi)) {
-    # the intercept-only fit (the class shares); columns left unpenalised
-    # would need a multinomial glm, which base R does not have
-    if (any(unpenalised))
-      arg_error("penalty.factor", "of 0 (an unpenalised column) is not ",
-                "available for a multinomial fit whose lambda grid is ",
-                "taken from the data; give lambda.")
-    if (is.null(weights)) return(fam$null_residual(x, y, intercept, unpenalised))
-    ind <- class_indicators(y, nclass)
-    shares <- if (intercept) colSums(weights * ind) / sum(weights)
-              else rep(1 / nclass, nclass)
-    return(weights * (ind - rep(shares, each = length(y))))
-  }
-  if (is.null(weights) && is.null(offset))
-    return(fam$null_residual(x, y, intercept, unpenalised))
-  # weighted, beside the offsets: glm's fit of the unpenalised terms (the
-  # quantile family's check loss has no glm: its offsets are taken off y)
-  w <- weights %||% rep(1, length(y))
-  off <- offset %||% rep(0, length(y))
-  if (fam$name == "quantile")
-    return(w * fam$null_residual(x, y - off, intercept, unpenalised))
-  z <- cbind(if (intercept) 1, design_columns(x, unpenalised))
-  glm_fam <- switch(fam$name, gaussian = stats::gaussian(),
-                    binomial = stats::binomial(), poisson = stats::poisson())
-  mu <- if (ncol(z) == 0L) glm_fam$linkinv(off)
-        else suppressWarnings(stats::glm.fit(
-          z, y, weights = w, offset = off, family = glm_fam,
-          control = list(epsilon = 1e-12, maxit = 100)))$fitted.values
-  w * (y - mu)
+  fam$null_residual(x, y, intercept, unpenalised, weights, offset)
 }

@@ -286,8 +286,6 @@ cv.dpsco.dpsco_shards <- function(x, ...) {
   cv
 }
 
-shard_families <- c("gaussian", "binomial", "poisson")
-
 # The checks of a fit on shards that dpsco.default() cannot make (its x
 # and y are handles), and the handles.
 shard_args <- function(x, dots) {
@@ -306,13 +304,18 @@ shard_args <- function(x, dots) {
   if (!is.null(dots$control$x_bound))
     arg_error("control", "$x_bound: declared bounds on x are not available ",
               "for sharded data; leave them to private tuning.")
-  # the families whose every release is a sum the workers form (a name
-  # outside every family is left to dpsco()'s own error)
+  # the families whose every release is a sum the workers form (their
+  # `shardable`; a name outside every family is left to dpsco()'s own
+  # error)
   fam <- if (!is.null(dots$family)) family_arg(dots$family)
   if (is.character(fam) && length(fam) == 1L &&
-      fam %in% setdiff(names(family_codes), shard_families))
+      fam %in% names(family_codes) && !family_object(fam)$shardable) {
+    ok <- Filter(function(f) family_object(f)$shardable, names(family_codes))
+    ok <- paste0("\"", ok, "\"")
     arg_error("family", "\"", fam, "\" is not available for sharded data ",
-              "(use \"gaussian\", \"binomial\" or \"poisson\").")
+              "(use ", paste(ok[-length(ok)], collapse = ", "), " or ",
+              ok[length(ok)], ").")
+  }
   shard_handles(x)
 }
 

@@ -157,6 +157,7 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     data <- as.data.frame(as.matrix(newx))
   }
   fit <- structure(x, class = setdiff(class(x), "dpsco_formula"))
+  fam <- fit_family(x)
   if (inherits(fit, "dpsco_multinomial")) {
     prob <- matrix(stats::predict(fit, newx = newx, s = s, type = "response",
                                   newoffset = newoffset), nrow(data))
@@ -166,14 +167,14 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     for (k in seq_along(x$classnames))
       data[[paste0(".pred_", x$classnames[k])]] <- prob[, k]
     # (no residual of a class; a given newy is still checked)
-    if (!is.null(newy)) check_y(newy, nrow(data), "multinomial")
+    if (!is.null(newy)) check_y(newy, nrow(data), fam)
     return(data)
   }
   data$.fitted <- drop(stats::predict(fit, newx = newx, s = s,
                                       type = "response",
                                       newoffset = newoffset))
   if (!is.null(newy)) {
-    yy <- check_y(newy, nrow(data), fit_family(x)$name)
+    yy <- check_y(newy, nrow(data), fam)
     data$.resid <- yy$y - data$.fitted
   }
   data

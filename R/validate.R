@@ -233,10 +233,9 @@ check_y <- function(y, n, family) {
                 ".")
     if (!all(is.finite(y)))
       arg_error("y", "contains NA, NaN or infinite values.")
-    # (the messages name the problem, never a count or value of the data)
-    if (fam$name == "poisson" && any(y < 0))
-      arg_error("y", "must be non-negative counts for the poisson family; ",
-                "it has negative values.")
+    # the family's own check (poisson: non-negative counts); the messages
+    # name the problem, never a count or value of the data
+    if (!is.null(fam$y_check)) fam$y_check(y)
     y <- as.double(y)
   }
   list(y = y, classnames = classnames)
