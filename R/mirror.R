@@ -341,7 +341,8 @@ register_method(
   control = c(radius_path_control, "clip", "mirror_alpha", "row_bound",
               "shrink"),
   truncation = "l2", row = TRUE, bounded = TRUE, lp = TRUE,
-  radius_inf = function(fam) TRUE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_mirror(prob, radius, prob$lp, budget, mirror_control(prob, control),
-               iterations = steps))
+  radius_inf = function(fam) TRUE, shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_mirror(prob, path, prob$lp, settings$budget,
+               mirror_control(prob, settings$control),
+               iterations = settings$steps))

@@ -692,6 +692,6 @@ register_method(
               "objective_maxit", "shrink"),
   truncation = "none", bounded = TRUE,
   # an unconstrained radius needs a residual bounded for every w
-  radius_inf = function(fam) fam$bounded,
-  fit = function(prob, radius, budget, control, steps)
-    fit_objective(prob, radius, budget$remaining, control))
+  radius_inf = function(fam) fam$bounded, shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_objective(prob, path, settings$budget$remaining, settings$control))
