@@ -34,20 +34,28 @@ common_control <- c("shares", "std_share", "x_bound", "center", "y_range",
 
 # Why the methods along radii cannot run on sharded data (their
 # `shardable`).
-radius_unshardable <- "the constraint-set methods run their own loops over the records"
+radius_unshardable <-
+  "the constraint-set methods run their own loops over the records"
 
 # The checks of the trait table.
-is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v) && nzchar(v)
+is_string <- function(v) {
+  is.character(v) && length(v) == 1L && !is.na(v) && nzchar(v)
+}
 is_flag <- function(v) is.logical(v) && length(v) == 1L && !is.na(v)
 is_names <- function(v) is.character(v) && !anyNA(v)
 is_number <- function(v) is.numeric(v) && length(v) == 1L && !is.na(v)
 one_of <- function(...) function(v) is_string(v) && v %in% c(...)
 or_null <- function(check) function(v) is.null(v) || check(v)
+is_fit <- function(v) {
+  is.function(v) && identical(names(formals(v)), c("prob", "path", "settings"))
+}
 
 # The default of a trait every method must give.
 required_trait <- structure(list(), class = "dpsco_required_trait")
 
-trait <- function(default, check, doc) list(default = default, check = check, doc = doc)
+trait <- function(default, check, doc) {
+  list(default = default, check = check, doc = doc)
+}
 
 # The traits of a method, as entry.c states its settings lists: one row per
 # trait with its default (required_trait: none, it must be given), the check
@@ -59,64 +67,71 @@ trait <- function(default, check, doc) list(default = default, check = check, do
 # constrained.R).
 method_traits <- list(
   name = trait(required_trait, is_string, "the value of dpsco(method = )"),
-  label = trait(required_trait, is_string, "one line for print() and summary()"),
-  reference = trait(required_trait, is_string, "the paper (and algorithm) it implements"),
+  label = trait(required_trait, is_string,
+                "one line for print() and summary()"),
+  reference = trait(required_trait, is_string,
+                    "the paper (and algorithm) it implements"),
   path = trait(required_trait, one_of("lambda", "radius"),
-               "a penalised path (the engine's steps) or a path of constraint radii"),
+               "a penalised path or a path of constraint radii"),
   families = trait(required_trait, function(v) is_names(v) && length(v) > 0L,
-                   "the families it fits (checked against family_codes by the tests)"),
+                   "the families it fits (the tests check family_codes)"),
   adjacency = trait(required_trait,
-                    function(v) is.function(v) || one_of("add/remove", "replace-one")(v),
-                    "the relation of its proof, or a function of lp (method_adjacency())"),
+                    function(v) is.function(v) ||
+                      one_of("add/remove", "replace-one")(v),
+                    "its proof's relation, or a function of lp"),
   sampling = trait(required_trait, is_string, "how it uses the records"),
-  fit = trait(required_trait,
-              function(v) is.function(v) &&
-                identical(names(formals(v)), c("prob", "path", "settings")),
-              "function(prob, path, settings) fitting the path (see the header)"),
-  rank = trait(99, is_number, "its place in method_names() among its path's methods"),
+  fit = trait(required_trait, is_fit,
+              "function(prob, path, settings), see the header"),
+  rank = trait(99, is_number, "its place among its path's methods"),
   control = trait(character(), is_names,
                   "the dpsco_control() fields it reads beyond common_control"),
-  secure = trait(FALSE, is_flag, "takes secure = TRUE (the Gaussian releases of the oracles)"),
+  secure = trait(FALSE, is_flag, "takes secure = TRUE (Gaussian releases)"),
   shardable = trait("its steps are not the engine's Poisson-batch sums",
                     function(v) isTRUE(v) || is_string(v),
-                    "TRUE: fits sharded data (shards.R); else the reason it cannot"),
+                    "TRUE: fits sharded data; else the reason it cannot"),
   truncation = trait("none", one_of("l2", "coordinate", "none"),
-                     "the clipping level private tuning releases (\"none\": none)"),
-  oracle = trait(NULL, or_null(is.list), "lambda: its gradient oracle, new_oracle() (oracles.R)"),
+                     "the clipping level private tuning releases"),
+  oracle = trait(NULL, or_null(is.list),
+                 "lambda: its gradient oracle, new_oracle() in oracles.R"),
   gradient_oracle = trait(NULL, or_null(is_string),
-                          "lambda: the registered oracle whose estimator it uses (NULL: its own)"),
+                          "lambda: the oracle it borrows (NULL: its own)"),
   optimizers = trait(c("newton", "spgd"),
                      function(v) is_names(v) && length(v) > 0L &&
                        all(v %in% c("newton", "spgd")),
-                     "lambda: the optimisers it runs with, the first its private default"),
+                     "lambda: its optimisers, the first its private default"),
   converges = trait(FALSE, is_flag,
-                    "lambda: solved to convergence unless iterations is given (baseline.R)"),
+                    "lambda: solved to convergence without iterations"),
   disjoint = trait(FALSE, is_flag,
-                   "lambda: one pass over per-record random blocks, not Poisson batches"),
+                   "lambda: passes over per-record random blocks"),
   blocks = trait(NULL, or_null(is.function),
-                 "lambda, disjoint: function(n, batch_size, iterations) giving m and steps"),
-  step_scale = trait(1, function(v) is_number(v) && v > 0, "lambda: the factor of the default step"),
+                 "lambda, disjoint: function(n, batch_size, iterations)"),
+  step_scale = trait(1, function(v) is_number(v) && v > 0,
+                     "lambda: the factor of the default step"),
   output = trait(NULL, or_null(one_of("average", "last", "tail")),
-                 "lambda: the output it always returns (NULL: control$output)"),
+                 "lambda: the output it always returns (NULL: the control's)"),
   mechanism = trait(NULL, or_null(is.function),
-                    "lambda, disjoint: function() giving the record's mechanism"),
+                    "lambda, disjoint: function() giving the record's text"),
   released = trait(NULL, or_null(is.function),
-                   "lambda, disjoint: function(nlam, steps, first_release) giving its releases"),
-  row = trait(FALSE, is_flag, "radius: its smoothness is the squared private row bound"),
-  bounded = trait(FALSE, is_flag, "radius: shrinks x and y to [-K, K] with public tuning"),
-  shrink = trait(FALSE, is_flag, "radius: takes control$shrink with private tuning too"),
-  lp = trait(FALSE, is_flag, "radius: takes dpsco(lp = ), an l_p geometry"),
+                   "lambda, disjoint: function(nlam, steps, first_release)"),
+  row = trait(FALSE, is_flag,
+              "radius: its smoothness is the squared private row bound"),
+  bounded = trait(FALSE, is_flag,
+                  "radius: shrinks x and y to [-K, K] with public tuning"),
+  shrink = trait(FALSE, is_flag,
+                 "radius: takes control$shrink with private tuning too"),
+  lp = trait(FALSE, is_flag, "radius: takes dpsco(lp = )"),
   radius_inf = trait(function(fam) FALSE, is.function,
-                     "radius: function(fam): may a radius be Inf for this family object?"),
+                     "radius: function(fam): may a radius be Inf?"),
   one_pass = trait(NULL, or_null(is.list),
-                   "radius: a one-pass method's variant, one_pass_variant() (one-pass.R)"))
+                   "radius: its one_pass_variant() (one-pass.R)"))
 
 # Build and register one method from its traits (method_traits); an
 # unknown, unnamed, repeated, missing or ill-formed trait is an error
 # naming it.
 register_method <- function(name, ...) {
   given <- list(name = name, ...)
-  who <- paste0("register_method(\"", if (is_string(name)) name else "?", "\"): ")
+  who <- paste0("register_method(\"", if (is_string(name)) name else "?",
+                "\"): ")
   nm <- names(given)
   if (any(!nzchar(nm)) || anyDuplicated(nm))
     stop(who, "every trait must be named once.", call. = FALSE)
@@ -138,7 +153,8 @@ register_method <- function(name, ...) {
                         is.function(obj$released)))
     stop(who, "a disjoint method needs `blocks`, `mechanism` and `released`.",
          call. = FALSE)
-  if (obj$path == "lambda" && is.null(obj$oracle) && is.null(obj$gradient_oracle))
+  if (obj$path == "lambda" && is.null(obj$oracle) &&
+      is.null(obj$gradient_oracle))
     stop(who, "a penalised method needs `oracle` or `gradient_oracle`.",
          call. = FALSE)
   obj <- structure(obj, class = "dpsco_method")
@@ -146,8 +162,8 @@ register_method <- function(name, ...) {
   invisible(obj)
 }
 
-# Registered methods in a fixed order: the paper's oracles first, then
-# the penalised and the radius methods by name.
+# Registered methods in a fixed order: the penalised methods first (the
+# paper's oracles leading), then the radius methods, each by rank.
 method_names <- function() {
   all <- ls(method_registry)
   path <- vapply(all, function(m) method_registry[[m]]$path, "")
