@@ -10,7 +10,7 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = one_pass_sampling,
   control = c(radius_path_control, "clip", "row_bound"),
-  truncation = "l2", row = TRUE, radius_inf = function(fam) FALSE,
+  truncation = "l2", row = TRUE, shardable = radius_unshardable,
   one_pass = one_pass_variant(
     one_pass_codes[["acsa"]],
     plan = function(n, d, radius, z, C, beta, mu, steps) {
@@ -39,5 +39,6 @@ register_method(
                            eta = eta))
     },
     reported = "eta"),
-  fit = function(prob, radius, budget, control, steps)
-    fit_one_pass(prob, radius, "acsa", budget, control, steps))
+  fit = function(prob, path, settings)
+    fit_one_pass(prob, path, "acsa", settings$budget, settings$control,
+                 settings$steps))

@@ -34,12 +34,13 @@ baseline_maxit <- 200L
 
 # The fit function of method "none": the converged path when lambda_path()
 # marks the settings so (iterations not given), else the engine's loop.
-none_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
+none_path_fit <- function(prob, path, settings) {
   converge <- isTRUE(settings$converge)
   settings$converge <- NULL  # not a field of the engine's settings
-  if (!baseline_converges(converge, x, settings$intercept == 1L, trace_at))
-    return(engine_path_fit(x, y, settings, lambda, beta0, trace_at))
-  converged_path(as.matrix(x), y, settings, lambda, beta0)
+  if (!baseline_converges(converge, prob$x, settings$intercept == 1L,
+                          prob$trace_at))
+    return(engine_path_fit(prob, path, settings))
+  converged_path(as.matrix(prob$x), prob$y, settings, path, prob$beta0)
 }
 
 # Is the path solved to convergence?  `converge`: iterations not given.

@@ -207,6 +207,7 @@ register_method(
   adjacency = "replace-one", sampling = "every record at every step",
   control = c(radius_path_control, "trim", "mean_range", "gd_step",
               "row_bound"),
-  truncation = "none", row = TRUE, radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_bun_steinke(prob, radius, budget, control, steps))
+  truncation = "none", row = TRUE, shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_bun_steinke(prob, path, settings$budget, settings$control,
+                    settings$steps))

@@ -11,7 +11,7 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = one_pass_sampling,
   control = c(radius_path_control, "clip", "row_bound", "sgd_ridge"),
-  truncation = "l2", row = TRUE, radius_inf = function(fam) FALSE,
+  truncation = "l2", row = TRUE, shardable = radius_unshardable,
   one_pass = one_pass_variant(
     one_pass_codes[["clipped_sgd"]],
     plan = function(n, d, radius, z, C, beta, mu, steps) {
@@ -37,5 +37,6 @@ register_method(
                            step_sizes = sch$step))
     },
     reported = "step_sizes", ridge = one_pass_ridge, public = "ridge mu"),
-  fit = function(prob, radius, budget, control, steps)
-    fit_one_pass(prob, radius, "clipped_sgd", budget, control, steps))
+  fit = function(prob, path, settings)
+    fit_one_pass(prob, path, "clipped_sgd", settings$budget, settings$control,
+                 settings$steps))

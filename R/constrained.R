@@ -189,7 +189,7 @@ radius_path <- function(spec, a) {
   budget <- list(epsilon = epsilon, delta = delta, fixed = fixed,
                  fixed_components = lapply(fixed, part_component),
                  remaining = remaining_budget(fixed, epsilon, delta))
-  res <- spec$fit(prob, radius, budget, control, steps)
+  res <- spec$fit(prob, radius, list(budget = budget, control = control, steps = steps))
 
   # the method's parts take what the private settings leave; a resized
   # method's guarantee is its theorem's, for replace-one pairs of n records

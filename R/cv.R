@@ -155,7 +155,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # the family as the fit will have it; tau checked (check_tau())
   fam <- as_family(family, tau)
   tau <- fam$tau
-  spec <- check_method(method, family, "clip", cv = TRUE)
+  spec <- check_method(method, family, "clip")
   method <- spec$name
   check_dots_names(list(...), names(formals(dpsco.default)),
                    c("x", "y", "family", "method", "epsilon", "delta",

@@ -13,9 +13,9 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = "every record at every step",
   control = c(radius_path_control, "clip"),
-  truncation = "coordinate", radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_fw(prob, radius, budget, control, steps))
+  truncation = "coordinate", shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_fw(prob, path, settings$budget, settings$control, settings$steps))
 
 # Frank-Wolfe over the l1 ball, the loop of "fw", "htp_lasso" and
 # "htdp_fw": the gradient estimate of the oracle (no Gaussian noise) and

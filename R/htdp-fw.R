@@ -13,6 +13,7 @@ register_method(
   adjacency = "add/remove",
   sampling = "one pass per radius over random chunks (each record in one)",
   control = c(radius_path_control, "clip", "s", "nu", "zeta", "moment_bound"),
-  truncation = "coordinate", radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_fw(prob, radius, budget, control, steps, chunked = TRUE))
+  truncation = "coordinate", shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_fw(prob, path, settings$budget, settings$control, settings$steps,
+           chunked = TRUE))

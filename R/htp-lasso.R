@@ -13,6 +13,7 @@ register_method(
   adjacency = "add/remove", sampling = "every record at every step",
   control = c(radius_path_control, "shrink"),
   truncation = "none", bounded = TRUE, shrink = TRUE,
-  radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_fw(prob, radius, budget, control, steps, hard_clamp = TRUE))
+  shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_fw(prob, path, settings$budget, settings$control, settings$steps,
+           hard_clamp = TRUE))

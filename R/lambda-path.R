@@ -22,8 +22,8 @@ lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory",
                          "support", "support_level")
 
 # The engine's path: every lambda warm-started from the previous one.
-engine_path_fit <- function(x, y, settings, lambda, beta0, trace_at) {
-  .Call(C_dpsco_fit, x, y, settings, lambda, beta0, trace_at)
+engine_path_fit <- function(prob, path, settings) {
+  .Call(C_dpsco_fit, prob$x, prob$y, settings, path, prob$beta0, prob$trace_at)
 }
 
 # `a`: the checked arguments of dpsco() (see there), `spec` the method.
@@ -238,7 +238,7 @@ lambda_path <- function(spec, a) {
   if (isTRUE(spec$converges)) settings$converge <- is.null(iterations)
   settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
                                      environment())
-  res <- spec$fit(x, a$y, settings, lambda, beta0, trace_at)
+  res <- spec$fit(list(x = x, y = a$y, beta0 = beta0, trace_at = trace_at), lambda, settings)
   # the trivial model is always on a private path: at the first penalty,
   # lambda_max, the intercept-only fit, whose private estimate is the
   # released start (the steps run there only to warm-start the next one)

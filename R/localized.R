@@ -11,7 +11,7 @@ register_method(
   path = "radius", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = one_pass_sampling,
   control = c(radius_path_control, "clip", "row_bound"),
-  truncation = "l2", row = TRUE, radius_inf = function(fam) FALSE,
+  truncation = "l2", row = TRUE, shardable = radius_unshardable,
   one_pass = one_pass_variant(
     one_pass_codes[["localized"]],
     plan = function(n, d, radius, z, C, beta, mu, steps) {
@@ -53,5 +53,6 @@ register_method(
              default_phases(n), " phases."),
     mechanism = paste(" (each record in the steps of its phase only, noise",
                       "multiplier z sqrt(T_i) per step)")),
-  fit = function(prob, radius, budget, control, steps)
-    fit_one_pass(prob, radius, "localized", budget, control, steps))
+  fit = function(prob, path, settings)
+    fit_one_pass(prob, path, "localized", settings$budget, settings$control,
+                 settings$steps))

@@ -15,7 +15,8 @@ register_method(
   control = c(radius_path_control, "clip", "mirror_lambda", "mirror_gamma",
               "row_bound", "shrink"),
   truncation = "l2", row = TRUE, bounded = TRUE, lp = TRUE,
-  radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_mirror(prob, radius, prob$lp, budget, mirror_control(prob, control),
-               shuffled = TRUE, iterations = steps))
+  shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_mirror(prob, path, prob$lp, settings$budget,
+               mirror_control(prob, settings$control), shuffled = TRUE,
+               iterations = settings$steps))

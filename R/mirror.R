@@ -95,20 +95,42 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   lp <- check_number(lp, "lp", 1, 2)
   shuffled <- isTRUE(shuffled)
   radius <- mirror_radius(radius, shuffled)
-  n <- prob$n
+  if (!is.null(iterations))
+    iterations <- check_count(iterations, "iterations", 1,
+                              if (shuffled) prob$n else .Machine$integer.max)
+  base <- mirror_base(prob, radius, lp, budget)
+  run <- if (shuffled) mirror_plan_shuffled(base, control, iterations)
+         else mirror_plan_full(base, prob, budget, control, iterations)
+  geo <- base$geo
+  engine <- c(run$engine, prob_settings(prob), list(
+    task = mirror_tasks[["fit"]], shuffled = as.integer(shuffled),
+    intercept = as.integer(base$intercept),
+    offset = as.double(base$offset), threads = as.integer(base$threads),
+    q = geo$q, s = geo$s, m = as.double(base$n), rate = 1, noise_sd = 0))
+  # steps per radius (NA when the radii differ: then see T)
+  steps1 <- if (length(unique(run$settings$T)) == 1L) run$settings$T[1L]
+            else NA_integer_
+  settings <- c(run$settings, list(steps = steps1, lp = lp, q = geo$q,
+                                   r = geo$r, p_tilde = geo$s,
+                                   kappa = geo$kappa, beta_smooth = base$smooth,
+                                   dual_bound = base$bound_q,
+                                   resid_bound = base$resid, radius = radius,
+                                   threads = base$threads))
+  list(engine = engine, settings = settings, parts = list(run$part),
+       public = c(base$public, run$public))
+}
+
+# What both mirror descents take from the problem and the budget: the
+# geometry, the smoothness and residual bounds, each radius's share of the
+# budget and the public declarations they share.
+mirror_base <- function(prob, radius, lp, budget) {
   p <- prob$p
   intercept <- isTRUE(prob$intercept)
   d <- p + intercept
   nr <- length(radius)
-  if (!is.null(iterations))
-    iterations <- check_count(iterations, "iterations", 1,
-                              if (shuffled) n else .Machine$integer.max)
-  ctl <- function(name) control[[name]]
   fam <- prob_family(prob)
   offset <- prob$offset %||% 0
-
   geo <- mirror_geometry(lp, d)
-  kappa <- geo$kappa
   bound_q <- dual_norm_bound(prob$x_bound, p, intercept, geo$q)
   # smoothness in l_p: the Hessian is l'' (1, x)(1, x)', and
   # |<(1, x), v>| ||(1, x)||_q <= ||(1, x)||_q^2 ||v||_p (Hoelder)
@@ -117,156 +139,174 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   # (times the loss's largest second derivative: 1, 1/4 (logistic),
   # K(0) / h (smoothed check loss))
   smooth <- (prob$smoothness %||% bound_q^2) * fam$curvature
-  # the largest residual at the start w = 0
-  resid <- fam$residual_bound(prob$y_bound + abs(offset))
-
   # each radius is a separate run on the same data: basic composition
-  eps_r <- budget$remaining$epsilon / nr
-  delta_r <- budget$remaining$delta / nr
-  share <- budget$remaining$epsilon / budget$epsilon
-  threads <- prob$threads %||% getOption("dpsco.threads", 2L)
-  public <- c("x_bound (bound on |x_ij|)",
-              if (!fam$bounded) "y_bound (bound on |y_i|)",
-              "offset", "iterations and step sizes")
+  list(n = prob$n, d = d, nr = nr, lp = lp, radius = radius,
+       intercept = intercept, offset = offset, geo = geo, bound_q = bound_q,
+       smooth = smooth,
+       # the largest residual at the start w = 0
+       resid = fam$residual_bound(prob$y_bound + abs(offset)),
+       eps_r = budget$remaining$epsilon / nr,
+       delta_r = budget$remaining$delta / nr,
+       share = budget$remaining$epsilon / budget$epsilon,
+       threads = prob$threads %||% getOption("dpsco.threads", 2L),
+       public = c("x_bound (bound on |x_ij|)",
+                  if (!fam$bounded) "y_bound (bound on |y_i|)",
+                  "offset", "iterations and step sizes"))
+}
 
-  if (!shuffled) {
-    L <- ctl("clip") %||% (resid * bound_q)
-    # Theorem 7's T and alpha make the regulariser dominate at real sizes
-    # (the fit barely leaves 0 on the raw blog data); with private tuning
-    # the defaults are 50 steps and alpha = 0 instead (held-out RMSE 38.0
-    # against 40.4 on blog at epsilon = 0.5).  Neither enters the noise's
-    # calibration beyond T.
-    practical <- identical(prob$tuning, "private")
-    steps <- iterations %||% if (practical) 50L else max(1L, as.integer(ceiling(
-      (n * eps_r * kappa / sqrt(d * log(1 / delta_r)))^(2 / 5))))
-    alpha <- ctl("mirror_alpha") %||% if (practical) 0
-             else max(0, 4 * smooth * log2(n / steps) / steps)
-    nsteps <- as.double(steps) * nr
-    if (lp < 2) {
-      # Theorem 6 is stated for epsilon < 1: a larger share per radius is
-      # spent as epsilon = 1 (more noise than the share allows, never less)
-      eps_use <- min(eps_r, 1)
-      sigma <- sqrt(64 * L^2 * kappa * steps * log(1 / delta_r) /
-                      (n^2 * eps_use^2))
-      part <- dp_part(
-        "mirror", epsilon = nr * eps_use, delta = nr * delta_r,
-        steps = nsteps, sensitivity = 2 * L / n, share = share,
-        mechanism = sprintf(paste0("generalized Gaussian (l_%.4g norm): ",
-                                   "noisy regularised mirror descent, full ",
-                                   "data"), geo$r),
-        released = paste(nsteps, "noisy gradients"))
-      part$statement <- sprintf(paste0(
-        "Theorem 6 of the mirror-descent method: Algorithm 3 with sigma^2 = ",
-        "64 L^2 kappa T log(1/delta) / (n epsilon)^2 is (epsilon, delta)-DP; ",
-        "(%.6g, %.6g) per radius, basic composition over %d radii"),
-        eps_use, delta_r, nr)
-      part$neighbouring <- paste("replace-one (Theorem 6), on the records",
-                                 "resized to the public n")
-    } else {
-      # p = 2: the noise is N(0, sigma^2 I), accounted exactly with the
-      # fixed parts; sensitivity L / n under add/remove (n public)
-      z <- calibrate_components(budget$fixed_components, 1, nsteps,
-                                budget$epsilon, budget$delta)
-      sigma <- z * L / n
-      eps_use <- NA_real_
-      part <- privacy_part(
-        "mirror", z, 1, nsteps, L / n, share,
-        mechanism = "Gaussian: full-data clipped gradients (mirror descent, p = 2)",
-        released = paste(nsteps, "noisy gradients"), kind = "gaussian")
-    }
-    engine <- list(steps = rep(as.integer(steps), nr), clip = rep(L, nr),
-                   sigma = rep(sigma, nr), b = rep(smooth, nr),
-                   a = rep(alpha, nr))
-    settings <- list(algorithm = "mirror", T = steps, alpha = alpha,
-                     sigma = sigma, L = L, epsilon_radius = eps_r,
-                     delta_radius = delta_r, epsilon_used = eps_use)
-    public <- c(public, if (is.null(ctl("clip"))) "clip level (from the bounds)"
-                        else "clip level")
-  } else {
-    delta_s <- delta_r / 2
-    eps0_max <- shuffle_eps0_limit(n, delta_s)
-    eps_max <- if (eps0_max > 0) shuffle_epsilon(eps0_max, n, delta_s) else 0
-    # the amplification bound reaches at most eps_max per radius (the
-    # method's regime epsilon = O(sqrt(log(n/delta) / n))): a larger share
-    # is spent as eps_max, and the record states the smaller epsilon
-    capped <- eps_r > eps_max
-    if (!(eps_max > 0))
-      arg_error("epsilon", "cannot be met by the shuffled mirror descent at ",
-                "n = ", n, ": its amplification bound (Feldman, McMillan and ",
-                "Talwar 2021, Theorem 3.8) needs n > 16 log(4 / delta).")
-    eps_r <- min(eps_r, eps_max)
-    # the largest eps0 whose amplified epsilon meets the share (bisection;
-    # shuffle_epsilon() increases with eps0 and is 0 at 0)
-    lo <- 0
-    hi <- eps0_max
-    for (i in 1:200) {
-      mid <- (lo + hi) / 2
-      if (shuffle_epsilon(mid, n, delta_s) <= eps_r) lo <- mid else hi <- mid
-      if (hi - lo <= 1e-13 * hi) break
-    }
-    eps0 <- lo
-    eps_cert <- shuffle_epsilon(eps0, n, delta_s)
-    # the rest of the delta share pays for the local randomizers' delta0
-    delta0 <- (delta_r - delta_s) /
-      ((exp(eps_r) + 1) * (1 + exp(-eps0) / 2) * n)
-    delta_cert <- shuffle_delta(eps_cert, eps0, n, delta_s, delta0)
-    lambda <- ctl("mirror_lambda") %||%
-      (sqrt(n * eps_r) / (kappa^2 * d * log(1 / delta_r))^(1 / 4))
-    steps <- if (!is.null(iterations)) rep(iterations, nr)
-             else as.integer(pmin(n, pmax(1, round(
-               radius^2 * n^2 * eps_r^2 / (lambda^2 * d * log(1 / delta_r))))))
-    gamma <- ctl("mirror_gamma") %||% sqrt(steps)
-    gamma <- rep_len(as.double(gamma), nr)
-    trunc <- smooth * radius + lambda
-    # the local randomizer's replace-one sensitivity is 2 (beta M + lambda)
-    sigma <- sqrt(2 * kappa * log(1 / delta0)) * 2 * trunc / eps0
+# Algorithm 3, full-data noisy regularised mirror descent: its engine
+# settings, record values, privacy part and public declarations.
+mirror_plan_full <- function(base, prob, budget, control, iterations) {
+  n <- base$n
+  d <- base$d
+  nr <- base$nr
+  eps_r <- base$eps_r
+  delta_r <- base$delta_r
+  kappa <- base$geo$kappa
+  L <- control[["clip"]] %||% (base$resid * base$bound_q)
+  # Theorem 7's T and alpha make the regulariser dominate at real sizes
+  # (the fit barely leaves 0 on the raw blog data); with private tuning
+  # the defaults are 50 steps and alpha = 0 instead (held-out RMSE 38.0
+  # against 40.4 on blog at epsilon = 0.5).  Neither enters the noise's
+  # calibration beyond T.
+  practical <- identical(prob$tuning, "private")
+  steps <- iterations %||% if (practical) 50L else max(1L, as.integer(ceiling(
+    (n * eps_r * kappa / sqrt(d * log(1 / delta_r)))^(2 / 5))))
+  alpha <- control[["mirror_alpha"]] %||% if (practical) 0
+           else max(0, 4 * base$smooth * log2(n / steps) / steps)
+  nsteps <- as.double(steps) * nr
+  if (base$lp < 2) {
+    # Theorem 6 is stated for epsilon < 1: a larger share per radius is
+    # spent as epsilon = 1 (more noise than the share allows, never less)
+    eps_use <- min(eps_r, 1)
+    sigma <- sqrt(64 * L^2 * kappa * steps * log(1 / delta_r) /
+                    (n^2 * eps_use^2))
     part <- dp_part(
-      "mirror_shuffled", epsilon = nr * eps_cert, delta = nr * delta_cert,
-      steps = sum(as.double(steps)), sensitivity = max(2 * trunc),
-      share = share,
-      mechanism = sprintf(paste0("generalized Gaussian (l_%.4g norm) local ",
-                                 "randomizers, shuffled: truncated one-pass ",
-                                 "mirror descent%s"), geo$r,
-                          if (capped) paste0(" (epsilon capped at the ",
-                                             "amplification bound's reach)")
-                          else ""),
-      released = paste(nr, "passes of", n, "noisy truncated gradients"))
+      "mirror", epsilon = nr * eps_use, delta = nr * delta_r,
+      steps = nsteps, sensitivity = 2 * L / n, share = base$share,
+      mechanism = sprintf(paste0("generalized Gaussian (l_%.4g norm): ",
+                                 "noisy regularised mirror descent, full ",
+                                 "data"), base$geo$r),
+      released = paste(nsteps, "noisy gradients"))
     part$statement <- sprintf(paste0(
-      "each record's noisy truncated gradient is an (eps0, delta0) = ",
-      "(%.6g, %.3g)-DP local randomizer (the method's Lemma 3); shuffling ",
-      "amplifies a pass to (%.6g, %.3g)-DP (Feldman, McMillan and Talwar ",
-      "2021, Theorem 3.8); basic composition over %d radii"),
-      eps0, delta0, eps_cert, delta_cert, nr)
-    part$eps0 <- eps0
-    part$delta0 <- delta0
-    part$neighbouring <- paste("replace-one (shuffle model), on the records",
+      "Theorem 6 of the mirror-descent method: Algorithm 3 with sigma^2 = ",
+      "64 L^2 kappa T log(1/delta) / (n epsilon)^2 is (epsilon, delta)-DP; ",
+      "(%.6g, %.6g) per radius, basic composition over %d radii"),
+      eps_use, delta_r, nr)
+    part$neighbouring <- paste("replace-one (Theorem 6), on the records",
                                "resized to the public n")
-    engine <- list(steps = as.integer(steps), clip = as.double(trunc),
-                   sigma = as.double(sigma), b = gamma, a = rep(0, nr))
-    settings <- list(algorithm = "mirror_shuffled", T = steps, gamma = gamma,
-                     lambda = lambda, truncation = trunc, sigma = sigma,
-                     eps0 = eps0, delta0 = delta0, eps0_limit = eps0_max,
-                     epsilon_amplified = eps_cert, delta_amplified = delta_cert,
-                     epsilon_radius = eps_r, delta_radius = delta_r,
-                     epsilon_capped = capped)
-    public <- c(public, "truncation level lambda")
+  } else {
+    # p = 2: the noise is N(0, sigma^2 I), accounted exactly with the
+    # fixed parts; sensitivity L / n under add/remove (n public)
+    z <- calibrate_components(budget$fixed_components, 1, nsteps,
+                              budget$epsilon, budget$delta)
+    sigma <- z * L / n
+    eps_use <- NA_real_
+    part <- privacy_part(
+      "mirror", z, 1, nsteps, L / n, base$share,
+      mechanism = "Gaussian: full-data clipped gradients (mirror descent, p = 2)",
+      released = paste(nsteps, "noisy gradients"), kind = "gaussian")
   }
-  engine <- c(engine, prob_settings(prob), list(
-    task = mirror_tasks[["fit"]], shuffled = as.integer(shuffled),
-    intercept = as.integer(intercept),
-    offset = as.double(offset), threads = as.integer(threads), q = geo$q,
-    s = geo$s, m = as.double(n), rate = 1, noise_sd = 0))
-  # steps per radius (NA when the radii differ: then see T)
-  steps1 <- if (length(unique(settings$T)) == 1L) settings$T[1L]
-            else NA_integer_
-  settings <- c(settings, list(steps = steps1, lp = lp, q = geo$q,
-                               r = geo$r,
-                               p_tilde = geo$s, kappa = kappa,
-                               beta_smooth = smooth, dual_bound = bound_q,
-                               resid_bound = resid, radius = radius,
-                               threads = threads))
-  list(engine = engine, settings = settings, parts = list(part),
-       public = public)
+  list(engine = list(steps = rep(as.integer(steps), nr), clip = rep(L, nr),
+                     sigma = rep(sigma, nr), b = rep(base$smooth, nr),
+                     a = rep(alpha, nr)),
+       settings = list(algorithm = "mirror", T = steps, alpha = alpha,
+                       sigma = sigma, L = L, epsilon_radius = eps_r,
+                       delta_radius = delta_r, epsilon_used = eps_use),
+       part = part,
+       public = if (is.null(control[["clip"]])) "clip level (from the bounds)"
+                else "clip level")
+}
+
+# Algorithm 4, shuffled truncated one-pass mirror descent: its engine
+# settings, record values, privacy part and public declarations.
+mirror_plan_shuffled <- function(base, control, iterations) {
+  n <- base$n
+  nr <- base$nr
+  delta_r <- base$delta_r
+  amp <- mirror_amplification(n, base$eps_r, delta_r)
+  eps_r <- amp$eps_r
+  eps0 <- amp$eps0
+  delta0 <- amp$delta0
+  kappa <- base$geo$kappa
+  lambda <- control[["mirror_lambda"]] %||%
+    (sqrt(n * eps_r) / (kappa^2 * base$d * log(1 / delta_r))^(1 / 4))
+  steps <- if (!is.null(iterations)) rep(iterations, nr)
+           else as.integer(pmin(n, pmax(1, round(
+             base$radius^2 * n^2 * eps_r^2 /
+               (lambda^2 * base$d * log(1 / delta_r))))))
+  gamma <- control[["mirror_gamma"]] %||% sqrt(steps)
+  gamma <- rep_len(as.double(gamma), nr)
+  trunc <- base$smooth * base$radius + lambda
+  # the local randomizer's replace-one sensitivity is 2 (beta M + lambda)
+  sigma <- sqrt(2 * kappa * log(1 / delta0)) * 2 * trunc / eps0
+  part <- dp_part(
+    "mirror_shuffled", epsilon = nr * amp$eps_cert, delta = nr * amp$delta_cert,
+    steps = sum(as.double(steps)), sensitivity = max(2 * trunc),
+    share = base$share,
+    mechanism = sprintf(paste0("generalized Gaussian (l_%.4g norm) local ",
+                               "randomizers, shuffled: truncated one-pass ",
+                               "mirror descent%s"), base$geo$r,
+                        if (amp$capped) paste0(" (epsilon capped at the ",
+                                               "amplification bound's reach)")
+                        else ""),
+    released = paste(nr, "passes of", n, "noisy truncated gradients"))
+  part$statement <- sprintf(paste0(
+    "each record's noisy truncated gradient is an (eps0, delta0) = ",
+    "(%.6g, %.3g)-DP local randomizer (the method's Lemma 3); shuffling ",
+    "amplifies a pass to (%.6g, %.3g)-DP (Feldman, McMillan and Talwar ",
+    "2021, Theorem 3.8); basic composition over %d radii"),
+    eps0, delta0, amp$eps_cert, amp$delta_cert, nr)
+  part$eps0 <- eps0
+  part$delta0 <- delta0
+  part$neighbouring <- paste("replace-one (shuffle model), on the records",
+                             "resized to the public n")
+  list(engine = list(steps = as.integer(steps), clip = as.double(trunc),
+                     sigma = as.double(sigma), b = gamma, a = rep(0, nr)),
+       settings = list(algorithm = "mirror_shuffled", T = steps, gamma = gamma,
+                       lambda = lambda, truncation = trunc, sigma = sigma,
+                       eps0 = eps0, delta0 = delta0, eps0_limit = amp$eps0_max,
+                       epsilon_amplified = amp$eps_cert,
+                       delta_amplified = amp$delta_cert,
+                       epsilon_radius = eps_r, delta_radius = delta_r,
+                       epsilon_capped = amp$capped),
+       part = part, public = "truncation level lambda")
+}
+
+# The local randomizers' (eps0, delta0) whose shuffled pass meets a
+# radius's share (eps_r, delta_r), half of delta_r for the amplification
+# and the rest for the randomizers' delta0; the certified (eps, delta) of
+# the pass.
+mirror_amplification <- function(n, eps_r, delta_r) {
+  delta_s <- delta_r / 2
+  eps0_max <- shuffle_eps0_limit(n, delta_s)
+  eps_max <- if (eps0_max > 0) shuffle_epsilon(eps0_max, n, delta_s) else 0
+  # the amplification bound reaches at most eps_max per radius (the
+  # method's regime epsilon = O(sqrt(log(n/delta) / n))): a larger share
+  # is spent as eps_max, and the record states the smaller epsilon
+  capped <- eps_r > eps_max
+  if (!(eps_max > 0))
+    arg_error("epsilon", "cannot be met by the shuffled mirror descent at ",
+              "n = ", n, ": its amplification bound (Feldman, McMillan and ",
+              "Talwar 2021, Theorem 3.8) needs n > 16 log(4 / delta).")
+  eps_r <- min(eps_r, eps_max)
+  # the largest eps0 whose amplified epsilon meets the share (bisection;
+  # shuffle_epsilon() increases with eps0 and is 0 at 0)
+  lo <- 0
+  hi <- eps0_max
+  for (i in 1:200) {
+    mid <- (lo + hi) / 2
+    if (shuffle_epsilon(mid, n, delta_s) <= eps_r) lo <- mid else hi <- mid
+    if (hi - lo <= 1e-13 * hi) break
+  }
+  eps0 <- lo
+  eps_cert <- shuffle_epsilon(eps0, n, delta_s)
+  # the rest of the delta share pays for the local randomizers' delta0
+  delta0 <- (delta_r - delta_s) /
+    ((exp(eps_r) + 1) * (1 + exp(-eps0) / 2) * n)
+  list(eps_r = eps_r, eps0 = eps0, delta0 = delta0, eps0_max = eps0_max,
+       capped = capped, eps_cert = eps_cert,
+       delta_cert = shuffle_delta(eps_cert, eps0, n, delta_s, delta0))
 }
 
 # The C engine on a plan's `engine` settings: a d x length(radius) matrix.
@@ -341,7 +381,8 @@ register_method(
   control = c(radius_path_control, "clip", "mirror_alpha", "row_bound",
               "shrink"),
   truncation = "l2", row = TRUE, bounded = TRUE, lp = TRUE,
-  radius_inf = function(fam) TRUE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_mirror(prob, radius, prob$lp, budget, mirror_control(prob, control),
-               iterations = steps))
+  radius_inf = function(fam) TRUE, shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_mirror(prob, path, prob$lp, settings$budget,
+               mirror_control(prob, settings$control),
+               iterations = settings$steps))

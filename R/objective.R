@@ -552,6 +552,56 @@ fit_objective <- function(prob, radius, budget, control) {
   # the family object once, not at every step of the solver
   fam <- prob_family(prob)
   prob$family <- fam
+  a <- obj_check_args(prob, radius, budget, control)
+  nr <- length(radius)
+  bd <- obj_bounds(prob)
+  cal <- lapply(seq_len(nr), function(k)
+    obj_calibrate(prob, radius[k], a$eps, a$delta, a$Delta, a$tol[k]))
+  field <- function(name) vapply(cal, function(ck) as.double(ck[[name]]), 0)
+  beta <- obj_release(prob, radius, cal, a$maxit)
+  algo <- if (a$Delta > 0) 2L else 1L
+  part <- dp_part("optimizer", budget$epsilon, budget$delta, nr,
+                  max(field("L")), 1,
+                  mechanism = obj_mechanism(radius, a, field),
+                  released = sprintf(paste("Proj_C(theta2 + H): %d",
+                                           "coefficients at each of %d radii"),
+                                     prob$d, nr))
+  public <- c(sprintf("x_bound = %s (|x_ij| <= x_bound)",
+                      format(signif(prob$x_bound, 4))),
+              if (!fam$bounded)
+                sprintf("y_bound = %s (|y_i| <= y_bound)",
+                        format(signif(prob$y_bound, 4))),
+              sprintf("offset = %s (public or released separately)",
+                      format(signif(prob$offset, 4))),
+              if (!is.null(control$objective_tol))
+                "optimisation tolerance objective_tol",
+              if (algo == 2L)
+                sprintf(paste("strong convexity Delta = %s of every",
+                              "record's loss (declared)"),
+                        format(signif(a$Delta, 4))))
+  settings <- list(
+    algorithm = algo, radius = as.double(radius), epsilon = a$eps,
+    delta = a$delta, lambda = field("lambda"),
+    lambda_lower = field("lambda_lower"),
+    alpha = field("alpha"), alpha_theorem = field("alpha_theorem"),
+    alpha_floor = field("alpha_floor"),
+    alpha_raised = as.logical(field("alpha_raised")),
+    sigma1 = field("sigma1"), sigma2 = field("sigma2"), L = field("L"),
+    resid_bound = field("resid_bound"), beta = bd$beta, rank = bd$rank,
+    X2 = bd$X2, diameter = field("diameter"),
+    gaussian_width = field("width"), strong_convexity = a$Delta,
+    strong_convexity_C = field("strong_convexity_C"))
+  # every field is a function of the public settings: the solvers' steps,
+  # gaps and which of them finished depend on the data and stay inside
+  # (only the distance bound implied by alpha enters sigma2)
+  list(beta = beta, parts = list(part), settings = settings, public = public)
+}
+
+# fit_objective()'s arguments beyond the problem, checked: the share
+# (eps, delta) of each radius, the tolerances (one per radius, or NULL),
+# the declared strong convexity Delta and the solver's step limit.
+obj_check_args <- function(prob, radius, budget, control) {
+  fam <- prob$family
   # radius Inf (unconstrained) needs a residual bounded for every w
   if (!is.numeric(radius) || !length(radius) || anyNA(radius) ||
       any(radius <= 0) ||
@@ -568,7 +618,6 @@ fit_objective <- function(prob, radius, budget, control) {
   if (budget$delta >= 1) arg_error("delta", "must be below 1.")
   nr <- length(radius)
   eps <- budget$epsilon / nr
-  delta <- budget$delta / nr
   if (eps >= 1)
     arg_error("epsilon", "per radius is ", format(signif(eps, 4)), " (= ",
               format(budget$epsilon), " / ", nr, " radii), but approximate ",
@@ -592,16 +641,18 @@ fit_objective <- function(prob, radius, budget, control) {
               "z = (1, x), so no Delta > 0 holds when d = ", prob$d, " > 1.")
   maxit <- control$objective_maxit %||% 1e5
   check_number(maxit, "objective_maxit", 1, lower_open = FALSE)
+  list(eps = eps, delta = budget$delta / nr, tol = tol, Delta = Delta,
+       maxit = maxit)
+}
 
-  bd <- obj_bounds(prob)
-  cal <- lapply(seq_len(nr), function(k)
-    obj_calibrate(prob, radius[k], eps, delta, Delta, tol[k]))
-  field <- function(name) vapply(cal, function(ck) as.double(ck[[name]]), 0)
+# The releases along the path, one per radius with its calibration `cal`:
+# the d x nr matrix of Proj_C(theta2 + H).
+obj_release <- function(prob, radius, cal, maxit) {
   curv <- obj_curvature(prob)
   d <- prob$d
-  beta <- matrix(0, d, nr)
+  beta <- matrix(0, d, length(radius))
   start <- NULL
-  for (k in seq_len(nr)) {
+  for (k in seq_along(radius)) {
     ck <- cal[[k]]
     G <- stats::rnorm(d, 0, ck$sigma1)
     # beyond 40 sd (probability < 1e-340) the floor's rounding bounds need
@@ -617,23 +668,29 @@ fit_objective <- function(prob, radius, budget, control) {
   }
   if (!is.null(colnames(prob$x)))
     rownames(beta) <- c(if (prob$intercept) "(Intercept)", colnames(prob$x))
+  beta
+}
 
+# The record's description of the releases: `a` the checked arguments,
+# field(name) the calibration's values per radius.
+obj_mechanism <- function(radius, a, field) {
+  nr <- length(radius)
   fmt <- function(v) {
     v <- signif(v, 4)
     if (length(unique(v)) == 1L) format(v[1L])
     else if (nr <= 3L) paste(vapply(v, format, ""), collapse = ", ")
     else paste(format(min(v)), "to", format(max(v)))
   }
-  algo <- if (Delta > 0) 2L else 1L
-  mechanism <- paste0(
+  algo <- if (a$Delta > 0) 2L else 1L
+  paste0(
     "approximate objective perturbation (App-ObjP, Su, Zhao and Wang ",
     "Algorithm ", algo, "; Bassily et al. 2019) per radius at (epsilon, ",
-    "delta) = (", fmt(eps), ", ", fmt(delta), "), basic composition over ",
+    "delta) = (", fmt(a$eps), ", ", fmt(a$delta), "), basic composition over ",
     nr, " radi", if (nr == 1L) "us" else "i", ": objective noise G ~ ",
     "N(0, sigma1^2 I) with sigma1 = ", fmt(field("sigma1")), ", l2 weight ",
     "lambda = ", fmt(field("lambda")),
     if (algo == 2L) paste0(", declared strong convexity Delta = ",
-                           format(signif(Delta, 4))),
+                           format(signif(a$Delta, 4))),
     ", optimisation tolerance alpha = ", fmt(field("alpha")),
     " (certified by the Frank-Wolfe gap, or its distance bound guaranteed ",
     "by projected gradient steps after objective_maxit solver steps)",
@@ -643,40 +700,6 @@ fit_objective <- function(prob, radius, budget, control) {
     if (any(!is.finite(radius)))
       paste0(" (radius Inf: the unconstrained form, no projection, alpha ",
              "certified by ||grad J||^2 / (4 lambda))"))
-  released <- sprintf(paste("Proj_C(theta2 + H): %d coefficients at each of",
-                            "%d radii"), d, nr)
-  part <- dp_part("optimizer", budget$epsilon, budget$delta, nr,
-                  max(field("L")), 1, mechanism = mechanism,
-                  released = released)
-  public <- c(sprintf("x_bound = %s (|x_ij| <= x_bound)",
-                      format(signif(prob$x_bound, 4))),
-              if (!fam$bounded)
-                sprintf("y_bound = %s (|y_i| <= y_bound)",
-                        format(signif(prob$y_bound, 4))),
-              sprintf("offset = %s (public or released separately)",
-                      format(signif(prob$offset, 4))),
-              if (!is.null(control$objective_tol))
-                "optimisation tolerance objective_tol",
-              if (algo == 2L)
-                sprintf(paste("strong convexity Delta = %s of every",
-                              "record's loss (declared)"),
-                        format(signif(Delta, 4))))
-  settings <- list(
-    algorithm = algo, radius = as.double(radius), epsilon = eps,
-    delta = delta, lambda = field("lambda"),
-    lambda_lower = field("lambda_lower"),
-    alpha = field("alpha"), alpha_theorem = field("alpha_theorem"),
-    alpha_floor = field("alpha_floor"),
-    alpha_raised = as.logical(field("alpha_raised")),
-    sigma1 = field("sigma1"), sigma2 = field("sigma2"), L = field("L"),
-    resid_bound = field("resid_bound"), beta = bd$beta, rank = bd$rank,
-    X2 = bd$X2, diameter = field("diameter"),
-    gaussian_width = field("width"), strong_convexity = Delta,
-    strong_convexity_C = field("strong_convexity_C"))
-  # every field is a function of the public settings: the solvers' steps,
-  # gaps and which of them finished depend on the data and stay inside
-  # (only the distance bound implied by alpha enters sigma2)
-  list(beta = beta, parts = list(part), settings = settings, public = public)
 }
 
 #' @include registry.R constrained.R
@@ -692,6 +715,6 @@ register_method(
               "objective_maxit", "shrink"),
   truncation = "none", bounded = TRUE,
   # an unconstrained radius needs a residual bounded for every w
-  radius_inf = function(fam) fam$bounded,
-  fit = function(prob, radius, budget, control, steps)
-    fit_objective(prob, radius, budget$remaining, control))
+  radius_inf = function(fam) fam$bounded, shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_objective(prob, path, settings$budget$remaining, settings$control))

@@ -12,7 +12,7 @@ register_method(
                "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n",
-  secure = TRUE, cv = TRUE,
+  secure = TRUE, shardable = TRUE,
   control = c(lambda_path_control, "clip"),
   optimizers = c("newton", "spgd"), truncation = "l2",
   oracle = new_oracle(

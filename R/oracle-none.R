@@ -11,7 +11,7 @@ register_method(
                "quantile"),
   adjacency = "add/remove",
   sampling = "Poisson batches at rate batch_size / n",
-  secure = FALSE, cv = TRUE,
+  shardable = "it is not private and takes its lambda grid from the data",
   control = lambda_path_control,
   optimizers = c("newton", "spgd"), truncation = "none",
   # solved to convergence when iterations is not given (baseline.R)

@@ -220,92 +220,101 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
     moment_bound <- tau
     given <- c(setdiff(given, "tau"), "moment_bound")
   }
-  if (!is.null(clip)) check_number(clip, "clip", 0)
-  if (!is.null(rho)) check_number(rho, "rho", 0)
-  check_number(kmom, "kmom", 2, lower_open = FALSE)
-  check_number(zeta, "zeta", 0, 1)
-  if (zeta >= 1) arg_error("zeta", "must be below 1.")
-  if (!is.null(s)) check_number(s, "s", 0)
-  if (!is.null(nu)) check_number(nu, "nu", 0)
-  check_number(moment_bound, "moment_bound", 0)
-  check_number(std_share, "std_share", 0, 1)
-  if (std_share >= 1) arg_error("std_share", "must be below 1.")
-  if (!is.null(output))
-    output <- match_choice(output, "output", c("average", "last", "tail"))
-  sh <- check_shares(shares)
-  if (!is.null(x_bound) && (!is.numeric(x_bound) || !length(x_bound) ||
-                            !all(is.finite(x_bound)) || any(x_bound <= 0)))
-    arg_error("x_bound", "must be finite positive numbers.")
-  if (!is.null(center)) check_number(center, "center")
-  if (!is.null(row_bound)) check_number(row_bound, "row_bound", 0)
-  if (!is.numeric(quantiles) || length(quantiles) != 2L ||
-      !setequal(names(quantiles), c("clip", "row")) || anyNA(quantiles) ||
-      any(quantiles <= 0 | quantiles >= 1))
-    arg_error("quantiles", "must be c(clip = , row = ) with levels in (0, 1).")
-  if (!is.null(kappa)) {
-    warning("dpsco_control(kappa = ) is deprecated and ignored: the private ",
-            "bounds on |x_j| come from noisy octave histograms since 0.12.0 ",
-            "(declare public bounds with x_bound and y_range).", call. = FALSE)
-    kappa <- NULL
-    given <- setdiff(given, "kappa")
-  }
-  if (!is.null(y_range) &&
-      (!is.numeric(y_range) || length(y_range) != 2L ||
-       !all(is.finite(y_range)) || y_range[1L] >= y_range[2L]))
-    arg_error("y_range", "must be c(lo, hi), finite numbers with lo < hi.")
-  if (!is.null(bandwidth)) check_number(bandwidth, "bandwidth", 0)
-  kernel <- match_choice(kernel, "kernel", kernel_choices)
-  smoothing <- match_choice(smoothing, "smoothing")
-  check_number(ridge, "ridge", 0)
-  check_number(memory, "memory", 0, 1, lower_open = FALSE)
-  if (memory >= 1) arg_error("memory", "must be below 1.")
-  support <- match_choice(support, "support")
-  check_number(support_level, "support_level", 0, lower_open = FALSE)
-  if (!is.null(shrink)) check_number(shrink, "shrink", 0)
-  if (!is.null(objective_tol) &&
-      (!is.numeric(objective_tol) || !length(objective_tol) ||
-       anyNA(objective_tol) || any(objective_tol <= 0 | objective_tol > 1)))
-    arg_error("objective_tol", "must be numbers in (0, 1].")
-  check_number(strong_convexity, "strong_convexity", 0, lower_open = FALSE)
-  check_number(sgd_ridge, "sgd_ridge", 0, lower_open = FALSE)
-  check_number(objective_maxit, "objective_maxit", 1, lower_open = FALSE)
-  if (!is.null(mirror_alpha))
-    check_number(mirror_alpha, "mirror_alpha", 0, lower_open = FALSE)
-  if (!is.null(mirror_lambda)) check_number(mirror_lambda, "mirror_lambda", 0)
-  if (!is.null(mirror_gamma)) check_number(mirror_gamma, "mirror_gamma", 0)
-  if (!is.null(blocks)) check_count(blocks, "blocks", 2)
-  check_number(block_ridge, "block_ridge", 0)
-  check_count(trim, "trim", 0)
-  if (!is.null(mean_range) &&
-      (!is.numeric(mean_range) || anyNA(mean_range) ||
-       any(!is.finite(mean_range)) ||
-       !(length(mean_range) == 2L || (is.matrix(mean_range) &&
-                                      nrow(mean_range) == 2L)) ||
-       any(mean_range[c(FALSE, TRUE)] <= mean_range[c(TRUE, FALSE)])))
-    arg_error("mean_range", "must be c(a, b) with a < b, or a 2-row matrix ",
-              "of such ranges (one column per coefficient).")
-  if (!is.null(gd_step)) check_number(gd_step, "gd_step", 0)
-  structure(list(clip = clip, rho = rho, kmom = kmom, zeta = zeta, s = s,
-                 nu = nu, moment_bound = moment_bound, schedule = match_choice(schedule, "schedule"),
-                 output = output, std_share = std_share, shares = sh,
-                 x_bound = x_bound, center = center,
-                 y_range = if (!is.null(y_range)) as.double(y_range),
-                 row_bound = row_bound, quantiles = quantiles,
-                 bandwidth = bandwidth, kernel = kernel,
-                 smoothing = smoothing, ridge = ridge,
-                 memory = memory, support = support,
-                 support_level = support_level, shrink = shrink,
-                 objective_tol = objective_tol,
-                 strong_convexity = strong_convexity, sgd_ridge = sgd_ridge,
-                 objective_maxit = objective_maxit,
-                 mirror_alpha = mirror_alpha, mirror_lambda = mirror_lambda,
-                 mirror_gamma = mirror_gamma, blocks = blocks,
-                 block_ridge = block_ridge, trim = trim,
-                 mean_range = if (is.null(mean_range)) NULL
-                              else matrix(as.double(mean_range), 2L),
-                 gd_step = gd_step),
+  if (!is.null(kappa)) given <- setdiff(given, "kappa")
+  vals <- mget(names(control_checks), environment())
+  for (f in names(control_checks))
+    vals[f] <- list(control_checks[[f]](vals[[f]]))
+  # stored in the order of the arguments, without the deprecated ones
+  structure(vals[setdiff(names(formals(dpsco_control)), c("kappa", "tau"))],
             class = "dpsco_control", given = given)
 }
+
+# dpsco_control()'s checks, one per field in the order they run: each takes
+# the value given and returns it as stored (NULL asks for the default
+# chosen at the fit where the field allows it).
+control_optional <- function(check) function(v) {
+  if (!is.null(v)) check(v)
+  v
+}
+control_number <- function(arg, lower, below = NULL, ...) function(v) {
+  check_number(v, arg, lower, ...)
+  if (!is.null(below) && v >= below) arg_error(arg, "must be below ", below, ".")
+  v
+}
+control_choice <- function(arg, choices = NULL) function(v)
+  match_choice(v, arg, choices %||% eval(formals(dpsco_control)[[arg]]))
+
+control_checks <- list(
+  clip = control_optional(control_number("clip", 0)),
+  rho = control_optional(control_number("rho", 0)),
+  kmom = control_number("kmom", 2, lower_open = FALSE),
+  zeta = control_number("zeta", 0, below = 1, upper = 1),
+  s = control_optional(control_number("s", 0)),
+  nu = control_optional(control_number("nu", 0)),
+  moment_bound = control_number("moment_bound", 0),
+  std_share = control_number("std_share", 0, below = 1, upper = 1),
+  output = control_optional(control_choice("output", c("average", "last", "tail"))),
+  shares = function(v) check_shares(v),
+  x_bound = control_optional(function(v)
+    if (!is.numeric(v) || !length(v) || !all(is.finite(v)) || any(v <= 0))
+      arg_error("x_bound", "must be finite positive numbers.")),
+  center = control_optional(control_number("center", -Inf)),
+  row_bound = control_optional(control_number("row_bound", 0)),
+  quantiles = function(v) {
+    if (!is.numeric(v) || length(v) != 2L ||
+        !setequal(names(v), c("clip", "row")) || anyNA(v) ||
+        any(v <= 0 | v >= 1))
+      arg_error("quantiles", "must be c(clip = , row = ) with levels in (0, 1).")
+    v
+  },
+  kappa = function(v) {
+    if (!is.null(v))
+      warning("dpsco_control(kappa = ) is deprecated and ignored: the ",
+              "private bounds on |x_j| come from noisy octave histograms ",
+              "since 0.12.0 (declare public bounds with x_bound and y_range).",
+              call. = FALSE)
+    NULL
+  },
+  y_range = function(v) {
+    if (is.null(v)) return(NULL)
+    if (!is.numeric(v) || length(v) != 2L || !all(is.finite(v)) || v[1L] >= v[2L])
+      arg_error("y_range", "must be c(lo, hi), finite numbers with lo < hi.")
+    as.double(v)
+  },
+  bandwidth = control_optional(control_number("bandwidth", 0)),
+  kernel = control_choice("kernel", kernel_choices),
+  smoothing = control_choice("smoothing"),
+  ridge = control_number("ridge", 0),
+  memory = control_number("memory", 0, below = 1, upper = 1, lower_open = FALSE),
+  support = control_choice("support"),
+  support_level = control_number("support_level", 0, lower_open = FALSE),
+  shrink = control_optional(control_number("shrink", 0)),
+  objective_tol = control_optional(function(v)
+    if (!is.numeric(v) || !length(v) || anyNA(v) || any(v <= 0 | v > 1))
+      arg_error("objective_tol", "must be numbers in (0, 1].")),
+  strong_convexity = control_number("strong_convexity", 0, lower_open = FALSE),
+  sgd_ridge = control_number("sgd_ridge", 0, lower_open = FALSE),
+  objective_maxit = control_number("objective_maxit", 1, lower_open = FALSE),
+  mirror_alpha = control_optional(control_number("mirror_alpha", 0, lower_open = FALSE)),
+  mirror_lambda = control_optional(control_number("mirror_lambda", 0)),
+  mirror_gamma = control_optional(control_number("mirror_gamma", 0)),
+  blocks = control_optional(function(v) check_count(v, "blocks", 2)),
+  block_ridge = control_number("block_ridge", 0),
+  trim = function(v) {
+    check_count(v, "trim", 0)
+    v
+  },
+  mean_range = function(v) {
+    if (is.null(v)) return(NULL)
+    if (!is.numeric(v) || anyNA(v) || any(!is.finite(v)) ||
+        !(length(v) == 2L || (is.matrix(v) && nrow(v) == 2L)) ||
+        any(v[c(FALSE, TRUE)] <= v[c(TRUE, FALSE)]))
+      arg_error("mean_range", "must be c(a, b) with a < b, or a 2-row matrix ",
+                "of such ranges (one column per coefficient).")
+    matrix(as.double(v), 2L)
+  },
+  gd_step = control_optional(control_number("gd_step", 0)),
+  schedule = control_choice("schedule"))
 
 # Shares of the private settings: the defaults, updated by the named values
 # given; each in (0, 1) and all together below 1.

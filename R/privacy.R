@@ -113,12 +113,6 @@ zcdp_part <- function(name, rho, steps, share, mechanism, released = "",
                mechanism = mechanism, released = released, kind = "rdp")
 }
 
-# A Gaussian-type part described as a Gaussian mechanism: its RDP curve is
-# what the accountant composes.  An epsilon0 exponential mechanism is
-# epsilon0^2 / 8-zCDP (Cesar and Rogers 2021, bounded range), the RDP of a
-# Gaussian with multiplier 2 / epsilon0.
-exp_mech_multiplier <- function(eps0) 2 / eps0
-
 accountant_label <- function(parts) {
   kinds <- vapply(parts, part_kind, "")
   label <- if (all(kinds == "dp")) "basic composition of the stated guarantees"

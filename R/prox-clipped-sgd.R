@@ -11,7 +11,7 @@ register_method(
   reference = "Lowy and Razaviyayn (2023), Algorithm 8",
   path = "lambda", families = c("gaussian", "binomial", "quantile"),
   adjacency = "add/remove", sampling = one_pass_sampling,
-  secure = FALSE, cv = TRUE,
+  shardable = "its one pass over random blocks is not a sum the workers form",
   control = c(lambda_path_control, "clip"),
   gradient_oracle = "clip", optimizers = "spgd", truncation = "l2",
   disjoint = TRUE, blocks = one_pass_blocks, step_scale = 1 / 2,

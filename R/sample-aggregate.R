@@ -238,6 +238,7 @@ register_method(
   adjacency = "replace-one",
   sampling = "records split into disjoint random blocks, one fit each",
   control = c(radius_path_control, "blocks", "block_ridge"),
-  truncation = "none", radius_inf = function(fam) FALSE,
-  fit = function(prob, radius, budget, control, steps)
-    fit_sample_aggregate(prob, radius, budget, control, steps))
+  truncation = "none", shardable = radius_unshardable,
+  fit = function(prob, path, settings)
+    fit_sample_aggregate(prob, path, settings$budget, settings$control,
+                         settings$steps))

@@ -414,20 +414,16 @@ dimnames.dpsco_shard_x <- function(x) list(NULL, x$colnames)
 # The coordinator's calls
 
 # The methods whose every release is a sum over records the workers can
-# form: the penalised path's Poisson-batch oracles.
+# form, as each method declares (its trait `shardable`: TRUE, or why not).
 shard_check_method <- function(spec) {
-  ok <- identical(spec$path, "lambda") && !isTRUE(spec$disjoint) &&
-    !isFALSE(spec$oracle$private) && is.null(spec$gradient_oracle)
-  if (!ok)
+  if (!isTRUE(spec$shardable)) {
+    ok <- paste0("\"", Filter(function(m) isTRUE(method_spec(m)$shardable),
+                              method_names()), "\"")
     arg_error("method", "\"", spec$name, "\" cannot be fitted on sharded ",
-              "data: ", if (identical(spec$path, "radius"))
-                "the constraint-set methods run their own loops over the records"
-              else if (isTRUE(spec$disjoint))
-                "its one pass over random blocks is not a sum the workers form"
-              else if (isFALSE(spec$oracle$private))
-                "it is not private and takes its lambda grid from the data"
-              else "its steps are not the engine's Poisson-batch sums",
-              "; use \"clip\", \"kamath\" or \"holland\".")
+              "data: ", spec$shardable, "; use ",
+              paste(utils::head(ok, -1L), collapse = ", "), " or ",
+              utils::tail(ok, 1L), ".")
+  }
   invisible(spec)
 }
 

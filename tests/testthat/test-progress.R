@@ -9,10 +9,11 @@ engine_args <- function(...) {
   on.exit(assign("clip", spec, envir = reg))
   env <- new.env()
   wrapped <- spec
-  wrapped$fit <- function(x, y, settings, lambda, beta0, trace_at) {
-    env$args <- list(x = x, y = y, settings = settings, lambda = lambda,
-                     beta0 = beta0, trace_at = trace_at)
-    spec$fit(x, y, settings, lambda, beta0, trace_at)
+  wrapped$fit <- function(prob, path, settings) {
+    env$args <- list(x = prob$x, y = prob$y, settings = settings,
+                     lambda = path, beta0 = prob$beta0,
+                     trace_at = prob$trace_at)
+    spec$fit(prob, path, settings)
   }
   assign("clip", wrapped, envir = reg)
   dpsco(..., method = "clip")

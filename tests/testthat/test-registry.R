@@ -155,6 +155,50 @@ test_that("a control field the method does not read is an error naming it", {
   expect_identical(a$settings$ridge, 0.5)
 })
 
+test_that("register_method() enforces the trait table", {
+  traits <- dpsco:::method_traits
+  reg <- function(..., fit = function(prob, path, settings) NULL)
+    dpsco:::register_method("trait_test", label = "a", reference = "b",
+                            path = "radius", families = "gaussian",
+                            adjacency = "add/remove", sampling = "c",
+                            fit = fit, ...)
+  # a misspelt or unknown trait is an error naming it, not a silent default
+  expect_error(reg(bounde = TRUE), "unknown trait `bounde`")
+  expect_error(reg(cv = TRUE), "unknown trait `cv`")
+  expect_error(reg(bounded = "yes"), "trait `bounded` fails its check")
+  expect_error(reg(shardable = FALSE), "trait `shardable` fails its check")
+  expect_error(dpsco:::register_method("trait_test", label = "a"),
+               "trait `reference` is required")
+  # one fit() signature for both paths
+  expect_error(reg(fit = function(prob, radius, budget, control, steps) NULL),
+               "trait `fit` fails its check")
+  expect_false(exists("trait_test", envir = dpsco:::method_registry))
+  for (m in methods$method) {
+    spec <- dpsco:::method_spec(m)
+    # every trait is there, the declared or the default value, and passes
+    # its check
+    expect_setequal(names(spec), names(traits))
+    for (t in names(traits))
+      expect_true(traits[[t]]$check(spec[[t]]), info = paste(m, t))
+    expect_identical(names(formals(spec$fit)), c("prob", "path", "settings"))
+  }
+})
+
+test_that("the shardable trait decides which methods run on sharded data", {
+  expect_identical(methods$method[methods$shardable],
+                   c("clip", "holland", "kamath"))
+  for (m in methods$method[!methods$shardable]) {
+    reason <- dpsco:::method_spec(m)$shardable
+    expect_true(is.character(reason) && nzchar(reason), info = m)
+    err <- expect_error(dpsco:::shard_check_method(dpsco:::method_spec(m)),
+                        class = "dpsco_arg_error", info = m)
+    expect_match(conditionMessage(err),
+                 paste0("\"", m, "\" cannot be fitted on sharded data: ",
+                        reason, "; use \"clip\", \"holland\" or \"kamath\"."),
+                 fixed = TRUE, info = m)
+  }
+})
+
 test_that("secure noise and cv.dpsco() follow the registry's traits", {
   # (the shuffled mirror descent needs n > 16 log(4 / delta) per part)
   d <- family_data("gaussian", n = 600)
@@ -166,7 +210,8 @@ test_that("secure noise and cv.dpsco() follow the registry's traits", {
     fit <- dpsco(d$x, d$y, method = m, secure = TRUE, epsilon = 2, nlambda = 2)
     expect_identical(fit$settings$secure, TRUE)
   }
-  for (m in methods$method[methods$cv]) {
+  # every method is chosen along its path by cv.dpsco()
+  for (m in methods$method) {
     set.seed(5)
     # (sample_aggregate's blocks need epsilon 3 at this size)
     cv <- suppressWarnings(cv.dpsco(d$x, d$y, method = m,
