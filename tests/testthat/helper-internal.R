@@ -32,6 +32,9 @@ with_fit_stream <- dpsco:::with_fit_stream
 # ---- The method registry and the front doors' methods
 method_registry <- dpsco:::method_registry
 method_spec <- dpsco:::method_spec
+method_traits <- dpsco:::method_traits
+register_method <- dpsco:::register_method
+shard_check_method <- dpsco:::shard_check_method
 method_private <- dpsco:::method_private
 method_label <- dpsco:::method_label
 common_control <- dpsco:::common_control

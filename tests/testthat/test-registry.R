@@ -156,9 +156,9 @@ test_that("a control field the method does not read is an error naming it", {
 })
 
 test_that("register_method() enforces the trait table", {
-  traits <- dpsco:::method_traits
+  traits <- method_traits
   reg <- function(..., fit = function(prob, path, settings) NULL)
-    dpsco:::register_method("trait_test", label = "a", reference = "b",
+    register_method("trait_test", label = "a", reference = "b",
                             path = "radius", families = "gaussian",
                             adjacency = "add/remove", sampling = "c",
                             fit = fit, ...)
@@ -167,14 +167,14 @@ test_that("register_method() enforces the trait table", {
   expect_error(reg(cv = TRUE), "unknown trait `cv`")
   expect_error(reg(bounded = "yes"), "trait `bounded` fails its check")
   expect_error(reg(shardable = FALSE), "trait `shardable` fails its check")
-  expect_error(dpsco:::register_method("trait_test", label = "a"),
+  expect_error(register_method("trait_test", label = "a"),
                "trait `reference` is required")
   # one fit() signature for both paths
   expect_error(reg(fit = function(prob, radius, budget, control, steps) NULL),
                "trait `fit` fails its check")
-  expect_false(exists("trait_test", envir = dpsco:::method_registry))
+  expect_false(exists("trait_test", envir = method_registry))
   for (m in methods$method) {
-    spec <- dpsco:::method_spec(m)
+    spec <- method_spec(m)
     # every trait is there, the declared or the default value, and passes
     # its check
     expect_setequal(names(spec), names(traits))
@@ -188,9 +188,9 @@ test_that("the shardable trait decides which methods run on sharded data", {
   expect_identical(methods$method[methods$shardable],
                    c("clip", "holland", "kamath"))
   for (m in methods$method[!methods$shardable]) {
-    reason <- dpsco:::method_spec(m)$shardable
+    reason <- method_spec(m)$shardable
     expect_true(is.character(reason) && nzchar(reason), info = m)
-    err <- expect_error(dpsco:::shard_check_method(dpsco:::method_spec(m)),
+    err <- expect_error(shard_check_method(method_spec(m)),
                         class = "dpsco_arg_error", info = m)
     expect_match(conditionMessage(err),
                  paste0("\"", m, "\" cannot be fitted on sharded data: ",
