@@ -305,9 +305,6 @@ acc_cm <- function(z, q, steps)
   structure(list(z = as.double(z), q = as.double(q), steps = as.double(steps)),
             class = "dpsco_components")
 
-# Active components (those that release something)
-acc_active <- function(cm) cm$q > 0 & is.finite(cm$z) & cm$steps > 0
-
 acc_all_unsampled <- function(cm) {
   act <- acc_active(cm)
   all(cm$q[act] == 1)
@@ -318,33 +315,6 @@ acc_mu <- function(cm) {
   sqrt(sum(cm$steps[act] / cm$z[act]^2))
 }
 
-# Results of the accountant memoised on their exact inputs (public
-# parameters, never data), so that what a fit recomputes - its privacy
-# record after the calibration, cv.dpsco()'s folds, refits at the same
-# budget - is computed once.  The cache holds at most acc_cache_max
-# entries and starts afresh when full.
-acc_cache <- new.env(parent = emptyenv())
-acc_cache_max <- 512L
-
-acc_cache_clear <- function()
-  rm(list = ls(acc_cache, all.names = TRUE), envir = acc_cache)
-
-# sprintf("%.17g") round-trips every double, so equal keys mean equal inputs
-acc_key <- function(...)
-  paste(vapply(list(...), function(v) paste(sprintf("%.17g", v), collapse = ","),
-               ""), collapse = "|")
-
-acc_memo <- function(kind, key, compute) {
-  k <- paste(kind, key)
-  v <- acc_cache[[k]]
-  if (!is.null(v)) return(v)
-  v <- compute()
-  if (length(acc_cache) >= acc_cache_max) acc_cache_clear()
-  assign(k, v, envir = acc_cache)
-  v
-}
-
-acc_cm_key <- function(cm) acc_key(cm$z, cm$q, cm$steps)
 
 acc_rdp_total <- function(cm, orders)
   acc_memo("rdp", acc_key(cm$z, cm$q, cm$steps, orders),

@@ -126,13 +126,6 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                  privacy = record), class = "dp_mean")
 }
 
-# The trimmed mean: clamp each column to its public [lo, hi] and average
-# around the midpoint, dividing by the public n.  Adding or removing a record
-# moves coordinate j by at most (hi_j - lo_j) / (2 n).
-trimmed_sensitivity <- function(range, n) {
-  sqrt(sum(((range[2L, ] - range[1L, ]) / 2)^2)) / n
-}
-
 # The release itself: n is the public number of records, which divides the
 # centred sum whatever the number of rows of x (a record added or removed
 # moves that sum by at most its half-range).

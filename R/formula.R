@@ -83,17 +83,6 @@ cv.dpsco.formula <- function(x, data, xlev = NULL, offset = NULL, ...) {
   cv
 }
 
-# A method's matched call as the user wrote it, through the generic; the
-# formula methods' first argument unnamed, as in lm().  (Nothing in the
-# call is evaluated: an argument such as matrix(rnorm(n)) would draw from
-# the generator again.)
-generic_call <- function(call, name, formula = FALSE) {
-  call[[1L]] <- as.name(name)
-  if (formula && length(call) > 1L && identical(names(call)[2L], "x"))
-    names(call)[2L] <- ""
-  call
-}
-
 # The design of a formula fit.  Returns list(x, y, intercept, terms, xlev,
 # contrasts, assign, offset (the formula's offset() terms plus the
 # argument `offset`, NULL without either), offset_argument (was the

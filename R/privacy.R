@@ -555,12 +555,11 @@ print.summary.dpsco_privacy <- function(x, ...) {
   invisible(x)
 }
 
-# A classed warning for anything the privacy guarantee does not cover.
-privacy_warning <- function(...) {
-  msg <- paste0(...)
-  warning(structure(
-    class = c("dpsco_privacy_warning", "warning", "condition"),
-    list(message = msg, call = user_call())))
+# The trimmed mean: clamp each column to its public [lo, hi] and average
+# around the midpoint, dividing by the public n.  Adding or removing a record
+# moves coordinate j by at most (hi_j - lo_j) / (2 n).
+trimmed_sensitivity <- function(range, n) {
+  sqrt(sum(((range[2L, ] - range[1L, ]) / 2)^2)) / n
 }
 
 # What a method with a stated (epsilon, delta) guarantee may spend after

@@ -1,3 +1,6 @@
+#' @include utils.R
+NULL
+
 # The estimation methods of dpsco(), one registered object each.
 #
 # A method lives in one file that calls register_method() once.  The object
@@ -21,9 +24,6 @@
 #                  or NULL); returns list(beta, parts, settings, public, ...).
 
 method_registry <- new.env(parent = emptyenv())
-
-# (here, as the method files use it when they register)
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 # Control fields every method reads: the budget shares and declared values
 # of the private settings, private standardisation and the quantile

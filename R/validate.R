@@ -71,6 +71,14 @@ user_call <- function() {
   sys.call(-2L)
 }
 
+# A classed warning for anything the privacy guarantee does not cover.
+privacy_warning <- function(...) {
+  msg <- paste0(...)
+  warning(structure(
+    class = c("dpsco_privacy_warning", "warning", "condition"),
+    list(message = msg, call = user_call())))
+}
+
 check_number <- function(v, arg, lower = -Inf, upper = Inf,
                          lower_open = TRUE, allow_inf = FALSE,
                          upper_open = FALSE) {
