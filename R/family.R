@@ -1,8 +1,8 @@
 # The loss families and what the C engine needs to know of one: its code
 # (src/family.c) and, for the smoothed quantile loss, the level tau, the
 # kernel (or the Moreau envelope) and the bandwidth.  Every .Call that
-# passes records takes these fields from family_settings(), so a new family
-# is added here and in family.c only.
+# passes records takes these fields from family_settings() (a family
+# object's `settings`), so a new family is added here and in family.c only.
 
 family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L,
                   multinomial = 4L)
@@ -19,12 +19,6 @@ family_settings <- function(family, tau = NULL, bandwidth = NULL,
        bandwidth = as.double(bandwidth %||% 1),
        kernel = kernel_codes[[kernel %||% "gaussian"]],
        nclass = as.integer(nclass))
-}
-
-# The same fields from a fitted model's `quantile` element (NULL for the
-# other families).
-fit_family_settings <- function(family, q) {
-  family_settings(family, q$tau, q$bandwidth, q$smoother)
 }
 
 # The quantile level of dpsco() and cv.dpsco(): NULL (0.5) for "quantile",
@@ -56,8 +50,10 @@ check_tau <- function(tau, family) {
 #   tau, smoother, kernel, smoothing, bandwidth, options
 #                  quantile only (NULL otherwise): the level, the smoother
 #                  (a kernel name or "moreau"), the kernel and smoothing as
-#                  given, the bandwidth (NULL: not chosen yet) and the list
-#                  quantile_options() returns
+#                  given, the bandwidth (NULL: not chosen yet) and the
+#                  list of these options a fit stores (settings$quantile;
+#                  with private tuning also the released centre and
+#                  curvature weight, family_with())
 #   residual(eta, y)  the loss derivative in eta (the engine's, family.c)
 #   loss(eta, y)      the per-record loss the fit minimises
 #   eval_loss(eta, y) the per-record loss of a held-out risk (the check
@@ -414,15 +410,16 @@ family_multinomial <- function(nclass = NULL) {
 # The family of dpsco() and cv.dpsco() from the user's arguments, with
 # their checks: tau for "quantile" only (check_tau()), and the quantile
 # options from `control` (bandwidth, kernel, smoothing), the bandwidth
-# refused for the other families.  `family` is a matched name (or already
-# an object, returned as it is).
-as_family <- function(family, tau = NULL, control = NULL) {
+# refused for the other families; `nclass` the declared number of classes
+# of a multinomial y.  `family` is a matched name (or already an object,
+# returned as it is).  The front door builds it once; the paths pass it on.
+as_family <- function(family, tau = NULL, control = NULL, nclass = NULL) {
   if (inherits(family, "dpsco_family")) return(family)
   tau <- check_tau(tau, family)
   if (family != "quantile") {
     if (!is.null(control$bandwidth))
       arg_error("control", "$bandwidth applies to family = \"quantile\" only.")
-    return(family_object(family))
+    return(family_object(family, list(nclass = nclass)))
   }
   smoother <- if (identical(control$smoothing, "moreau")) "moreau"
               else control$kernel %||% "gaussian"
@@ -430,10 +427,38 @@ as_family <- function(family, tau = NULL, control = NULL) {
                   control$bandwidth)
 }
 
+# The family with the settings a fit chose.  For quantile: the bandwidth
+# and, from private tuning, the released centre of y and the Newton
+# model's curvature weight, as fields (the weight is what
+# start_curvature() reads) and in `options`, the list a fit stores as
+# settings$quantile.  The other families have none and are returned as
+# they are.
+family_with <- function(fam, bandwidth = fam$bandwidth, centre = fam$centre,
+                        weight = fam$weight) {
+  if (!inherits(fam, "dpsco_family_quantile")) return(fam)
+  out <- family_quantile(fam$tau, fam$smoother, fam$kernel, bandwidth)
+  extra <- compact(list(centre = centre, weight = weight))
+  out$options <- c(out$options, extra)
+  out[names(extra)] <- extra
+  out
+}
+
+# The family of a path with public tuning: a smoothed loss gets conquer's
+# data-independent bandwidth (on the scale of y) unless one was declared.
+family_public <- function(fam, n, p) {
+  if (!inherits(fam, "dpsco_family_quantile") || !is.null(fam$bandwidth))
+    return(fam)
+  family_with(fam, conquer_bandwidth(n, p))
+}
+
+# The number of predictors per record: the declared classes of a
+# multinomial family, 1 otherwise.
+family_nclass <- function(fam) if (isTRUE(fam$multi)) fam$nclass else 1L
+
 # The family from its name and, for "quantile", options as stored in a fit
-# (settings$quantile) or a problem list (quant): list(tau, smoother,
-# kernel, bandwidth), missing ones at their defaults.  No checks: the
-# arguments were checked when the fit or the problem was made.
+# (settings$quantile): list(tau, smoother, kernel, bandwidth), missing ones
+# at their defaults; for "multinomial", `nclass`.  No checks: the arguments
+# were checked when the fit or the problem was made.
 family_object <- function(family, quant = NULL) {
   if (inherits(family, "dpsco_family")) return(family)
   switch(family,
@@ -454,9 +479,9 @@ fit_family <- function(fit) {
 }
 
 # The family of a problem list as the fitting functions receive it:
-# `family` an object, or a name with, for "quantile", the options in
-# `quant` (list(tau, bandwidth, smoother)) or else the engine's settings in
-# `fam` (family_settings()).
+# `family` an object (as radius_path() builds it), or a name with, for
+# "quantile", the options in `quant` (list(tau, bandwidth, smoother)) or
+# else the engine's settings in `fam` (family_settings()).
 prob_family <- function(prob) {
   f <- prob$family
   if (inherits(f, "dpsco_family")) return(f)
@@ -478,7 +503,22 @@ prob_family <- function(prob) {
   family_object(f, q)
 }
 
-# The engine's family fields of a problem list: its `fam` when given (as
-# dpsco_constrained() builds it), else the family object's.
+# The engine's family fields of a problem list: its `fam` when a test or
+# a caller gives them, else the family object's.
 prob_settings <- function(prob) prob[["fam"]] %||% prob_family(prob)$settings
 
+# The radius of a penalised path's domain (domain.R, path_domain()) from
+# the released (or declared) range of y net of the offsets and the public
+# n; NULL when there is nothing to bound with.
+family_domain_radius <- function(fam, y_range, n) {
+  switch(fam$name,
+    gaussian = , quantile = if (!is.null(y_range)) diff(y_range) / 2,
+    poisson = if (!is.null(y_range))
+      (max(log(y_range[2L]), -log(n)) + log(n)) / 2,
+    binomial = , multinomial = log(n + 1))
+}
+
+# The range of y from a released bound b on |y|: [0, b] for counts.
+family_y_range <- function(fam, b) {
+  if (identical(fam$name, "poisson")) c(0, b) else c(-b, b)
+}

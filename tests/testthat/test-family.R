@@ -136,10 +136,7 @@ test_that("as_family() keeps the argument checks of dpsco()", {
                    list(tau = 0.9, smoother = "moreau", kernel = "gaussian",
                         smoothing = "moreau", bandwidth = 0.3))
   expect_identical(m$curvature, 1 / 0.3)
-  expect_identical(dpsco:::quantile_options("quantile", 0.9,
-                     dpsco_control(smoothing = "moreau", bandwidth = 0.3)),
-                   m$options)
-  expect_null(dpsco:::quantile_options("binomial", NULL, dpsco_control()))
+  expect_null(dpsco:::as_family("binomial", NULL, dpsco_control())$options)
   expect_error(dpsco:::as_family("gaussian", 0.5), "applies to family",
                class = "dpsco_arg_error")
   expect_error(dpsco:::as_family("quantile", 1), "must lie in",
