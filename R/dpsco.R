@@ -818,6 +818,8 @@ max_threads <- function() .Call(C_dpsco_max_threads)
 new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
                       classnames, settings, privacy, trace_at, std, nobs,
                       path, support = NULL) {
+  # the family object, stored once (fit_family()); `family` stays its name
+  settings$family_object <- fam
   if (isTRUE(fam$multi))
     return(new_dpsco_multinomial(res, x, lambda, intercept, call, method,
                                  classnames, settings, privacy, std, nobs,

@@ -455,24 +455,28 @@ family_public <- function(fam, n, p) {
 # multinomial family, 1 otherwise.
 family_nclass <- function(fam) if (isTRUE(fam$multi)) fam$nclass else 1L
 
-# The family from its name and, for "quantile", options as stored in a fit
-# (settings$quantile): list(tau, smoother, kernel, bandwidth), missing ones
-# at their defaults; for "multinomial", `nclass`.  No checks: the arguments
+# The family from its name and `options`: for "quantile" as stored in a
+# fit (settings$quantile), list(tau, smoother, kernel, bandwidth), missing
+# ones at their defaults; for "multinomial", list(nclass).  No checks: the arguments
 # were checked when the fit or the problem was made.
-family_object <- function(family, quant = NULL) {
+family_object <- function(family, options = NULL) {
   if (inherits(family, "dpsco_family")) return(family)
   switch(family,
     gaussian = family_gaussian(),
     binomial = family_binomial(),
     poisson = family_poisson(),
-    multinomial = family_multinomial(quant$nclass),
-    quantile = family_quantile(quant$tau %||% 0.5,
-                               quant$smoother %||% "gaussian", quant$kernel,
-                               quant$bandwidth))
+    multinomial = family_multinomial(options$nclass),
+    quantile = family_quantile(options$tau %||% 0.5,
+                               options$smoother %||% "gaussian",
+                               options$kernel, options$bandwidth))
 }
 
-# The family of a fitted model.
+# The family of a fitted model: the object the fit stored
+# (settings$family_object, on y's own scale), else, for a fit made before
+# it was stored, one rebuilt from its name and options.
 fit_family <- function(fit) {
+  if (!is.null(fit$settings$family_object))
+    return(fit$settings$family_object)
   if (identical(fit$family, "multinomial"))
     return(family_multinomial(length(fit$classnames)))
   family_object(fit$family, fit$settings$quantile)
