@@ -161,11 +161,11 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                    c("x", "y", "family", "method", "epsilon", "delta",
                      "public_n", "tau", "secure", "weights", "offset"),
                    "cv.dpsco")
+  dat <- check_data_args(x, y, family, public_n, weights, offset)
+  x <- dat$x
   # the checks of dpsco() that must come before the split; the fit checks
   # the rest
   check_path_args(spec, c(list(x = x, caller = "cv.dpsco"), list(...)), fam)
-  dat <- check_data_args(x, y, family, public_n, weights, offset)
-  x <- dat$x
   n <- dat$n
   weights <- dat$weights
   offset <- dat$offset
