@@ -57,7 +57,7 @@ baseline_converges <- function(converge, x, intercept, trace_at) {
 # dpsco()'s fit of a method that converges: marked so that summary()
 # describes the solver that ran, not the fixed loop's settings.
 baseline_fit <- function(fit, spec, a) {
-  if (!isTRUE(spec$converges) ||
+  if (!spec$converges ||
       !baseline_converges(is.null(a$iterations), a$x, a$intercept,
                           if (isTRUE(a$trace) || is.numeric(a$trace)) 1L))
     return(fit)

@@ -6,25 +6,16 @@ NULL
 # chooses every data-dependent setting in one place (the private bounds and
 # centre of tune_private(), or the public rules), calls the method's fit()
 # and builds the fit and its privacy record from the parts it returns.
-# Traits read from the method's object:
-#   truncation  "coordinate" when private tuning releases a clamp of the
-#               coordinates |r_i| max(1, |x_i|_inf), "l2" when it releases
-#               an l2 clipping level, "none" when the method needs neither;
-#   row         TRUE when it needs the private row bound (its square is the
-#               smoothness of the loss on the unit scale);
-#   bounded     TRUE when its sensitivities need public bounds on |x| and
-#               |y|: with public tuning the data are shrunk to [-K, K];
-#   shrink      TRUE when control$shrink also applies with private tuning;
-#   lp          TRUE when it takes dpsco(lp = );
-#   radius_inf  function(fam), fam the family object: may a radius be Inf?
-#   adjacency   "replace-one" (or a function of lp giving it): it runs on
-#               the records resized to the public n, see resize_records().
-# fit(prob, radius, budget, control, steps) returns list(beta (d x
+# The traits it reads (truncation, row, bounded, shrink, lp, radius_inf,
+# adjacency) are documented in method_traits (registry.R).
+# fit(prob, radius, settings) returns list(beta (d x
 # radii), parts, settings, public) and optionally calibration,
-# pure_epsilon and sampling.  prob is list(x, y, family, fam, quant,
-# intercept, offset, n, p, d, x_bound, y_bound, threads, smoothness,
-# tuning, clip, lp); budget is list(epsilon, delta, fixed (the private
-# settings' parts), fixed_components, remaining).
+# pure_epsilon and sampling.  prob is list(x, y, family (the family
+# object: prob_family(), its engine fields prob_settings()), intercept,
+# offset, n, p, d, x_bound, y_bound, threads, smoothness, tuning, clip, lp,
+# resized, y_scale, public); settings is list(budget, control, steps),
+# budget list(epsilon, delta, fixed (the private settings' parts),
+# fixed_components, remaining).
 
 # Control fields of every radius method.
 radius_path_control <- character()
@@ -55,191 +46,173 @@ resize_records <- function(x, y, n) {
   }
   list(x = x, y = y)
 }
-# `a`: the checked arguments of dpsco() (see there), `spec` the method.
+# `a`: the checked arguments of dpsco() (see there; `family` the family
+# object), `spec` the method.  The phases: plan (public values only),
+# prepare (standardisation and private settings, shared with
+# lambda_path()), the problem the method sees, its fit() and the record.
 radius_path <- function(spec, a) {
-  x <- a$x
-  yy <- list(y = a$y, classnames = a$classnames)
-  family <- a$family
-  fam <- family_object(family, a$quant)
-  quant <- a$quant
-  control <- a$control
-  intercept <- a$intercept
-  tuning <- a$tuning
-  n <- a$n
-  if (a$calibration == "paper")
-    arg_error("calibration", "\"paper\" exists only for the paper's ",
-              "methods clip, kamath and holland.")
-  for (arg in c("lambda", "optimizer", "batch_size", "step_size"))
-    if (!is.null(a[[arg]]))
-      arg_error(arg, "does not apply to the constraint-set method \"",
-                spec$name, "\" (its path is over `radius`).")
-  if (!identical(a$alpha, 1) || !is.null(a$penalty.factor) ||
-      !isFALSE(a$trace) || !is.null(a$lambda.min.ratio))
-    arg_error(if (!identical(a$alpha, 1)) "alpha"
-              else if (!is.null(a$penalty.factor)) "penalty.factor"
-              else if (!isFALSE(a$trace)) "trace" else "lambda.min.ratio",
-              "does not apply to the constraint-set method \"", spec$name,
-              "\".")
-  epsilon <- a$epsilon
-  delta <- check_target(epsilon, a$delta, n)
-  p <- ncol(x)
-  d <- p + intercept
-  lp <- NULL
-  if (isTRUE(spec$lp)) {
-    lp <- a$lp %||% 2
-    check_number(lp, "lp", 1, 2)
-  } else if (!is.null(a$lp)) {
-    arg_error("lp", "applies to the methods of an l_p geometry (",
-              paste0("\"", lp_methods(), "\"", collapse = ", "), ") only.")
-  }
-  radius <- if (is.null(a$radius)) NULL
-            else check_radius(a$radius, allow_inf = isTRUE(spec$radius_inf(fam)))
-  nr <- if (is.null(radius)) check_count(a$nlambda %||% 10L, "nlambda", 1, 1000)
-        else length(radius)
-  steps <- if (is.null(a$iterations)) NULL
-           else check_count(a$iterations, "iterations", 1, 1e6)
-  threads <- check_count(a$threads, "threads", 1, 64)
-  bounded <- isTRUE(spec$bounded)
-  if (!is.null(control$shrink) && !isTRUE(spec$shrink) &&
-      !(bounded && tuning == "public"))
-    arg_error("control", "$shrink (K) applies to ",
-              paste0("\"", Filter(function(m) isTRUE(method_spec(m)$shrink),
-                                  method_names()), "\"", collapse = ", "),
-              ", and to the bounded-data methods with tuning = \"public\".")
-
-  std <- standardize_x(x, a$standardize, intercept, TRUE, epsilon, delta,
-                       control, n)
-  x <- std$x
-  fixed <- if (is.null(std$part)) list() else list(std$part)
-  y <- yy$y
-  y_scale <- 1
-  released <- NULL
-  public <- c(public_n_note(n), "p (dimension)", "constraint radii",
-              "iterations", std$public)
-  if (tuning == "private") {
-    # one place for the data-dependent settings: bounds on x and y (the fit
-    # sees clamp(x / B, -1, 1) and, for gaussian, clamp(y / B_y, -1, 1)),
-    # the centre as an offset of the linear predictor, and for the
-    # Frank-Wolfe oracles the truncation level
-    z1 <- calibrate_components(list(), 1, 1, epsilon, delta)
-    tn <- tune_private(x, y, family, spec$truncation, "spgd", intercept, z1,
-                       NULL, control, constrained = TRUE,
-                       row = isTRUE(spec$row), quant = quant, n = n)
-    quant <- tn$quant
-    x <- tn$x
-    y <- tn$y
-    y_scale <- tn$y_scale
-    std <- add_bounds(std, tn$bound)
-    fixed <- c(fixed, tn$parts)
-    offset <- tn$beta0[1L] * intercept
-    x_bound <- 1
-    y_bound <- 1
-    clip <- tn$clip
-    smoothness <- if (isTRUE(spec$row)) tn$row_bound^2
-    released <- tn$released
-    public <- c(public, "budget shares", tn$public)
-  } else {
-    offset <- if (!intercept || is.null(control$center)) 0
-              else fam$link(control$center)
-    # a smoothed loss: conquer's data-independent bandwidth
-    if (!is.null(quant))
-      quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
-    if (intercept && !is.null(control$center)) public <- c(public, "centre of y")
-    x_bound <- y_bound <- Inf
-    if (bounded) {
-      # the shrinkage of Hu et al.: every entry of x and y to [-K, K]
-      k <- control$shrink %||% (n * epsilon)^(1 / 5)
-      x <- clamp(x, -k, k)
-      if (!fam$bounded) y <- clamp(y, -k, k)
-      x_bound <- k
-      y_bound <- if (!fam$bounded) k else 1
-      public <- c(public, sprintf("shrinkage level K = %s",
-                                  format(signif(k, 4))))
-    }
-    clip <- control$clip %||% 1
-    smoothness <- NULL
-    public <- c(public, "oracle parameters")
-  }
-  if (fam$classes) y_bound <- 1
-  # a quantile residual is bounded whatever y is: y is not shrunk
-  if (fam$bounded && !fam$classes && tuning == "public") {
-    y <- yy$y
-    y_bound <- Inf
-  }
-  if (isTRUE(spec$shrink) && tuning == "private" && !is.null(control$shrink)) {
-    x <- clamp(x, -control$shrink, control$shrink)
-    x_bound <- min(1, control$shrink)
-  }
-  radius <- radius %||% default_radii(nr, fam)
-  resized <- method_adjacency(spec, lp %||% 2) == "replace-one"
-  if (resized) {
-    rs <- resize_records(x, y, n)
-    x <- rs$x
-    y <- rs$y
-  }
-  prob <- list(x = x, y = y, family = family,
-               fam = family_settings(family, quant$tau, quant$bandwidth,
-                                     quant$smoother), quant = quant,
-               intercept = intercept,
-               offset = offset, n = n, p = p, d = d, x_bound = x_bound,
-               y_bound = y_bound, threads = threads, smoothness = smoothness,
-               tuning = tuning, clip = clip, lp = lp)
+  pl <- plan_radius_path(spec, a)
+  pr <- prepare_path(spec, a, TRUE, pl$epsilon, pl$delta, constrained = TRUE)
+  prob <- radius_problem(spec, a, pl, pr)
+  radius <- pl$radius %||% default_radii(pl$nr, prob$family)
   # what every method takes: the target, the private settings' parts and
   # the (epsilon, delta) those leave for the method
-  budget <- list(epsilon = epsilon, delta = delta, fixed = fixed,
+  fixed <- pr$fixed
+  budget <- list(epsilon = pl$epsilon, delta = pl$delta, fixed = fixed,
                  fixed_components = lapply(fixed, part_component),
-                 remaining = remaining_budget(fixed, epsilon, delta))
-  res <- spec$fit(prob, radius, list(budget = budget, control = control, steps = steps))
-
+                 remaining = remaining_budget(fixed, pl$epsilon, pl$delta))
+  res <- spec$fit(prob, radius, list(budget = budget, control = a$control,
+                                      steps = pl$steps))
   # the method's parts take what the private settings leave; a resized
   # method's guarantee is its theorem's, for replace-one pairs of n records
   for (k in seq_along(res$parts)) {
     res$parts[[k]]$share <- (1 - sum(vapply(fixed, `[[`, 0, "share"))) /
       length(res$parts)
-    if (resized) res$parts[[k]]$relation <- "replace"
+    if (prob$resized) res$parts[[k]]$relation <- "replace"
   }
   beta <- res$beta
-  if (intercept) beta[1L, ] <- beta[1L, ] + offset
-  beta <- beta * y_scale
-  parts <- c(fixed, res$parts)
-  kinds <- vapply(res$parts, part_kind, "")
-  record <- new_privacy_record(
-    epsilon, delta, parts,
-    # a method whose noise is its theorem's formula says so (res$calibration)
-    calibration = res$calibration %||%
-      if (any(kinds == "dp")) "theorem" else "accountant",
-    public = unique(c(public, res$public,
-                      "any preprocessing applied to x and y before the call")),
-    not_covered = std$not_covered, public_n = n,
-    extra = c(list(steps = res$settings$steps %||% NA_integer_, nradius = nr,
-                   radius = radius, tuning = tuning, released = released,
-                   pure_epsilon = res$pure_epsilon,
-                   resized = if (resized) paste(
-                     "the records are resized to the public n (padded with",
-                     "x = 0, y = 0, or a uniform subset of n) before the",
-                     "method, whose theorem is stated for replace-one",
-                     "neighbours of n records"),
-                   loss = quantile_loss_text(quant)),
-              # a method's own account of its batches (NULL keeps the default)
-              if (!is.null(res$sampling)) list(sampling = res$sampling)))
-  settings <- c(res$settings, list(tuning = tuning, radius = radius,
-                                   lp = lp, offset = offset,
-                                   y_scale = y_scale, x_bound = x_bound,
-                                   y_bound = y_bound, control = control,
-                                   threads = threads,
-                                   # on y's own scale, as coef() is
-                                   quantile = if (!is.null(quant))
-                                     utils::modifyList(quant, list(
-                                       bandwidth = quant$bandwidth * y_scale))))
-  fit <- new_dpsco(list(beta = beta), x, radius, intercept, a$call, family,
-                   spec$name, yy$classnames, settings = settings,
-                   privacy = record, trace_at = integer(), std = std, nobs = n,
+  if (a$intercept) beta[1L, ] <- beta[1L, ] + prob$offset
+  beta <- beta * prob$y_scale
+  # the family on y's own scale, as coef() and predict() are
+  fam <- family_with(prob$family, prob$family$bandwidth * prob$y_scale)
+  fit <- new_dpsco(list(beta = beta), prob$x, radius, a$intercept, a$call,
+                   fam, spec$name, a$classnames,
+                   settings = c(res$settings, list(
+                     tuning = a$tuning, radius = radius, lp = pl$lp,
+                     offset = prob$offset, y_scale = prob$y_scale,
+                     x_bound = prob$x_bound, y_bound = prob$y_bound,
+                     control = control, threads = pl$threads,
+                     quantile = fam$options)),
+                   privacy = radius_path_record(a, pl, pr, prob, res, radius),
+                   trace_at = integer(), std = pr$std, nobs = a$n,
                    path = "radius")
   fit$radius <- radius
   fit$lambda <- NULL
   colnames(fit$beta) <- names(fit$a0) <- names(fit$df) <-
-    paste0("r", seq_len(nr) - 1L)
+    paste0("r", seq_len(pl$nr) - 1L)
   fit
+}
+
+# Phase 1, from public values only: the target, the geometry, the radii,
+# their number and the iterations.
+plan_radius_path <- function(spec, a) {
+  target <- path_target(TRUE, a$epsilon, a$delta, a$n)
+  lp <- if (spec$lp) a$lp %||% 2
+  if (!is.null(lp)) check_number(lp, "lp", 1, 2)
+  radius <- if (!is.null(a$radius))
+    check_radius(a$radius, allow_inf = spec$radius_inf(a$family))
+  c(target, list(
+    lp = lp, radius = radius,
+    nr = if (is.null(radius))
+           check_count(a$nlambda %||% 10L, "nlambda", 1, 1000)
+         else length(radius),
+    steps = if (!is.null(a$iterations))
+              check_count(a$iterations, "iterations", 1, 1e6),
+    threads = check_count(a$threads, "threads", 1, 64)))
+}
+
+# The problem list a radius method's fit() receives (see the top of this
+# file), from the prepared data: with private tuning on the unit scale of
+# the released bounds, the released centre an offset of the linear
+# predictor; with public tuning on the user's scale, the bounded-data
+# methods' data shrunk to [-K, K].  Also `resized` and `y_scale` (the
+# scale of y the fit is on) and `public` for the record.
+radius_problem <- function(spec, a, pl, pr) {
+  fam <- pr$family
+  ctl <- a$control
+  n <- a$n
+  x <- pr$x
+  y <- a$y
+  sc <- if (a$tuned) radius_private_scale(spec, pr$tn, a$intercept)
+        else radius_public_scale(spec, a, fam, x)
+  # ([[ ]]: sc$x would partially match sc$x_bound)
+  x <- sc[["x"]] %||% x
+  y <- sc[["y"]] %||% y
+  y_bound <- if (fam$classes) 1 else sc$y_bound
+  # a quantile residual is bounded whatever y is: y is not shrunk
+  if (fam$bounded && !fam$classes && !a$tuned) {
+    y <- a$y
+    y_bound <- Inf
+  }
+  x_bound <- sc$x_bound
+  if (spec$shrink && a$tuned && !is.null(ctl$shrink)) {
+    x <- clamp(x, -ctl$shrink, ctl$shrink)
+    x_bound <- min(1, ctl$shrink)
+  }
+  resized <- method_adjacency(spec, pl$lp %||% 2) == "replace-one"
+  if (resized) {
+    rs <- resize_records(x, y, n)
+    x <- rs$x
+    y <- rs$y
+  }
+  list(x = x, y = y, family = fam, intercept = a$intercept,
+       offset = sc$offset, n = n, p = ncol(x), d = ncol(x) + a$intercept,
+       x_bound = x_bound, y_bound = y_bound, threads = pl$threads,
+       smoothness = sc$smoothness, tuning = a$tuning, clip = sc$clip,
+       lp = pl$lp, resized = resized, y_scale = sc$y_scale,
+       public = sc$public)
+}
+
+# The scale of a privately tuned problem: every bound 1 (the fit sees
+# clamp(x / B, -1, 1) and, for gaussian, clamp(y / B_y, -1, 1)), the
+# released centre as the offset, the released clipping level and, for the
+# methods that need it, the squared row bound as the smoothness.
+radius_private_scale <- function(spec, tn, intercept) {
+  list(y = tn$y, y_scale = tn$y_scale, offset = tn$beta0[1L] * intercept,
+       x_bound = 1, y_bound = 1, clip = tn$clip,
+       smoothness = if (spec$row) tn$row_bound^2,
+       public = c("budget shares", tn$public))
+}
+
+# The scale of a publicly tuned problem: the declared centre as the
+# offset and, for the bounded-data methods, the shrinkage of Hu et al.
+# (every entry of x and y to [-K, K]).
+radius_public_scale <- function(spec, a, fam, x) {
+  ctl <- a$control
+  out <- list(y_scale = 1, x_bound = Inf, y_bound = Inf,
+              offset = if (!a$intercept || is.null(ctl$center)) 0
+                       else fam$link(ctl$center),
+              clip = ctl$clip %||% 1,
+              public = if (a$intercept && !is.null(ctl$center)) "centre of y")
+  if (spec$bounded) {
+    k <- ctl$shrink %||% (a$n * a$epsilon)^(1 / 5)
+    out$x <- clamp(x, -k, k)
+    if (!fam$bounded) out$y <- clamp(a$y, -k, k)
+    out$x_bound <- k
+    out$y_bound <- if (!fam$bounded) k else 1
+    out$public <- c(out$public, sprintf("shrinkage level K = %s",
+                                        format(signif(k, 4))))
+  }
+  out$public <- c(out$public, "oracle parameters")
+  out
+}
+
+# The privacy record of a radius path.
+radius_path_record <- function(a, pl, pr, prob, res, radius) {
+  parts <- c(pr$fixed, res$parts)
+  kinds <- vapply(res$parts, part_kind, "")
+  public <- c(public_n_note(a$n), "p (dimension)", "constraint radii",
+              "iterations", pr$std$public, prob$public, res$public,
+              "any preprocessing applied to x and y before the call")
+  new_privacy_record(
+    pl$epsilon, pl$delta, parts,
+    # a method whose noise is its theorem's formula says so (res$calibration)
+    calibration = res$calibration %||%
+      if (any(kinds == "dp")) "theorem" else "accountant",
+    public = unique(public), not_covered = pr$std$not_covered,
+    public_n = a$n,
+    extra = c(list(steps = res$settings$steps %||% NA_integer_,
+                   nradius = pl$nr, radius = radius, tuning = a$tuning,
+                   released = pr$tn$released,
+                   pure_epsilon = res$pure_epsilon,
+                   resized = if (prob$resized) paste(
+                     "the records are resized to the public n (padded with",
+                     "x = 0, y = 0, or a uniform subset of n) before the",
+                     "method, whose theorem is stated for replace-one",
+                     "neighbours of n records"),
+                   loss = quantile_loss_text(prob$family$options)),
+              # a method's own account of its batches (NULL keeps the default)
+              if (!is.null(res$sampling)) list(sampling = res$sampling)))
 }
 
 check_radius <- function(radius, allow_inf = FALSE) {

@@ -161,51 +161,31 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                    c("x", "y", "family", "method", "epsilon", "delta",
                      "public_n", "tau", "secure", "weights", "offset"),
                    "cv.dpsco")
-  x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
-  if (is_mapped(x))
-    arg_error("x", "is file-backed; cv.dpsco() splits the records and ",
-              "needs x in memory (a matrix or a dgCMatrix).")
-  n_rows <- nrow(x)
-  n <- check_public_n(public_n, n_rows)
-  if (is_sharded(x)) {                 # rows on cluster workers (shards.R)
-    yy <- shard_check_y(y, family)
-  } else {
-    check_y_columns(y, family)
-    yy <- check_y(y, n_rows, fam)
-  }
-  weights <- check_weights(weights, n_rows)
-  offset <- check_offset(offset, n_rows)
-  check_number(holdout, "holdout", 0, 0.5)
-  # the public expected sizes of the two parts: the training fit's public
-  # n and the divisor of the validation curve, whatever the coins give
-  n_fit <- round(n * (1 - holdout))
-  n_hold <- n * holdout
-  if (n_hold < 2)
-    arg_error("holdout", "gives an expected validation part of ",
-              format(signif(n_hold, 3)), " records (public n = ",
-              format_count(n), "); it needs at least 2.")
-  measure <- type.measure %||% fam$measures[1L]
-  measure <- match_choice(measure, "type.measure",
-                          c("mse", "mae", "deviance", "class", "check"))
-  if (!measure %in% fam$measures)
-    arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
-              family, "\".")
+  dat <- check_data_args(x, y, family, public_n, weights, offset)
+  x <- dat$x
+  # the checks of dpsco() that must come before the split; the fit checks
+  # the rest
+  check_path_args(spec, c(list(x = x, caller = "cv.dpsco"), list(...)), fam)
+  n <- dat$n
+  weights <- dat$weights
+  offset <- dat$offset
+  hold <- cv_holdout(holdout, n)
+  n_fit <- hold$n_fit
+  measure <- cv_measure(type.measure, fam, family)
   check_number(curve, "curve", 0, 1, lower_open = FALSE)
   secure <- check_secure(secure)
   if (curve >= 1) arg_error("curve", "must be below 1.")
   if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
   private <- method_private(spec)
-  if (private) {
-    delta <- check_target(epsilon, delta, n)
-  }
+  if (private) delta <- check_target(epsilon, delta, n)
   # one coin per record, independent of the data: a record added or
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
-  val <- stats::runif(n_rows) < holdout
-  y_fit <- if (is_sharded(yy$y)) yy$y
-           else if (fam$classes) factor(yy$classnames[yy$y + 1L],
-                                   levels = yy$classnames) else yy$y
+  val <- stats::runif(nrow(x)) < holdout
+  y_fit <- if (is_sharded(dat$y)) dat$y
+           else if (fam$classes) factor(dat$classnames[dat$y + 1L],
+                                   levels = dat$classnames) else dat$y
   fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
                method = method, epsilon = epsilon, delta = delta,
                public_n = n_fit, tau = tau, secure = secure,
@@ -218,94 +198,144 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # the bounded-data methods have their shrinkage level K
   y_bound <- fit$privacy$released$y_bound %||%
     if (is.finite(fit$settings$y_bound %||% Inf)) fit$settings$y_bound
-  # a clip on the residual bounds the error y - prediction too, unless the
-  # residual is bounded whatever the error (the check loss's)
   # a path kept near the trivial model by a range of y (domain.R): y
   # clamped to that range and each error to a quarter of its width, up
-  # to the whole width as the noise leaves room (noise_room()).  The
-  # clamp sets the exponential mechanism's sensitivity L, and the choice
-  # tells candidates apart when their summed losses differ by a few L /
-  # eps: a clamp at the scale of a typical error, not of the largest, is
-  # a far sharper choice (errors beyond it count as it: a robust loss), as
-  # the released range of a heavy-tailed y is many of its sds wide; at
-  # large n a quarter of the width hid the large errors that make most of
-  # such a y's mean squared error (BlogFeedback, 10 splits at epsilon 1:
-  # G 0.59 with half the width, 0.67 with the whole)
-  y_range <- if (fam$name %in% c("gaussian", "quantile") && is.null(offset))
-               fit$settings$y_range
-  room <- if (private) noise_room(fit$privacy$public_n,
-                                  calibrate_noise(list(), 1, 1,
-                                                  fit$privacy$epsilon,
-                                                  fit$privacy$delta))
-          else 1
-  r_bound <- if (!is.null(y_range)) diff(y_range) / 4 * 4^room
-             else if (!is.null(y_bound)) 4 * y_bound
-             else if (fam$clip_bounds_error) fit$settings$clip
+  # to the whole width as the noise leaves room (noise_room(); see
+  # cv_error_bound())
+  y_range <- if (fam$y_error_scale && is.null(offset)) fit$settings$y_range
+  r_bound <- cv_error_bound(fit, fam, private, y_range, y_bound)
   if (is.null(loss_bound) && is.null(r_bound) &&
       measure %in% error_measures)
     arg_error("loss_bound", "is needed: this fit released no bound on |y| ",
               "and has no clipping level to take one from.")
   bound <- loss_bound %||% switch(measure, mse = r_bound^2, mae = r_bound,
-                                  class = 1, deviance = deviance_bound(fam, y_bound %||% r_bound),
+                                  class = 1,
+                                  deviance = deviance_bound(fam, y_bound %||% r_bound),
                                   check = fam$slope_bound * r_bound)
-  # the summed clamped losses (an empty part sums to 0)
-  sums <- if (!any(val)) rep(0, k)
-          else if (is_sharded(x))
-            shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
-                          y_range)
-          else {
-    pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
-                           newoffset = offset[val])
-    # a weight in [0, 1] scales its record's clamped loss, which stays in
-    # [0, bound]: the sensitivities below hold as they are
-    loss <- clamped_loss(measure, yy$y[val], pred, tau, fam$name, bound,
-                         y_range)
-    if (is.null(weights)) colSums(loss) else colSums(weights[val] * loss)
-  }
+  sums <- cv_sums(fit, dat, val, measure, tau, fam, bound, y_range)
+  ch <- cv_choice(sums, private, epsilon, delta, curve, bound, fit, k,
+                  hold$n_hold)
+  record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
+                              ch$z_curve, bound, k, hold$n_hold, measure,
+                              paste0(path_axis(fit)$name, ".min"), n)
+  new_cv_dpsco(fit, lam, ch, measure, fam, bound, n_fit, hold$n_hold,
+               this_call, record)
+}
 
+# The cv.dpsco object: the path's values under their name (lambda or
+# radius), the curve, the choice and the fit.
+new_cv_dpsco <- function(fit, lam, ch, measure, fam, bound, n_fit, n_hold,
+                         this_call, record) {
+  name <- path_axis(fit)$name
+  out <- c(stats::setNames(list(lam), name), list(
+              cvm = ch$cvm, cvsd = ch$cvsd,
+              cvup = if (!is.null(ch$cvm)) pmin(ch$cvm + ch$cvsd, bound),
+              cvlo = if (!is.null(ch$cvm)) pmax(ch$cvm - ch$cvsd, 0),
+              cvm_noisy = ch$cvm_noisy,
+              nzero = fit$df,
+              name = if (measure == "deviance") fam$deviance_label
+                     else measure_names[[measure]],
+              measure = measure),
+           stats::setNames(list(lam[ch$index]), paste0(name, ".min")),
+           # NA, not absent: coef(cvfit, s = cvfit$lambda.1se) is then the
+           # error that explains why there is none, not lambda.min
+           stats::setNames(list(NA_real_), paste0(name, ".1se")), list(
+              index = ch$index,
+              dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
+              loss_bound = bound, call = this_call, privacy = record))
+  structure(out, class = "cv.dpsco")
+}
+
+# The summed clamped losses of the validation part `val` along the path
+# (an empty part sums to 0).
+cv_sums <- function(fit, dat, val, measure, tau, fam, bound, y_range) {
+  if (!any(val)) return(rep(0, length(path_values(fit))))
+  x <- dat$x
+  if (is_sharded(x))
+    return(shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
+                         y_range))
+  pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
+                         newoffset = dat$offset[val])
+  # a weight in [0, 1] scales its record's clamped loss, which stays in
+  # [0, bound]: the sensitivities below hold as they are
+  loss <- clamped_loss(measure, dat$y[val], pred, tau, fam$name, bound,
+                       y_range)
+  if (is.null(dat$weights)) colSums(loss) else colSums(dat$weights[val] * loss)
+}
+
+# The public expected sizes of the two parts: the training fit's public
+# n and the divisor of the validation curve, whatever the coins give.
+cv_holdout <- function(holdout, n) {
+  check_number(holdout, "holdout", 0, 0.5)
+  n_hold <- n * holdout
+  if (n_hold < 2)
+    arg_error("holdout", "gives an expected validation part of ",
+              format(signif(n_hold, 3)), " records (public n = ",
+              format_count(n), "); it needs at least 2.")
+  list(n_fit = round(n * (1 - holdout)), n_hold = n_hold)
+}
+
+# The validation measure: the family's default or one it has.
+cv_measure <- function(type.measure, fam, family) {
+  measure <- type.measure %||% fam$measures[1L]
+  measure <- match_choice(measure, "type.measure",
+                          c("mse", "mae", "deviance", "class", "check"))
+  if (!measure %in% fam$measures)
+    arg_error("type.measure", "\"", measure, "\" does not apply to family \"",
+              family, "\".")
+  measure
+}
+
+# The bound on a validation record's error |y - prediction|: a quarter
+# of the width of the path's range of y, up to the whole width as the
+# noise leaves room; else four times the released bound on |y|; else the
+# clipping level, where a clip on the residual bounds the error too
+# (unless the residual is bounded whatever the error, as the check
+# loss's).  The clamp sets the exponential mechanism's sensitivity L, and
+# the choice tells candidates apart when their summed losses differ by a
+# few L / eps: a clamp at the scale of a typical error, not of the
+# largest, is a far sharper choice (errors beyond it count as it: a
+# robust loss), as the released range of a heavy-tailed y is many of its
+# sds wide; at large n a quarter of the width hid the large errors that
+# make most of such a y's mean squared error (BlogFeedback, 10 splits at
+# epsilon 1: G 0.59 with half the width, 0.67 with the whole).
+cv_error_bound <- function(fit, fam, private, y_range, y_bound) {
+  room <- if (private) noise_room(fit$privacy$public_n,
+                                  calibrate_noise(list(), 1, 1,
+                                                  fit$privacy$epsilon,
+                                                  fit$privacy$delta))
+          else 1
+  if (!is.null(y_range)) diff(y_range) / 4 * 4^room
+  else if (!is.null(y_bound)) 4 * y_bound
+  else if (fam$clip_bounds_error) fit$settings$clip
+}
+
+# The choice along the path (the exponential mechanism on the summed
+# losses, with the trivial model's prior) and the validation curve
+# released with the `curve` share of the budget (the whole curve without
+# noise when the method is not private).
+cv_choice <- function(sums, private, epsilon, delta, curve, bound, fit, k,
+                      n_hold) {
   if (private) {
-    eps_sel <- (1 - curve) * epsilon
-    index <- noisy_argmin(sums, eps_sel, bound, trivial_prior(fit, k))
+    index <- noisy_argmin(sums, (1 - curve) * epsilon, bound,
+                          trivial_prior(fit, k))
     z_curve <- if (curve > 0) calibrate_noise(list(), 1, 1, curve * epsilon,
                                               delta)
   } else {
     index <- which.min(sums)
     z_curve <- 0
   }
-  cvm <- cvsd <- cvm_noisy <- NULL
+  out <- list(index = index, z_curve = z_curve)
   if (curve > 0 || !private) {
     cr <- curve_release(sums, n_hold, z_curve, bound)
-    cvm_noisy <- cr$cvm
-    cvsd <- cr$cvsd
+    out$cvm_noisy <- cr$cvm
+    out$cvsd <- cr$cvsd
     # post-processing (free): a mean of losses clamped to [0, L] lies in
     # [0, L], and projecting the release there moves every point closer to
     # its true value, never further
-    cvm <- pmin(pmax(cvm_noisy, 0), bound)
+    out$cvm <- pmin(pmax(cr$cvm, 0), bound)
   }
-  name <- path_axis(fit)$name
-  record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
-                              z_curve, bound, k, n_hold, measure,
-                              paste0(name, ".min"), n)
-  out <- c(stats::setNames(list(lam), name), list(
-              cvm = cvm, cvsd = cvsd,
-              cvup = if (!is.null(cvm)) pmin(cvm + cvsd, bound),
-              cvlo = if (!is.null(cvm)) pmax(cvm - cvsd, 0),
-              cvm_noisy = cvm_noisy,
-              nzero = fit$df,
-              name = if (measure == "deviance" && family == "poisson")
-                       "Poisson deviance"
-                     else if (measure == "deviance" && family == "multinomial")
-                       "Multinomial deviance"
-                     else measure_names[[measure]],
-              measure = measure),
-           stats::setNames(list(lam[index]), paste0(name, ".min")),
-           # NA, not absent: coef(cvfit, s = cvfit$lambda.1se) is then the
-           # error that explains why there is none, not lambda.min
-           stats::setNames(list(NA_real_), paste0(name, ".1se")), list(
-              index = index,
-              dpsco.fit = fit, n_fit = n_fit, n_hold = n_hold,
-              loss_bound = bound, call = this_call, privacy = record))
-  structure(out, class = "cv.dpsco")
+  out
 }
 
 # The exponential mechanism on summed losses: every record's loss lies in

@@ -19,33 +19,31 @@
 #                       apart from 0) to the log of the released bound;
 #   binomial, multinomial  log(n + 1), the start's own limit on log-odds
 #                       (a fitted probability 1 / (n + 2) from 0 or 1).
+# (family_domain_radius() in family.R).  `fam` the family object; `weight`
+# the curvature weight of the release (curvature_weight() when NULL).
 # Returns the engine's settings fields, or NULL when there is nothing to
 # bound with (no released curvature: public tuning, or data too wide for
 # one; a gaussian fit without a range of y).
 path_domain <- function(fam, y_range, n, curvature, beta0, intercept,
-                        quant = NULL, nclass = 1L, weight = NULL) {
+                        weight = NULL) {
   if (is.null(curvature)) return(NULL)
-  r <- switch(fam$name,
-    gaussian = , quantile = if (!is.null(y_range)) diff(y_range) / 2,
-    poisson = if (!is.null(y_range))
-      (max(log(y_range[2L]), -log(n)) + log(n)) / 2,
-    binomial = , multinomial = log(n + 1))
+  r <- family_domain_radius(fam, y_range, n)
   if (is.null(r)) return(NULL)
   d <- nrow(curvature)
   # (the weight the curvature release applied: curvature_weight())
-  weight <- weight %||% curvature_weight(fam, beta0, d, intercept, quant)
+  weight <- weight %||% curvature_weight(fam, beta0, d, intercept)
   list(domain_metric = curvature / weight, domain_centre = as.double(beta0),
-       domain_radius = rep(as.double(r), nclass))
+       domain_radius = rep(as.double(r), family_nclass(fam)))
 }
 
 # The range of y (net of offsets) a private settings release gave: its
 # y_range, else [-B, B] from the bound B on |y| ([0, B] for counts); NULL
-# when none was released.
+# when none was released.  `family` an object or a name.
 released_y_range <- function(released, family) {
   if (!is.null(released$y_range)) return(released$y_range)
   b <- released$y_bound
   if (is.null(b)) return(NULL)
-  if (family == "poisson") c(0, b) else c(-b, b)
+  family_y_range(family_object(family), b)
 }
 
 # The columns of beta (a path) projected onto the fit's domain.

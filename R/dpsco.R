@@ -1,4 +1,4 @@
-#' Differentially private lasso and l1-logistic regression paths
+#' Differentially private penalised and constrained regression paths
 #'
 #' Fits an elastic-net penalised linear (`"gaussian"`), logistic
 #' (`"binomial"`), Poisson (`"poisson"`, log link) or smoothed quantile
@@ -700,88 +700,108 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   this_call <- generic_call(match.call(), "dpsco")
   # (`...` is the generic's; a name not matched above is an error)
   check_no_dots(list(...), "dpsco")
-  tuning_given <- !missing(tuning)
   family <- match_choice(family_arg(family), "family")
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
-  quant <- quantile_options(family, tau, control)
-  calibration <- match_choice(calibration, "calibration")
-  tuning <- match_choice(tuning, "tuning")
+  tm <- check_tuning(match_choice(tuning, "tuning"),
+                     match_choice(calibration, "calibration"), !missing(tuning))
+  spec <- check_method(method, family, if (tm$tuned) "clip" else "holland")
+  secure <- check_secure(secure)
+  control <- method_control(spec, control)
+  dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
+  # the family object, built once: the paths and the fit carry it
+  fam <- as_family(family, tau, control, length(dat$classnames))
+  if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
+    arg_error("intercept", "must be TRUE or FALSE.")
+  args <- c(tm, list(
+    call = this_call, x = dat$x, y = dat$y, classnames = dat$classnames,
+    family = fam, n = dat$n, control = control, epsilon = epsilon,
+    epsilon_given = !missing(epsilon), delta = delta, secure = secure,
+    intercept = intercept, standardize = standardize, lambda = lambda,
+    nlambda = nlambda, lambda.min.ratio = lambda.min.ratio, alpha = alpha,
+    penalty.factor = penalty.factor, optimizer = optimizer,
+    batch_size = batch_size, iterations = iterations, step_size = step_size,
+    trace = trace, threads = threads, radius = radius, lp = lp,
+    trace.it = check_trace_it(trace.it), weights = dat$weights,
+    offset = dat$offset))
+  check_path_args(spec, args, fam)
+  args$x <- design_in_memory(args$x, standardize, spec$path == "radius")
+  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
+  if (spec$path == "radius") return(radius_path(spec, args))
+  baseline_fit(lambda_path(spec, args), spec, args)
+}
+
+# tuning and calibration (matched; calibration first): "paper" implies
+# (and needs) public tuning.
+check_tuning <- function(tuning, calibration, tuning_given) {
   if (calibration == "paper") {
     if (tuning_given && tuning == "private")
       arg_error("calibration", "\"paper\" uses the paper's public settings: ",
                 "it needs tuning = \"public\".")
     tuning <- "public"
   }
-  tuned <- tuning == "private"
-  spec <- check_method(method, family, if (tuned) "clip" else "holland")
-  secure <- check_secure(secure)
-  if (secure && !spec$secure)
-    arg_error("secure", if (isFALSE(spec$oracle$private))
-                paste0("applies to private fits; method \"", spec$name,
-                       "\" adds no noise.")
-              else paste0("= TRUE is available for the Gaussian releases of ",
-                          "methods ", paste(Filter(function(m) method_spec(m)$secure,
-                                                   method_names()),
-                                            collapse = ", "),
-                          "; method \"", spec$name, "\" privatises with a ",
-                          "mechanism that has no exact sampler here."))
-  control <- method_control(spec, control)
-  # with a declared public_n the rows present are data: any number of them
-  # (none included) is fitted, so no error can depend on how many there are
+  list(tuning = tuning, tuned = tuning == "private",
+       calibration = calibration)
+}
+
+# x, y, the public n, the weights and the offsets as dpsco() and
+# cv.dpsco() check them; `spec` the method when x may be sharded.  With a
+# declared public_n the rows present are data: any number of them (none
+# included) is fitted, so no error can depend on how many there are.
+check_data_args <- function(x, y, family, public_n, weights, offset,
+                            spec = NULL) {
   x <- check_design(x, min_rows = if (is.null(public_n)) 2L else 0L)
   # the public number of records: every divisor and noise scale of the fit
   n <- check_public_n(public_n, nrow(x))
   if (is_sharded(x)) {                 # rows on cluster workers (shards.R)
-    shard_check_method(spec)
+    if (!is.null(spec)) shard_check_method(spec)
     yy <- shard_check_y(y, family)
   } else {
     check_y_columns(y, family)
     yy <- check_y(y, nrow(x), family)
   }
-  weights <- check_weights(weights, nrow(x))
-  offset <- check_offset(offset, nrow(x))
-  on_radii <- spec$path == "radius"
-  # the radius methods' sensitivities rest on bounds of y and of a single
-  # released centre, which per-record weights and offsets are not part of
-  if (on_radii && !is.null(weights))
-    arg_error("weights", "apply to the penalised methods (",
-              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
-              "), not to the constraint-set method \"", spec$name, "\".")
-  if (on_radii && !is.null(offset))
-    arg_error("offset", "applies to the penalised methods (",
-              paste0("\"", path_methods("lambda"), "\"", collapse = ", "),
-              "), not to the constraint-set method \"", spec$name, "\".")
-  if (!is.matrix(x) && (on_radii || !isFALSE(standardize))) {
-    # centring makes a sparse x dense, and the radius methods' settings
-    # read x in memory
-    if (is_mapped(x) && on_radii)
-      arg_error("x", "is file-backed, and the constraint-set method \"",
-                spec$name, "\" needs x in memory (a matrix or a dgCMatrix).")
-    if (is_mapped(x))
-      arg_error("standardize", "must be FALSE for a file-backed x (the ",
-                "private bounds of tuning = \"private\" put its columns on ",
-                "a common scale).")
-    x <- as.matrix(x)
-  }
-  if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
-    arg_error("intercept", "must be TRUE or FALSE.")
-  local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
-  args <- list(call = this_call, x = x, y = yy$y, classnames = yy$classnames,
-               family = family, quant = quant, n = n, control = control,
-               epsilon = epsilon, epsilon_given = !missing(epsilon),
-               delta = delta, tuning = tuning, tuned = tuned,
-               calibration = calibration, secure = secure,
-               intercept = intercept, standardize = standardize,
-               lambda = lambda, nlambda = nlambda,
-               lambda.min.ratio = lambda.min.ratio, alpha = alpha,
-               penalty.factor = penalty.factor, optimizer = optimizer,
-               batch_size = batch_size, iterations = iterations,
-               step_size = step_size, trace = trace, threads = threads,
-               radius = radius, lp = lp, trace.it = check_trace_it(trace.it),
-               weights = weights, offset = offset)
-  if (on_radii) return(radius_path(spec, args))
-  baseline_fit(lambda_path(spec, args), spec, args)
+  list(x = x, n = n, y = yy$y, classnames = yy$classnames,
+       weights = check_weights(weights, nrow(x)),
+       offset = check_offset(offset, nrow(x)))
+}
+
+# A sparse or file-backed x made a dense matrix where the fit needs one:
+# centring makes a sparse x dense (standardize), and the radius methods'
+# settings read x in memory (a file-backed x was refused by
+# check_path_args()).
+design_in_memory <- function(x, standardize, radius = FALSE) {
+  if (is.matrix(x) || (isFALSE(standardize) && !radius)) return(x)
+  if (is_mapped(x))
+    arg_error("standardize", "must be FALSE for a file-backed x (the ",
+              "private bounds of tuning = \"private\" put its columns on ",
+              "a common scale).")
+  as.matrix(x)
+}
+
+# Phase 2 of both paths, after every check: the standardisation and, with
+# private tuning, every private setting (tune_private(); the radius
+# methods' `constrained` settings), or with public tuning the family's
+# data-independent options.  Draws noise.  Returns the design the fit
+# sees, the standardisation (with the private bounds), the private
+# settings' parts (`fixed`), the family with its chosen options and the
+# private settings `tn` (NULL with public tuning).
+prepare_path <- function(spec, a, private, epsilon, delta,
+                         optimizer = "spgd", step_size = NULL,
+                         constrained = FALSE) {
+  std <- standardize_x(a$x, a$standardize, a$intercept, private, epsilon,
+                       delta, a$control, a$n)
+  fixed <- if (is.null(std$part)) list() else list(std$part)
+  if (!a$tuned)
+    return(list(x = std$x, std = std, fixed = fixed, tn = NULL,
+                family = family_public(a$family, a$n, ncol(a$x))))
+  z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
+  tn <- tune_private(std$x, a$y, a$family, spec$truncation, optimizer,
+                     a$intercept, z1, step_size, a$control,
+                     constrained = constrained,
+                     row = !constrained || spec$row, n = a$n,
+                     weights = a$weights, offset = a$offset)
+  list(x = tn$x, std = add_bounds(std, tn$bound), fixed = c(fixed, tn$parts),
+       tn = tn, family = tn$family)
 }
 
 # The accountant's view of a privacy part.
@@ -791,13 +811,16 @@ part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]
 # without OpenMP.
 max_threads <- function() .Call(C_dpsco_max_threads)
 
-# Assemble the S3 object from the engine's output.
-# `path`: "lambda" or "radius", the class "dpsco_<path>" that print(),
+# Assemble the S3 object from the engine's output.  `fam` the family
+# object (a model with one predictor per class, `fam$multi`, has one block
+# of coefficients per class).  `path`: "lambda" or "radius", the class "dpsco_<path>" that print(),
 # coef() and plot() dispatch on.
-new_dpsco <- function(res, x, lambda, intercept, call, family, method,
+new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
                       classnames, settings, privacy, trace_at, std, nobs,
                       path, support = NULL) {
-  if (identical(family, "multinomial"))
+  # the family object, stored once (fit_family()); `family` stays its name
+  settings$family_object <- fam
+  if (isTRUE(fam$multi))
     return(new_dpsco_multinomial(res, x, lambda, intercept, call, method,
                                  classnames, settings, privacy, std, nobs,
                                  support))
@@ -837,7 +860,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, family, method,
   }
   out <- list(a0 = a0, beta = beta, lambda = lambda,
               df = colSums(beta != 0), dim = dim(beta), nobs = nobs,
-              family = family, method = method, intercept = intercept,
+              family = fam$name, method = method, intercept = intercept,
               call = call, settings = settings, privacy = privacy,
               standardize = std[c("mode", "center", "scale")],
               x_range = std$range,

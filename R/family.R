@@ -1,8 +1,8 @@
 # The loss families and what the C engine needs to know of one: its code
 # (src/family.c) and, for the smoothed quantile loss, the level tau, the
 # kernel (or the Moreau envelope) and the bandwidth.  Every .Call that
-# passes records takes these fields from family_settings(), so a new family
-# is added here and in family.c only.
+# passes records takes these fields from family_settings() (a family
+# object's `settings`), so a new family is added here and in family.c only.
 
 family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L,
                   multinomial = 4L)
@@ -19,12 +19,6 @@ family_settings <- function(family, tau = NULL, bandwidth = NULL,
        bandwidth = as.double(bandwidth %||% 1),
        kernel = kernel_codes[[kernel %||% "gaussian"]],
        nclass = as.integer(nclass))
-}
-
-# The same fields from a fitted model's `quantile` element (NULL for the
-# other families).
-fit_family_settings <- function(family, q) {
-  family_settings(family, q$tau, q$bandwidth, q$smoother)
 }
 
 # The quantile level of dpsco() and cv.dpsco(): NULL (0.5) for "quantile",
@@ -56,8 +50,10 @@ check_tau <- function(tau, family) {
 #   tau, smoother, kernel, smoothing, bandwidth, options
 #                  quantile only (NULL otherwise): the level, the smoother
 #                  (a kernel name or "moreau"), the kernel and smoothing as
-#                  given, the bandwidth (NULL: not chosen yet) and the list
-#                  quantile_options() returns
+#                  given, the bandwidth (NULL: not chosen yet) and the
+#                  list of these options a fit stores (settings$quantile;
+#                  with private tuning also the released centre and
+#                  curvature weight, family_with())
 #   residual(eta, y)  the loss derivative in eta (the engine's, family.c)
 #   loss(eta, y)      the per-record loss the fit minimises
 #   eval_loss(eta, y) the per-record loss of a held-out risk (the check
@@ -151,7 +147,7 @@ check_tau <- function(tau, family) {
 #                  NULL when the family needs that bound and has none; NULL
 #                  for the families without the "deviance" measure
 #   deviance_label the display name of the "deviance" measure (cv.dpsco()'s
-#                  `name`)
+#                  `name`); NULL for the families without it
 #   y_error_scale  TRUE when y is on the scale of the prediction error,
 #                  so cv.dpsco() clamps held-out y to the released range of
 #                  y (gaussian, quantile)
@@ -234,7 +230,7 @@ family_gaussian <- function() {
              measure_loss = list(),
              deviance = loss_deviance(function(eta, y) (y - eta)^2 / 2),
              # (no "deviance" measure: the label cv.R's table gives)
-             deviance_bound = NULL, deviance_label = "Binomial deviance",
+             deviance_bound = NULL, deviance_label = NULL,
              y_error_scale = TRUE, shardable = TRUE)
 }
 
@@ -424,7 +420,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              deviance = loss_deviance(function(eta, y)
                check_loss(y - eta, tau)),
              # (no "deviance" measure: the label cv.R's table gives)
-             deviance_bound = NULL, deviance_label = "Binomial deviance",
+             deviance_bound = NULL, deviance_label = NULL,
              y_error_scale = TRUE, shardable = FALSE)
 }
 
@@ -599,15 +595,16 @@ multinomial_misclass <- function(y, pred) {
 # The family of dpsco() and cv.dpsco() from the user's arguments, with
 # their checks: tau for "quantile" only (check_tau()), and the quantile
 # options from `control` (bandwidth, kernel, smoothing), the bandwidth
-# refused for the other families.  `family` is a matched name (or already
-# an object, returned as it is).
-as_family <- function(family, tau = NULL, control = NULL) {
+# refused for the other families; `nclass` the declared number of classes
+# of a multinomial y.  `family` is a matched name (or already an object,
+# returned as it is).  The front door builds it once; the paths pass it on.
+as_family <- function(family, tau = NULL, control = NULL, nclass = NULL) {
   if (inherits(family, "dpsco_family")) return(family)
   tau <- check_tau(tau, family)
   if (family != "quantile") {
     if (!is.null(control$bandwidth))
       arg_error("control", "$bandwidth applies to family = \"quantile\" only.")
-    return(family_object(family))
+    return(family_object(family, list(nclass = nclass)))
   }
   smoother <- if (identical(control$smoothing, "moreau")) "moreau"
               else control$kernel %||% "gaussian"
@@ -615,33 +612,65 @@ as_family <- function(family, tau = NULL, control = NULL) {
                   control$bandwidth)
 }
 
-# The family from its name and, for "quantile", options as stored in a fit
-# (settings$quantile) or a problem list (quant): list(tau, smoother,
-# kernel, bandwidth), missing ones at their defaults.  No checks: the
-# arguments were checked when the fit or the problem was made.
-family_object <- function(family, quant = NULL) {
+# The family with the settings a fit chose.  For quantile: the bandwidth
+# and, from private tuning, the released centre of y and the Newton
+# model's curvature weight, as fields (the weight is what
+# start_curvature() reads) and in `options`, the list a fit stores as
+# settings$quantile.  The other families have none and are returned as
+# they are.
+family_with <- function(fam, bandwidth = fam$bandwidth, centre = fam$centre,
+                        weight = fam$weight) {
+  if (!inherits(fam, "dpsco_family_quantile")) return(fam)
+  out <- family_quantile(fam$tau, fam$smoother, fam$kernel, bandwidth)
+  extra <- compact(list(centre = centre, weight = weight))
+  out$options <- c(out$options, extra)
+  out[names(extra)] <- extra
+  out
+}
+
+# The family of a path with public tuning: a smoothed loss gets conquer's
+# data-independent bandwidth (on the scale of y) unless one was declared.
+family_public <- function(fam, n, p) {
+  if (!inherits(fam, "dpsco_family_quantile") || !is.null(fam$bandwidth))
+    return(fam)
+  family_with(fam, conquer_bandwidth(n, p))
+}
+
+# The number of predictors per record: the declared classes of a
+# multinomial family, 1 otherwise.
+family_nclass <- function(fam) if (isTRUE(fam$multi)) fam$nclass else 1L
+
+# The family from its name and `options`: for "quantile" as stored in a
+# fit (settings$quantile), list(tau, smoother, kernel, bandwidth), missing
+# ones at their defaults; for "multinomial", list(nclass).  No checks: the arguments
+# were checked when the fit or the problem was made.
+family_object <- function(family, options = NULL) {
   if (inherits(family, "dpsco_family")) return(family)
   switch(family,
     gaussian = family_gaussian(),
     binomial = family_binomial(),
     poisson = family_poisson(),
-    multinomial = family_multinomial(quant$nclass),
-    quantile = family_quantile(quant$tau %||% 0.5,
-                               quant$smoother %||% "gaussian", quant$kernel,
-                               quant$bandwidth))
+    multinomial = family_multinomial(options$nclass),
+    quantile = family_quantile(options$tau %||% 0.5,
+                               options$smoother %||% "gaussian",
+                               options$kernel, options$bandwidth))
 }
 
-# The family of a fitted model.
+# The family of a fitted model: the object the fit stored
+# (settings$family_object, on y's own scale), else, for a fit made before
+# it was stored, one rebuilt from its name and options.
 fit_family <- function(fit) {
+  if (!is.null(fit$settings$family_object))
+    return(fit$settings$family_object)
   if (identical(fit$family, "multinomial"))
     return(family_multinomial(length(fit$classnames)))
   family_object(fit$family, fit$settings$quantile)
 }
 
 # The family of a problem list as the fitting functions receive it:
-# `family` an object, or a name with, for "quantile", the options in
-# `quant` (list(tau, bandwidth, smoother)) or else the engine's settings in
-# `fam` (family_settings()).
+# `family` an object (as radius_path() builds it), or a name with, for
+# "quantile", the options in `quant` (list(tau, bandwidth, smoother)) or
+# else the engine's settings in `fam` (family_settings()).
 prob_family <- function(prob) {
   f <- prob$family
   if (inherits(f, "dpsco_family")) return(f)
@@ -663,7 +692,22 @@ prob_family <- function(prob) {
   family_object(f, q)
 }
 
-# The engine's family fields of a problem list: its `fam` when given (as
-# dpsco_constrained() builds it), else the family object's.
+# The engine's family fields of a problem list: its `fam` when a test or
+# a caller gives them, else the family object's.
 prob_settings <- function(prob) prob[["fam"]] %||% prob_family(prob)$settings
 
+# The radius of a penalised path's domain (domain.R, path_domain()) from
+# the released (or declared) range of y net of the offsets and the public
+# n; NULL when there is nothing to bound with.
+family_domain_radius <- function(fam, y_range, n) {
+  switch(fam$name,
+    gaussian = , quantile = if (!is.null(y_range)) diff(y_range) / 2,
+    poisson = if (!is.null(y_range))
+      (max(log(y_range[2L]), -log(n)) + log(n)) / 2,
+    binomial = , multinomial = log(n + 1))
+}
+
+# The range of y from a released bound b on |y|: [0, b] for counts.
+family_y_range <- function(fam, b) {
+  if (identical(fam$name, "poisson")) c(0, b) else c(-b, b)
+}

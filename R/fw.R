@@ -102,8 +102,7 @@ fit_fw <- function(prob, radius, budget, control, steps, chunked = FALSE,
 # oracle's estimate.  Returns the d x length(radius) matrix of outputs.
 fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                       threads = 1L) {
-  # [[ ]]: prob$fam would partially match prob$family
-  settings <- c(oracle, prob[["fam"]] %||% family_settings(prob$family), list(
+  settings <- c(oracle, prob_settings(prob), list(
     intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
     threads = as.integer(threads), offset = prob$offset,
     steps = as.integer(steps), eps0 = eps0, score_sensitivity = sens,

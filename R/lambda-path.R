@@ -2,20 +2,11 @@
 NULL
 
 # The penalised path of dpsco(): the methods registered with
-# path = "lambda" run here.  Traits read from the method's object:
-#   gradient_oracle  the registered oracle whose estimator each step uses (its
-#                own name unless it borrows another's);
-#   optimizers   the optimisers it runs with, the first its default with
-#                private tuning ("newton" needs the private curvature);
-#   truncation   "l2" when private tuning releases a clipping level,
-#                "none" when it needs none;
-#   disjoint     TRUE: each pass is one pass over per-record random blocks
-#                (the engine's disjoint mode), FALSE: Poisson batches;
-#   blocks       (disjoint) function(n, batch_size, iterations) giving the
-#                blocks' expected size m and their number per pass;
-#   step_scale   the factor of the default step (1 / 2 for Algorithm 8);
-#   output       the output it always returns, or NULL for control$output;
-#   mechanism, released  (disjoint) functions giving the record's text.
+# path = "lambda" run here, in the phases plan, prepare (shared with the
+# radius path), noise, the engine's settings, the method's fit(), the
+# support rule and the record.  The traits it reads (gradient_oracle,
+# optimizers, truncation, disjoint, blocks, step_scale, output, mechanism,
+# released, converges) are documented in method_traits (registry.R).
 
 # Control fields of every penalised method.
 lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory",
@@ -23,298 +14,317 @@ lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory",
 
 # The engine's path: every lambda warm-started from the previous one.
 engine_path_fit <- function(prob, path, settings) {
-  .Call(C_dpsco_fit, prob$x, prob$y, settings, path, prob$beta0, prob$trace_at)
+  .Call(C_dpsco_fit, prob$x, prob$y, settings, path, prob$beta0,
+        prob$trace_at)
 }
 
-# `a`: the checked arguments of dpsco() (see there), `spec` the method.
+# `a`: the checked arguments of dpsco() (see there; `family` the family
+# object), `spec` the method.  The phases: plan (public values only),
+# prepare (standardisation and private settings, shared with
+# radius_path()), noise, the engine's settings, the first release and the
+# grid, the method's fit(), the support and the record.
 lambda_path <- function(spec, a) {
-  x <- a$x
+  pl <- plan_lambda_path(spec, a)
+  # after every check: the private standardisation draws noise.  Every
+  # release from here on, and the record, use the noise chosen here.
+  local_secure(a$secure)
+  pr <- prepare_path(spec, a, pl$private, pl$epsilon, pl$delta, pl$optimizer,
+                     pl$step_size)
+  x <- pr$x
+  fam <- pr$family
+  tn <- pr$tn
+  pl <- finish_plan(pl, spec, a, pr)
+  nz <- path_noise(spec, a, pl, pr$fixed, pr$std)
+  beta0 <- if (a$tuned) tn$beta0 else rep(0, pl$dd)
+  # every iterate stays in a domain built from released or declared
+  # ranges (R/domain.R)
+  y_range <- if (pl$private)
+    a$control$y_range %||% if (a$tuned) released_y_range(tn$released, fam)
+  domain <- if (pl$private && a$tuned)
+    path_domain(fam, y_range, a$n, tn$curvature, beta0, a$intercept,
+                tn$curvature_weight)
+  settings <- engine_settings(fam, pl, nz, a$weights, a$offset, domain)
+  g0 <- if (nz$first_release) first_release(x, a$y, settings, beta0, pl, nz)
+  lambda <- pl$lambda %||% path_grid(a, pl, nz, x, g0, fam)
+  settings <- c(settings, newton_settings(pl, tn, g0),
+                compact(list(converge = if (spec$converges)
+                               is.null(a$iterations))))
+  settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
+                                     environment())
+  res <- spec$fit(list(x = x, y = a$y, beta0 = beta0,
+                       trace_at = pl$trace_at), lambda, settings)
+  # the trivial model is always on a private path: at the first penalty,
+  # lambda_max, the intercept-only fit, whose private estimate is the
+  # released start (the steps run there only to warm-start the next one)
+  if (a$tuned && pl$private) res$beta[, 1L] <- beta0
+  sup <- lambda_path_support(res$beta, pl, nz, tn, domain)
+  res$beta <- sup$beta
+  # the records' weights and offsets are data: only whether they were
+  # given is kept (predict() then needs newoffset)
+  res$offset <- !is.null(a$offset)
+  record <- lambda_path_record(spec, a, pl, nz, pr)
+  fit <- new_dpsco(res, x, lambda, a$intercept, a$call, fam, spec$name,
+                   a$classnames, settings = lambda_fit_settings(a, pl, nz, fam,
+                     if (!is.null(domain)) y_range),
+                   privacy = record, trace_at = pl$trace_at, std = pr$std,
+                   nobs = a$n, path = "lambda", support = sup$record)
+  lambda_path_flags(fit, a, pl, nz, tn, g0)
+}
+
+# Phase 1, from public values only: the optimiser, the target, batches and
+# steps, the grid size, the output and the trace.
+plan_lambda_path <- function(spec, a) {
   n <- a$n
-  p <- ncol(x)
-  family <- a$family
-  quant <- a$quant
-  control <- a$control
+  p <- ncol(a$x)
   tuned <- a$tuned
-  intercept <- a$intercept
-  disjoint <- isTRUE(spec$disjoint)
-  # a multinomial model has one block of p + intercept coefficients per
-  # declared class; everything the oracles and the noise see has K of them
-  multi <- family == "multinomial"
-  nclass <- if (multi) length(a$classnames) else 1L
-  if (multi) {
-    if (!is.null(a$offset))
-      arg_error("offset", "is not available for the multinomial family.")
-    if (is_mapped(x))
-      arg_error("x", "is file-backed; a multinomial fit needs x in memory ",
-                "(a matrix or a dgCMatrix).")
-  }
   oracle_name <- spec$gradient_oracle %||% spec$name
   private <- method_spec(oracle_name)$oracle$private
-  if (!is.null(a$radius))
-    arg_error("radius", "applies to the methods fitted along radii (",
-              paste0("\"", path_methods("radius"), "\"", collapse = ", "), ").")
-  if (!is.null(a$lp))
-    arg_error("lp", "applies to the methods of an l_p geometry (",
-              paste0("\"", lp_methods(), "\"", collapse = ", "), ") only.")
   # the Newton path needs the released d x d curvature, which wide data
-  # do not get (curvature_max_d)
-  wide <- p + intercept > curvature_max_d()
+  # do not get (curvature_max_d())
+  wide <- p + a$intercept > curvature_max_d()
   optimizer <- if (is.null(a$optimizer))
                  (if (tuned && !wide && "newton" %in% spec$optimizers) "newton"
                   else "spgd")
                else match_choice(a$optimizer, "optimizer", c("newton", "spgd"))
-  if (!optimizer %in% spec$optimizers)
-    arg_error("optimizer", "\"", spec$name, "\" runs with optimizer = \"",
-              spec$optimizers, "\" only; leave optimizer NULL.")
-  if (optimizer == "newton" && !tuned)
-    arg_error("optimizer", "\"newton\" needs the private curvature of ",
-              "tuning = \"private\".")
-  if (a$calibration == "paper" && is.null(spec$oracle$paper))
-    arg_error("calibration", "\"paper\" exists only for the paper's ",
-              "methods clip, kamath and holland.")
-  if (!is.null(spec$output) && !is.null(control$output) &&
-      control$output != spec$output)
-    arg_error("control", "$output: \"", spec$name, "\" returns the ",
-              spec$output, " iterate.")
-  epsilon <- a$epsilon
-  delta <- a$delta
-  if (private) {
-    delta <- check_target(epsilon, delta, n)
-  } else {
-    if (a$epsilon_given) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
-    if (!is.null(delta)) check_number(delta, "delta", 0, 1, upper_open = TRUE)
-    epsilon <- Inf
-    delta <- 0
-  }
-  alpha <- a$alpha
-  check_number(alpha, "alpha", 0, 1, lower_open = FALSE)
+  target <- path_target(private, a$epsilon, a$delta, n, a$epsilon_given)
+  check_number(a$alpha, "alpha", 0, 1, lower_open = FALSE)
   pf <- check_penalty_factor(a$penalty.factor %||% rep(1, p), p)
-  iterations <- a$iterations
-  if (disjoint) {
-    bs <- spec$blocks(n, a$batch_size, iterations)
-    m <- bs$m
-    steps <- bs$steps
+  bs <- path_batches(spec, a, optimizer)
+  lambda <- if (!is.null(a$lambda)) check_lambda(a$lambda)
+  nlam <- if (is.null(lambda))
+            check_count(a$nlambda %||% if (tuned) 10L else 20L, "nlambda")
+          else length(lambda)
+  check_sizes(p, a$intercept, nlam, bs$steps, a$trace,
+              is.null(a$iterations) && !tuned && !spec$disjoint)
+  if (!is.null(a$step_size)) check_number(a$step_size, "step_size", 0)
+  nclass <- family_nclass(a$family)
+  c(target, list(n = n, m = bs$m,
+    lambda = lambda,
+    oracle_name = oracle_name, private = private, optimizer = optimizer,
+    alpha = a$alpha, pf = pf, nlam = nlam, steps = as.integer(bs$steps),
+    intercept = a$intercept, d = p + a$intercept, nclass = nclass,
+    dd = nclass * (p + a$intercept), step_size = a$step_size,
+    trace_at = check_trace(a$trace, bs$steps),
+    threads = check_count(a$threads, "threads", 1, 64),
+    output = spec$output %||% a$control$output %||%
+      if (tuned) "tail" else "average",
+    step_scale = spec$step_scale, disjoint = spec$disjoint))
+}
+
+# The privacy target: (epsilon, delta) checked for a private method; a
+# method that adds no noise runs at (Inf, 0).
+path_target <- function(private, epsilon, delta, n, epsilon_given = TRUE) {
+  if (private) return(list(epsilon = epsilon,
+                           delta = check_target(epsilon, delta, n)))
+  if (epsilon_given) check_number(epsilon, "epsilon", 0, allow_inf = TRUE)
+  if (!is.null(delta)) check_number(delta, "delta", 0, 1, upper_open = TRUE)
+  list(epsilon = Inf, delta = 0)
+}
+
+# The expected batch size m and the steps per lambda: per-record random
+# blocks (spec$blocks()) or Poisson batches.
+path_batches <- function(spec, a, optimizer) {
+  n <- a$n
+  if (spec$disjoint) return(spec$blocks(n, a$batch_size, a$iterations))
+  m <- if (is.null(a$batch_size)) n
+       else check_number(a$batch_size, "batch_size", 1, n, lower_open = FALSE)
+  if (a$secure && m < n)
+    arg_error("batch_size", "must be n with secure = TRUE: the accountant's ",
+              "bound for Poisson subsampling is proved for the continuous ",
+              "Gaussian, and no proof carries it to the discrete Gaussian.")
+  steps <- if (!is.null(a$iterations))
+             check_count(a$iterations, "iterations", upper = Inf)
+           else if (!a$tuned) ceiling(5 * (n / m)^2)
+           else if (optimizer == "newton") 2 else 100
+  list(m = m, steps = steps)
+}
+
+# The plan completed by the prepared data: the control with the oracle's
+# truncation set to the released clipping level (and the Newton path's
+# memory at the family's default unless the control gave one), and the
+# step size.
+finish_plan <- function(pl, spec, a, pr) {
+  if (a$tuned) {
+    pl$control <- equal_noise_oracle(pl$oracle_name, a$control, pr$tn$clip,
+                                     pl$dd, pl$m)
+    pl$step_size <- if (is.null(pl$step_size))
+                      pr$tn$step_size * pl$step_scale
+                    else pr$tn$step_size
   } else {
-    m <- if (is.null(a$batch_size)) n
-         else check_number(a$batch_size, "batch_size", 1, n, lower_open = FALSE)
-    if (a$secure && m < n)
-      arg_error("batch_size", "must be n with secure = TRUE: the accountant's ",
-                "bound for Poisson subsampling is proved for the continuous ",
-                "Gaussian, and no proof carries it to the discrete Gaussian.")
-    steps <- if (!is.null(iterations)) check_count(iterations, "iterations", upper = Inf)
-             else if (!tuned) ceiling(5 * (n / m)^2)
-             else if (optimizer == "newton") 2 else 100
+    # the step from the loss's largest curvature per unit of squared row
+    # norm
+    pl$control <- a$control
+    pl$step_size <- pl$step_size %||%
+      (1 / ((1 / pl$step_scale) * pl$d * pr$family$curvature))
   }
-  lambda <- a$lambda
-  if (is.null(lambda)) {
-    nlam <- check_count(a$nlambda %||% if (tuned) 10L else 20L, "nlambda")
-  } else {
-    lambda <- check_lambda(lambda)
-    nlam <- length(lambda)
-  }
-  check_sizes(p, intercept, nlam, steps, a$trace,
-              is.null(iterations) && !tuned && !disjoint)
-  steps <- as.integer(steps)
-  d <- p + intercept
-  dd <- nclass * d  # coordinates of every release
-  if (optimizer == "newton" && wide)
-    arg_error("optimizer", "\"newton\" releases a d x d curvature matrix; ",
-              "d = ", d, " is above its limit of ", curvature_max_d(),
-              " (use \"spgd\", the default there).")
-  step_size <- a$step_size
-  if (!is.null(step_size)) check_number(step_size, "step_size", 0)
-  trace_at <- check_trace(a$trace, steps)
-  if (multi && length(trace_at))
-    arg_error("trace", "is not available for the multinomial family.")
-  threads <- check_count(a$threads, "threads", 1, 64)
-  output <- spec$output %||% control$output %||% if (tuned) "tail" else "average"
-  step_scale <- spec$step_scale %||% 1
-  # after every check: the private standardisation draws noise.  Every
-  # release from here on, and the record, use the noise chosen here.
-  local_secure(a$secure)
-  std <- standardize_x(x, a$standardize, intercept, private, epsilon, delta,
-                       control, n)
-  x <- std$x
-  q <- min(1, m / n)
-  fixed <- if (is.null(std$part)) list() else list(std$part)
-  if (tuned) {
-    z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
-    tn <- tune_private(x, a$y, if (multi) family_multinomial(nclass) else family,
-                       spec$truncation, optimizer, intercept,
-                       z1, step_size, control, quant = quant, n = n,
-                       weights = a$weights, offset = a$offset)
-    quant <- tn$quant
-    x <- tn$x
-    std <- add_bounds(std, tn$bound)
-    control <- equal_noise_oracle(oracle_name, control, tn$clip, dd, m)
-    step_size <- if (is.null(step_size)) tn$step_size * step_scale
-                 else tn$step_size
-    fixed <- c(fixed, tn$parts)
-  } else {
-    # a smoothed loss: conquer's data-independent bandwidth; the step from
-    # the loss's largest curvature per unit of squared row norm
-    if (!is.null(quant))
-      quant$bandwidth <- quant$bandwidth %||% conquer_bandwidth(n, p)
-    step_size <- step_size %||%
-      (1 / ((1 / step_scale) * d * family_object(family, quant)$curvature))
-  }
-  # the optimiser's share of the budget, split over the lambdas, sets the
-  # paper's default rho and s and its printed noise scales
+  mem <- pr$family$model_memory
+  if (pl$optimizer == "newton" && !is.null(mem) &&
+      !"memory" %in% attr(pl$control, "given"))
+    pl$control$memory <- mem
+  pl
+}
+
+# The noise of the steps: the optimiser's share of the budget, split over
+# the lambdas, sets the paper's default rho and s and its printed noise
+# scales; the multiplier z meets the target with the private settings'
+# parts.
+path_noise <- function(spec, a, pl, fixed, std) {
   opt_share <- 1 - (std$part$share %||% 0)
-  eps_run <- opt_share * epsilon / nlam
-  delta_run <- opt_share * delta / nlam
-  oracle <- oracle_setup(oracle_name, control, m, dd, eps_run, delta_run)
+  eps_run <- opt_share * pl$epsilon / pl$nlam
+  delta_run <- opt_share * pl$delta / pl$nlam
+  oracle <- oracle_setup(pl$oracle_name, pl$control, pl$m, pl$dd, eps_run,
+                         delta_run)
   # a privately tuned path first releases the gradient at its starting
   # point: its largest coordinate sets the grid, and the Newton path reuses
   # it as its first step
-  first_release <- tuned && (is.null(lambda) || optimizer == "newton")
+  first <- a$tuned && (is.null(a$lambda) || pl$optimizer == "newton")
   # one pass over per-record random blocks is one release per record
   # (parallel composition), like the full-data first release
-  if (disjoint) q <- 1
-  releases <- as.double(nlam) * (if (disjoint) 1 else steps) +
-    (first_release && optimizer == "spgd")
-  z <- if (!private) 0
+  q <- if (pl$disjoint) 1 else min(1, pl$m / a$n)
+  releases <- as.double(pl$nlam) * (if (pl$disjoint) 1 else pl$steps) +
+    (first && pl$optimizer == "spgd")
+  z <- if (!pl$private) 0
        else if (a$calibration == "paper")
          paper_multiplier(spec$name, eps_run, delta_run, oracle$k)
-       else calibrate_noise(fixed, q, releases, epsilon, delta)
+       else calibrate_noise(fixed, q, releases, pl$epsilon, pl$delta)
   # the secure release rounds to a grid, whose step is inside its
   # sensitivity (and so in its noise sd)
-  noise <- if (a$secure && z > 0) secure_gaussian(z, oracle$sensitivity, dd)
+  noise <- if (a$secure && z > 0) secure_gaussian(z, oracle$sensitivity, pl$dd)
            else list(sd = z * oracle$sensitivity, grid = 0,
                      sensitivity = oracle$sensitivity)
+  list(oracle = oracle, z = z, q = q, releases = releases, noise = noise,
+       first_release = first, eps_run = eps_run, delta_run = delta_run,
+       fixed = fixed)
+}
 
-  settings <- c(oracle, family_settings(family, quant$tau, quant$bandwidth,
-                                        quant$smoother, nclass), list(
-    intercept = as.integer(intercept),
-    noise_sd = noise$sd, noise_grid = noise$grid,
-    rate = if (disjoint) m / n else q, steps = steps,
-    step_size = step_size,
-    sqrt_schedule = as.integer(control$schedule == "sqrt"),
-    last_iterate = as.integer(output == "last"),
-    tail_average = as.integer(output == "tail"), alpha = alpha,
-    penalty_factor = pf, threads = threads, disjoint = as.integer(disjoint)),
-    # each record's weight and offset, read with its record by the engine
-    compact(list(weights = a$weights, offsets = a$offset)))
-  beta0 <- if (tuned) tn$beta0 else rep(0, dd)
-  # every iterate stays in a domain built from released or declared
-  # ranges (R/domain.R)
-  y_range <- if (private)
-    control$y_range %||% if (tuned) released_y_range(tn$released, family)
-  domain <- if (private && tuned)
-    path_domain(if (multi) family_multinomial(nclass)
-                else family_object(family, quant),
-                y_range, n, tn$curvature, beta0, intercept, quant, nclass,
-                tn$curvature_weight)
-  settings <- c(settings, domain)
-  if (first_release) {
-    # (disjoint blocks: a clipped mean of every record, sensitivity C / n)
-    g0 <- .Call(C_dpsco_release, x, a$y,
-                if (!disjoint) settings
-                else utils::modifyList(settings, list(
-                  m = n, rate = 1, noise_sd = z * oracle$clip / n,
-                  disjoint = 0L)),
-                beta0)
-    if (optimizer == "newton") settings$first_gradient <- g0
-  }
-  if (is.null(lambda)) {
-    lmr <- a$lambda.min.ratio %||% if (tuned) 1e-3 else if (n < p) 0.01 else 1e-4
-    check_number(lmr, "lambda.min.ratio", 0, 1)
-    if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
-    lambda <- if (tuned) released_grid(g0, intercept, alpha, pf, nlam, lmr,
-                                       nclass)
-              else lambda_grid(oracle$bound, x, a$y, family, private, alpha,
-                               pf, intercept, nlam, lmr, quant$tau,
-                               a$weights, a$offset, nclass)
-  }
-  if (optimizer == "newton") {
-    mem <- family_object(family)$model_memory
-    if (!is.null(mem) && !"memory" %in% attr(control, "given"))
-      control$memory <- mem
-    settings$curvature <- tn$curvature
-    settings$memory <- control$memory
-    if (multi) settings$class_matrix <- tn$class_matrix
-  }
-  # a method that solves to convergence does so unless iterations is given
-  if (isTRUE(spec$converges)) settings$converge <- is.null(iterations)
-  settings$progress <- path_progress(isTRUE(a$trace.it), length(lambda),
-                                     environment())
-  res <- spec$fit(list(x = x, y = a$y, beta0 = beta0, trace_at = trace_at), lambda, settings)
-  # the trivial model is always on a private path: at the first penalty,
-  # lambda_max, the intercept-only fit, whose private estimate is the
-  # released start (the steps run there only to warm-start the next one)
-  if (tuned && private) res$beta[, 1L] <- beta0
-  # the support: coefficients within the noise the optimiser carried are 0
-  # (post-processing of released values: R/support.R)
-  curv <- if (tuned && !is.null(tn$curvature))
+# The engine's settings of a penalised path, the fields of src/entry.c's
+# fit_fields in its order: the problem (the family's fields, the sampling
+# rate, the noise and each record's weight and offset, read with its
+# record), the oracle (oracle_setup()'s list whole), the loop and the
+# bounded domain.  The Newton model's fields follow the first release
+# (newton_settings()).
+engine_settings <- function(fam, pl, nz, weights, offset, domain) {
+  c(list(intercept = as.integer(pl$intercept), threads = pl$threads),
+    fam$settings,
+    list(rate = if (pl$disjoint) pl$m / pl$n else nz$q,
+         noise_sd = nz$noise$sd, noise_grid = nz$noise$grid),
+    compact(list(weights = weights, offsets = offset)),
+    nz$oracle,
+    list(steps = pl$steps, step_size = pl$step_size,
+         sqrt_schedule = as.integer(pl$control$schedule == "sqrt"),
+         last_iterate = as.integer(pl$output == "last"),
+         tail_average = as.integer(pl$output == "tail"), alpha = pl$alpha,
+         penalty_factor = pl$pf, disjoint = as.integer(pl$disjoint)),
+    domain)
+}
+
+# The first release: the gradient at the start (disjoint blocks: a clipped
+# mean of every record, sensitivity C / n).
+first_release <- function(x, y, settings, beta0, pl, nz) {
+  if (pl$disjoint)
+    settings <- utils::modifyList(settings, list(
+      m = pl$n, rate = 1, noise_sd = nz$z * nz$oracle$clip / pl$n,
+      disjoint = 0L))
+  .Call(C_dpsco_release, x, y, settings, beta0)
+}
+
+# The lambda grid when none is given: from the first release (private
+# tuning) or the non-private lambda_max of the data.
+path_grid <- function(a, pl, nz, x, g0, fam) {
+  tuned <- a$tuned
+  lmr <- a$lambda.min.ratio %||%
+    if (tuned) 1e-3 else if (a$n < ncol(x)) 0.01 else 1e-4
+  check_number(lmr, "lambda.min.ratio", 0, 1)
+  if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
+  if (tuned) released_grid(g0, pl$intercept, pl$alpha, pl$pf, pl$nlam, lmr,
+                           pl$nclass)
+  else lambda_grid(nz$oracle$bound, x, a$y, fam$name, pl$private, pl$alpha,
+                   pl$pf, pl$intercept, pl$nlam, lmr, fam$tau, a$weights,
+                   a$offset, pl$nclass)
+}
+
+# The Newton model's fields: the first gradient, the released curvature,
+# the memory and a multinomial's class matrix.
+newton_settings <- function(pl, tn, g0) {
+  if (pl$optimizer != "newton") return(list())
+  compact(list(first_gradient = g0, curvature = tn$curvature,
+               memory = pl$control$memory, class_matrix = tn$class_matrix))
+}
+
+# The support: coefficients within the noise the optimiser carried are 0
+# (post-processing of released values: R/support.R); zeroing coefficients
+# (and the multinomial rule's adjustment of the kept ones,
+# drop_features()) can leave the domain in its metric: back into it.
+lambda_path_support <- function(beta, pl, nz, tn, domain) {
+  curv <- if (!is.null(tn$curvature))
             structure(tn$curvature, eigen = tn$curvature_eigen)
-  # (a ridge, alpha = 0, has no sparsity for the rule to act on: every
-  # coefficient stays)
-  sup <- if (alpha == 0) list(beta = res$beta, record = NULL)
-         else if (multi)
-           apply_support_classes(res$beta, control, noise$sd, optimizer,
-                                 step_size, curv, steps, output, intercept,
-                                 pf, nclass, settings$class_matrix)
-         else apply_support(res$beta, control, noise$sd, optimizer, step_size,
-                            curv, steps, output, intercept, pf)
-  res$beta <- sup$beta
-  # zeroing coefficients (and the multinomial rule's adjustment of the
-  # kept ones, drop_features()) can leave the domain in its metric: back
-  # into it
-  res$beta <- project_domain(res$beta, domain, nclass)
-  # the records' weights and offsets are data: only whether they were
-  # given is kept (predict() then needs newoffset)
-  res$offset <- !is.null(a$offset)
+  sup <- path_support(beta, pl$control, nz$noise$sd, pl$optimizer,
+                      pl$step_size, curv, pl$steps, pl$output, pl$intercept,
+                      pl$pf, pl$alpha, pl$nclass,
+                      if (pl$optimizer == "newton") tn$class_matrix)
+  sup$beta <- project_domain(sup$beta, domain, pl$nclass)
+  sup
+}
 
-  public <- c(public_n_note(n), "p (dimension)",
-              if (!tuned || !first_release) "lambda grid",
+# The privacy record of a penalised path: the private settings' parts and
+# the optimiser's, and what was public.
+lambda_path_record <- function(spec, a, pl, nz, pr) {
+  tuned <- a$tuned
+  first <- nz$first_release
+  fixed <- nz$fixed
+  public <- c(public_n_note(a$n), "p (dimension)",
+              if (!tuned || !first) "lambda grid",
               if (tuned) c("batch size and iterations", "budget shares",
-                           tn$public)
+                           pr$tn$public)
               else c("batch size, iterations and step sizes",
                      "oracle parameters"),
-              std$public,
+              pr$std$public,
               if (!is.null(a$weights)) "the bound 1 on the weights",
               "any preprocessing applied to x and y before the call")
   parts <- c(fixed, list(privacy_part(
-    "optimizer", z, q, releases, noise$sensitivity,
+    "optimizer", nz$z, nz$q, nz$releases, nz$noise$sensitivity,
     1 - sum(vapply(fixed, `[[`, 0, "share")),
-    mechanism = if (disjoint) spec$mechanism()
+    mechanism = if (pl$disjoint) spec$mechanism()
       else paste0("Gaussian: ", spec$name, " oracle",
-                  if (q < 1) ", Poisson-subsampled"),
-    released = if (disjoint) spec$released(nlam, steps, first_release)
-      else paste0(releases, " gradients",
-                  if (first_release) "; the first sets the lambda grid"))))
-  record <- new_privacy_record(
-    epsilon, delta, parts,
-    calibration = if (private) a$calibration else "none", public = public,
-    not_covered = std$not_covered, public_n = n,
-    extra = c(list(steps = steps, nlambda = nlam, batch_size = m,
-                   noise_grid = if (a$secure) noise$grid,
-                   epsilon_per_lambda = eps_run, delta_per_lambda = delta_run,
-                   tuning = a$tuning, released = if (tuned) tn$released,
-                   loss = quantile_loss_text(quant)),
-              if (disjoint) list(sampling = spec$sampling)))
-  fit <- new_dpsco(res, x, lambda, intercept, a$call, family, spec$name, a$classnames,
-            settings = list(batch_size = m, iterations = steps, secure = a$secure,
-                            step_size = step_size, schedule = control$schedule,
-                            output = output, alpha = alpha,
-                            penalty.factor = pf, clip = oracle$clip,
-                            rho = oracle$rho, k = oracle$k, s = oracle$s,
-                            nu = oracle$nu, calibration = a$calibration,
-                            tuning = a$tuning, optimizer = optimizer,
-                            control = control, threads = threads,
-                            threads_used = min(threads, max_threads()),
-                            quantile = quant,
-                            y_range = if (!is.null(domain)) y_range),
-            privacy = record, trace_at = trace_at, std = std, nobs = n,
-            path = "lambda", support = sup$record)
-  # where the trivial model is on the path (cv.dpsco()'s prior)
-  fit$trivial <- if (tuned && private) 1L
-  # whether the range of y was lost in the noise (signal.R)
-  if (tuned && isTRUE(tn$y_unresolved)) fit$y_unresolved <- TRUE
-  # whether the first release shows any signal (signal.R)
-  if (first_release && private)
-    fit$signal <- signal_check(g0, noise$sd,
-                               penalised_rows(pf, intercept, nclass))
+                  if (nz$q < 1) ", Poisson-subsampled"),
+    released = if (pl$disjoint) spec$released(pl$nlam, pl$steps, first)
+      else paste0(nz$releases, " gradients",
+                  if (first) "; the first sets the lambda grid"))))
+  new_privacy_record(
+    pl$epsilon, pl$delta, parts,
+    calibration = if (pl$private) a$calibration else "none", public = public,
+    not_covered = pr$std$not_covered, public_n = a$n,
+    extra = c(list(steps = pl$steps, nlambda = pl$nlam, batch_size = pl$m,
+                   noise_grid = if (a$secure) nz$noise$grid,
+                   epsilon_per_lambda = nz$eps_run,
+                   delta_per_lambda = nz$delta_run,
+                   tuning = a$tuning, released = if (tuned) pr$tn$released,
+                   loss = quantile_loss_text(pr$family$options)),
+              if (pl$disjoint) list(sampling = spec$sampling)))
+}
+
+# The fit's `settings`: every tuning value used.
+lambda_fit_settings <- function(a, pl, nz, fam, y_range) {
+  oracle <- nz$oracle
+  list(batch_size = pl$m, iterations = pl$steps, secure = a$secure,
+       step_size = pl$step_size, schedule = pl$control$schedule,
+       output = pl$output, alpha = pl$alpha, penalty.factor = pl$pf,
+       clip = oracle$clip, rho = oracle$rho, k = oracle$k, s = oracle$s,
+       nu = oracle$nu, calibration = a$calibration, tuning = a$tuning,
+       optimizer = pl$optimizer, control = pl$control, threads = pl$threads,
+       threads_used = min(pl$threads, max_threads()),
+       quantile = fam$options, y_range = y_range)
+}
+
+# What the fit says of its path: where the trivial model is on it
+# (cv.dpsco()'s prior), whether the range of y was lost in the noise and
+# whether the first release shows any signal (signal.R).
+lambda_path_flags <- function(fit, a, pl, nz, tn, g0) {
+  fit$trivial <- if (a$tuned && pl$private) 1L
+  if (a$tuned && isTRUE(tn$y_unresolved)) fit$y_unresolved <- TRUE
+  if (nz$first_release && pl$private)
+    fit$signal <- signal_check(g0, nz$noise$sd,
+                               penalised_rows(pl$pf, pl$intercept, pl$nclass))
   fit
 }
 

@@ -70,13 +70,6 @@ kernel_k0 <- c(gaussian = 0.3989422804014327, logistic = 0.25, uniform = 0.5,
 
 kernel_choices <- c("gaussian", "logistic", "uniform", "epanechnikov")
 
-# The quantile options of a fit: tau, the smoother (a kernel or "moreau"),
-# the kernel and smoothing as given and the public bandwidth (NULL: to be
-# chosen).  NULL for the other families, which must not set them.
-quantile_options <- function(family, tau, control) {
-  as_family(family, tau, control)$options
-}
-
 # conquer's default bandwidth, max(((log n + p) / n)^0.4, 0.05), for
 # responses on the unit scale.
 conquer_bandwidth <- function(n, p) max(((log(n) + p) / n)^0.4, 0.05)
@@ -189,22 +182,22 @@ quantile_curvature_weight <- function(hist, q, spread) {
 # The family's private settings (called by tune_private() after the bound
 # on |y| is released): the histogram of y (one Gaussian release, the
 # "centre" share of the budget, sensitivity 1) unless the centre and the
-# bandwidth are both declared.  Returns the completed options `quant`
-# (centre, bandwidth, curvature weight) and the part, released values and
-# public declarations for the record.  y and the bound are on y's own
-# scale.
-quantile_settings <- function(y, y_bound, quant, intercept, center, n, p, z1,
+# bandwidth are both declared.  `fam` the quantile family object.  Returns
+# the family completed by family_with() (bandwidth, centre, curvature
+# weight) and the part, released values and public declarations for the
+# record.  y and the bound are on y's own scale.
+quantile_settings <- function(y, y_bound, fam, intercept, center, n, p, z1,
                               shares, constrained) {
   fmt <- function(v) format(signif(v, 3))
   parts <- list()
   released <- list()
   public <- character()
   hist <- NULL
-  need_hist <- is.null(quant$bandwidth) || intercept && is.null(center)
+  need_hist <- is.null(fam$bandwidth) || intercept && is.null(center)
   if (need_hist) {
     z <- part_multiplier(z1, shares[["centre"]])
     hist <- release_y_histogram(y, y_bound, z)
-    hs <- quantile_hist_settings(hist, quant$tau)
+    hs <- quantile_hist_settings(hist, fam$tau)
   }
   centre <- 0
   if (intercept) {
@@ -215,16 +208,15 @@ quantile_settings <- function(y, y_bound, quant, intercept, center, n, p, z1,
       centre <- hs$centre
     }
   }
-  if (!is.null(quant$bandwidth)) {
-    h <- quant$bandwidth
+  if (!is.null(fam$bandwidth)) {
+    h <- fam$bandwidth
     public <- c(public, "bandwidth")
   } else {
     h <- conquer_bandwidth(n, p) * hs$spread
   }
   # without the histogram: the largest curvature K(0) / h (a majoriser)
   weight <- if (constrained) NULL
-            else if (is.null(hist))
-              family_quantile(quant$tau, quant$smoother, bandwidth = h)$curvature
+            else if (is.null(hist)) family_with(fam, h)$curvature
             else quantile_curvature_weight(hist, centre, hs$spread)
   if (need_hist) {
     parts <- list(privacy_part(
@@ -234,27 +226,26 @@ quantile_settings <- function(y, y_bound, quant, intercept, center, n, p, z1,
                           fmt(y_bound), length(hist$counts)),
       released = paste0(
         if (intercept && is.null(center))
-          sprintf("%s-quantile of y %s; ", fmt(quant$tau), fmt(centre)),
+          sprintf("%s-quantile of y %s; ", fmt(fam$tau), fmt(centre)),
         sprintf("spread of y %s", fmt(hs$spread)),
-        if (is.null(quant$bandwidth)) sprintf("; bandwidth %s", fmt(h)),
+        if (is.null(fam$bandwidth)) sprintf("; bandwidth %s", fmt(h)),
         if (!is.null(weight)) sprintf("; curvature weight %s", fmt(weight)))))
     released$y_quantile <- if (intercept && is.null(center)) centre
     released$y_spread <- hs$spread
   }
   released$bandwidth <- h
-  quant$centre <- centre
-  quant$bandwidth <- h
-  quant$weight <- weight
-  list(quant = quant, parts = parts, released = released, public = public)
+  list(family = family_with(fam, h, centre, weight), parts = parts,
+       released = released, public = public)
 }
 
-# One line naming the loss for print(), summary() and the privacy record;
-# NULL for the other families.
-quantile_loss_text <- function(quant) {
-  if (is.null(quant)) return(NULL)
+# One line naming the loss for print(), summary() and the privacy record,
+# from the quantile options (a family's `options`, a fit's
+# settings$quantile); NULL for the other families.
+quantile_loss_text <- function(options) {
+  if (is.null(options)) return(NULL)
   sprintf("check loss at tau = %s, %s at bandwidth %s",
-          format(signif(quant$tau, 4)),
-          if (quant$smoother == "moreau") "Moreau envelope"
-          else paste0("convolution-smoothed (", quant$smoother, " kernel)"),
-          format(signif(quant$bandwidth, 4)))
+          format(signif(options$tau, 4)),
+          if (options$smoother == "moreau") "Moreau envelope"
+          else paste0("convolution-smoothed (", options$smoother, " kernel)"),
+          format(signif(options$bandwidth, 4)))
 }

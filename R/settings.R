@@ -345,12 +345,14 @@ hist_quantile <- function(counts, tau, n, sd) {
 # The private settings of one fit
 
 # x is the (already publicly or privately standardised) design, y the
-# response (0/1 for binomial); z1 is the single-release multiplier (0 when
+# response (0/1 for binomial), `family` the family object (or its name);
+# z1 is the single-release multiplier (0 when
 # not private); n is the public number of records, which every divisor and
 # noise scale below uses (the rows of x may be more or fewer).
 # `truncation` is what the method truncates gradients with: "l2" (a
 # clipping level of |r_i| ||(1, x_i)||), "coordinate" (of
 # |r_i| max(1, |x_i|_inf)) or "none".  Returns the transformed design, the
+# family with its released settings (`family`: the quantile bandwidth), the
 # starting point, the truncation levels, the curvature, the step size and
 # the privacy parts, each step's released values and the values declared
 # public.  The methods on radii (`constrained = TRUE`) state their
@@ -369,10 +371,10 @@ hist_quantile <- function(counts, tau, n, sd) {
 # would be shrunk by the mean weight, which is unknown.
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
-                         row = !constrained, quant = NULL, n,
-                         weights = NULL, offset = NULL) {
+                         row = !constrained, n, weights = NULL,
+                         offset = NULL) {
   p <- ncol(x)
-  fam <- family_object(family, quant)
+  fam <- family_object(family)
   # (the larger centre share for the paths whose trivial model predicts
   # the centre itself: not for classes, whose trivial model is the
   # majority class however the rate is off)
@@ -396,7 +398,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   }
   y_obs <- y
   if (!is.null(offset)) y <- fam$net_offset(y, offset)
-  sc <- scale_bounds(x, y, fam, quant, intercept, control, constrained, st)
+  sc <- scale_bounds(x, y, fam, intercept, control, constrained, st)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
   y_scale <- 1
@@ -410,26 +412,25 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     y_range <- y_range / y_scale
   }
   if (!is.null(fam$y_settings)) {
-    qs <- fam$y_settings(y, y_bound, quant, intercept, control$center, n,
+    # (the family returned with its released bandwidth)
+    qs <- fam$y_settings(y, y_bound, fam, intercept, control$center, n,
                          p, z1, st$shares, constrained)
     st <- add(st, qs)
-    quant <- qs$quant
+    fam <- qs$family
     if (constrained) {
       # the check loss is positively homogeneous, c_h(s u) = s c_(h/s)(u):
       # y on the unit scale of its bound, the bandwidth with it (no clamp:
       # the residual is bounded whatever y is)
       y_scale <- if (is.null(y_bound)) 1 else y_bound
       y <- y / y_scale
-      quant$bandwidth <- quant$bandwidth / y_scale
+      fam <- family_with(fam, fam$bandwidth / y_scale)
       y_bound <- 1
     }
-    # the family with its released bandwidth
-    fam <- family_object(fam$name, quant)
   }
   # (the radius methods' y is on the unit scale of its bound: their
   # centre keeps the whole range)
   ce <- centre_release(y, fam, if (constrained) y_range
-                       else sc$centre_range %||% y_range, y_scale, quant,
+                       else sc$centre_range %||% y_range, y_scale,
                        intercept, control, p, st)
   st <- add(st, ce)
   tl <- truncation_levels(xt, if (constrained) y else y_obs, fam, ce$beta0,
@@ -438,16 +439,16 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   st <- add(st, tl)
   out <- list(x = xt, bound = sc$bound, y_bound = sc$y_bound,
               y_range = sc$y_range, beta0 = ce$beta0, clip = tl$clip,
-              row_bound = tl$row_bound, quant = quant,
+              row_bound = tl$row_bound, family = fam,
               y_unresolved = isTRUE(sc$y_unresolved))
   if (constrained)
     return(c(out, list(y = y, y_scale = y_scale, parts = st$parts,
                        released = st$released, public = st$public)))
   cu <- if (p + intercept <= curvature_max_d())
           curvature_release(xt, tl$w_norm, tl$row_bound, fam, ce$beta0,
-                            quant, intercept, control, st, weights, offset,
+                            intercept, control, st, weights, offset,
                             tl$exposure)
-        else row_bound_curvature(tl$row_bound, fam, ce$beta0, quant, intercept,
+        else row_bound_curvature(tl$row_bound, fam, ce$beta0, intercept,
                                  p + intercept, tl$exposure)
   st <- add(st, cu)
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
@@ -478,7 +479,7 @@ range_text <- function(v) {
 # counts come from a pass in C (design_octaves()), y's from R.  A declared
 # x_bound (one number or one per column) or y_range replaces its estimate
 # and costs nothing; with both declared there is no release.
-scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
+scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
   p <- ncol(x)
   if (!is.null(ctl$x_bound) && !length(ctl$x_bound) %in% c(1L, p))
     arg_error("control", "$x_bound has ", length(ctl$x_bound), " values; ",
@@ -491,7 +492,7 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
   # declared; an unbounded residual needs it for the centre's clamp (and
   # the unit scale of the radius methods)
   need_hist <- !is.null(fam$y_settings) &&
-    (is.null(quant$bandwidth) || intercept && is.null(ctl$center))
+    (is.null(fam$bandwidth) || intercept && is.null(ctl$center))
   use_y <- !fam$bounded &&
     (constrained || intercept && is.null(ctl$center)) || need_hist
   need_y <- use_y && is.null(ctl$y_range)
@@ -544,7 +545,7 @@ scale_bounds <- function(x, y, fam, quant, intercept, ctl, constrained, st) {
 # hi]; poisson: [0, hi]), the private event rate on the link scale
 # (binomial) or the quantile family's released centre.  The released
 # centre is kept within that range (post-processing).
-centre_release <- function(y, fam, y_range, y_scale, quant, intercept,
+centre_release <- function(y, fam, y_range, y_scale, intercept,
                            ctl, p, st) {
   nclass <- fam$nclass %||% 1L
   beta0 <- rep(0, (p + intercept) * nclass)
@@ -565,7 +566,7 @@ centre_release <- function(y, fam, y_range, y_scale, quant, intercept,
       paste("class shares", range_text(centre))))
   } else if (is.null(fam$centre_range)) {
     # released by the family's own settings of y
-    centre <- quant$centre / y_scale
+    centre <- fam$centre / y_scale
   } else if (!is.null(ctl$center)) {
     centre <- ctl$center / y_scale
     out$public <- "centre of y"
@@ -687,15 +688,15 @@ exposure_bin <- function(offset)
 # Step 4, the curvature: the second-moment matrix of the rows clipped to
 # B_H, released with Gaussian noise and made positive definite, times the
 # loss's curvature per unit of second moment.
-curvature_release <- function(xt, w_norm, row_bound, fam, beta0, quant,
-                              intercept, ctl, st, weights = NULL,
-                              offset = NULL, exposure = 1) {
+curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
+                              ctl, st, weights = NULL, offset = NULL,
+                              exposure = 1) {
   d <- ncol(xt) + intercept
   z <- part_multiplier(st$z1, st$shares[["curvature"]])
   rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
                           z, row_bound, st$n, w_norm, intercept,
                           curvature_row_weights(fam, weights, offset, exposure))
-  weight <- curvature_weight(fam, beta0, d, intercept, quant, exposure)
+  weight <- curvature_weight(fam, beta0, d, intercept, exposure)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
@@ -719,9 +720,10 @@ curvature_row_weights <- function(fam, weights, offset, exposure) {
 # The loss's curvature per unit of second moment at beta0 (the family's),
 # times the released exposure bound E where the rows were weighted by
 # their exposures (E = 1 otherwise).
-curvature_weight <- function(fam, beta0, d, intercept, quant, exposure = 1) {
+curvature_weight <- function(fam, beta0, d, intercept, exposure = 1) {
+  # (the quantile family's weight is its own field: family_with())
   fam$start_curvature(start_intercepts(beta0, fam, d, intercept), intercept,
-                      quant) * if (isTRUE(fam$offset_curvature)) exposure else 1
+                      fam) * if (isTRUE(fam$offset_curvature)) exposure else 1
 }
 
 # The largest d whose d x d curvature is released: above it the matrix
@@ -736,9 +738,9 @@ curvature_max_d <- function() getOption("dpsco.curvature_max_d", 4000L)
 # rows clipped to the row bound B_H is at most its trace, the mean squared
 # row norm, so at most B_H^2; times the loss's curvature at beta0 it bounds
 # the curvature the step needs, at no cost in privacy.
-row_bound_curvature <- function(row_bound, fam, beta0, quant, intercept, d,
+row_bound_curvature <- function(row_bound, fam, beta0, intercept, d,
                                 exposure = 1) {
-  weight <- curvature_weight(fam, beta0, d, intercept, quant, exposure)
+  weight <- curvature_weight(fam, beta0, d, intercept, exposure)
   list(curvature = NULL, top = weight * row_bound^2, weight = weight,
        public = sprintf(paste("no curvature released (d above %d): the step",
                               "from the row bound"), curvature_max_d()))

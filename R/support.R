@@ -117,6 +117,22 @@ support_threshold <- function(beta, sd, level, intercept, pf) {
   beta
 }
 
+# The support rule of a penalised path: one block of coefficients, or
+# `nclass` blocks with the class matrix of a multinomial model.  (A ridge,
+# alpha = 0, has no sparsity for the rule to act on: every coefficient
+# stays.)
+path_support <- function(beta, control, noise_sd, optimizer, step_size,
+                         curvature, steps, output, intercept, pf, alpha,
+                         nclass = 1L, class_matrix = NULL) {
+  if (alpha == 0) return(list(beta = beta, record = NULL))
+  if (nclass > 1L)
+    return(apply_support_classes(beta, control, noise_sd, optimizer,
+                                 step_size, curvature, steps, output,
+                                 intercept, pf, nclass, class_matrix))
+  apply_support(beta, control, noise_sd, optimizer, step_size, curvature,
+                steps, output, intercept, pf)
+}
+
 # The support rule of a fitted path: the thresholded beta and the record
 # the fit keeps (fit$support), or the path unchanged for `support =
 # "none"` and for noiseless fits.
