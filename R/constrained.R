@@ -81,7 +81,7 @@ radius_path <- function(spec, a) {
                      tuning = a$tuning, radius = radius, lp = pl$lp,
                      offset = prob$offset, y_scale = prob$y_scale,
                      x_bound = prob$x_bound, y_bound = prob$y_bound,
-                     control = control, threads = pl$threads,
+                     control = a$control, threads = pl$threads,
                      quantile = fam$options)),
                    privacy = radius_path_record(a, pl, pr, prob, res, radius),
                    trace_at = integer(), std = pr$std, nobs = a$n,

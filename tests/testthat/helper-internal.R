@@ -54,7 +54,6 @@ fit_family <- dpsco:::fit_family
 prob_family <- dpsco:::prob_family
 kernel_codes <- dpsco:::kernel_codes
 kernel_choices <- dpsco:::kernel_choices
-quantile_options <- dpsco:::quantile_options
 family_settings <- function(family, tau = NULL, bandwidth = NULL,
                             kernel = NULL, ...)
   dpsco:::family_settings(family = family, tau = tau, bandwidth = bandwidth,
