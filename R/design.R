@@ -147,7 +147,7 @@ settings_pass <- function(x, task, ...) {
 }
 
 # Per column of x: the counts of records in the 64 octave bins of |x_ij|
-# (log2_bin(), R/settings.R), a 64 x p integer matrix.
+# (log2_bin()), a 64 x p integer matrix.
 design_octaves <- function(x) {
   if (is_sharded(x)) return(shard_octaves(x))
   counts <- settings_pass(x, 5L)
@@ -189,4 +189,26 @@ design_crossprod <- function(x, r)
 design_columns <- function(x, j) {
   if (is.matrix(x)) return(x[, j, drop = FALSE])
   design_apply(x, function(b, rows) b[, j, drop = FALSE], "rbind")
+}
+
+# The octave bins of magnitudes: 1 holds values <= 2^-32 (zero included),
+# bin b = 2..64 holds (2^(b - 34), 2^(b - 33)], and values above 2^31 fall
+# in bin 64.
+log2_bin <- function(v) {
+  b <- ceiling(log2(v)) + 33
+  b[!(v > 2^-32)] <- 1
+  pmin(pmax(b, 1), 64)
+}
+
+# The signed octave bins of y (1 .. 127): 65 - log2_bin(|v|) for a
+# negative v beyond 2^-32 (bin 1 the most negative), 64 for |v| <= 2^-32,
+# 63 + log2_bin(v) for a positive v.
+signed_bin <- function(v) {
+  b <- log2_bin(abs(v))
+  as.integer(ifelse(v < 0 & b > 1L, 65L - b, 63L + b))
+}
+
+signed_octave_counts <- function(y) {
+  if (is_sharded(y)) return(shard_octaves(y))
+  tabulate(signed_bin(as.double(y)), 127L)
 }

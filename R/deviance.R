@@ -103,3 +103,27 @@ nobs.cv.dpsco <- function(object, ...) {
   check_no_dots(list(...), "nobs")
   object$privacy$public_n
 }
+
+# Per-record losses (n_val x K) of fitted means or probabilities `pred`;
+# `family` the fit's family (an object or its name): the measures that are
+# the family's own (its measure_loss: the deviance, the misclassification)
+# come from it.  For "multinomial", pred is the n_val x classes x K array
+# of probabilities and y the classes coded 0 to classes - 1.
+record_loss <- function(measure, y, pred, tau = 0.5, family = "binomial") {
+  own <- family_object(family)$measure_loss[[measure]]
+  if (!is.null(own)) return(own(y, pred))
+  switch(measure,
+    check = check_loss(y - pred, tau),
+    mse = (y - pred)^2,
+    mae = abs(y - pred))
+}
+
+# The per-record losses as the selection and the curve sum them: clamped
+# to [0, bound] by the NaN rule (clamp.R), a loss that is not a number
+# (an overflowing prediction) counting as the bound.  `family` as in
+# record_loss().
+clamped_loss <- function(measure, y, pred, tau, family, bound,
+                         y_range = NULL) {
+  if (!is.null(y_range)) y <- clamp(y, y_range[1L], y_range[2L])
+  clamp(record_loss(measure, y, pred, tau, family), 0, bound, nan = bound)
+}

@@ -40,8 +40,8 @@ NULL
 #'   and `intercept` (which the formula sets: `y ~ . - 1` fits without an
 #'   intercept); for the default method, nothing (a name that is not an
 #'   argument of `dpsco()` is an error naming it).
-#' @export
-dpsco <- function(x, ...) UseMethod("dpsco")
+#' @name dpsco
+NULL
 
 #' @rdname dpsco
 #' @param data (formula method) a data frame holding the variables of the
@@ -59,10 +59,6 @@ dpsco.formula <- function(x, data, xlev = NULL, offset = NULL, ...) {
   fit$call <- generic_call(match.call(), "dpsco", formula = TRUE)
   formula_fit(fit, fd)
 }
-
-#' @rdname cv.dpsco
-#' @export
-cv.dpsco <- function(x, ...) UseMethod("cv.dpsco")
 
 #' @rdname cv.dpsco
 #' @param data,xlev (formula method) the data frame holding the variables of

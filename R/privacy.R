@@ -576,3 +576,19 @@ remaining_budget <- function(fixed, epsilon, delta) {
               "them in dpsco_control() or use tuning = \"public\".")
   list(epsilon = epsilon - e_fixed, delta = delta - d_fixed)
 }
+
+# The smallest multiplier-equivalent z, i.e. the largest epsilon0 = 2 / z of
+# an exponential mechanism, such that `steps` such selections composed with
+# the `fixed` parts meet (epsilon, delta) through their Renyi curves.
+calibrate_rdp <- function(fixed, steps, epsilon, delta) {
+  eps_at <- function(z) account_parts(c(fixed, list(privacy_part(
+    "em", z, 1, steps, 1, 1, kind = "rdp"))), delta)
+  floor_eps <- if (length(fixed)) account_parts(fixed, delta) else 0
+  if (floor_eps >= epsilon)
+    arg_error("epsilon", "= ", format(epsilon), " is used up by the private ",
+              "settings (epsilon ", format(signif(floor_eps, 4)), ").")
+  calibration_search(eps_at, sqrt(steps), epsilon, 1e-6)$hi
+}
+
+# The accountant's view of a privacy part.
+part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]

@@ -214,19 +214,6 @@ tail_top <- function(counts, sd, top) {
   }
 }
 
-# The signed octave bins of y (1 .. 127): 65 - log2_bin(|v|) for a
-# negative v beyond 2^-32 (bin 1 the most negative), 64 for |v| <= 2^-32,
-# 63 + log2_bin(v) for a positive v.
-signed_bin <- function(v) {
-  b <- log2_bin(abs(v))
-  as.integer(ifelse(v < 0 & b > 1L, 65L - b, 63L + b))
-}
-
-signed_octave_counts <- function(y) {
-  if (is_sharded(y)) return(shard_octaves(y))
-  tabulate(signed_bin(as.double(y)), 127L)
-}
-
 # The range c(lo, hi) of y from its noisy signed octave counts (127,
 # signed_bin()) with noise sd `sd`.  Kept counts as for x; a kept
 # non-zero bin whose octave lies outside the run around the fullest
@@ -316,14 +303,6 @@ centre_octave_range <- function(counts, sd, st) {
 
 # ---------------------------------------------------------------------------
 # Quantiles from noisy histograms of log2 magnitudes
-
-# Bins: 1 holds values <= 2^-32 (zero included), bin b = 2..64 holds
-# (2^(b - 34), 2^(b - 33)], and values above 2^31 fall in bin 64.
-log2_bin <- function(v) {
-  b <- ceiling(log2(v)) + 33
-  b[!(v > 2^-32)] <- 1
-  pmin(pmax(b, 1), 64)
-}
 
 # The upper edge of the bin at which fewer than tau * n values lie above,
 # from counts with Gaussian noise of sd `sd`.  Counts that do not clear
@@ -468,7 +447,6 @@ settings_part <- function(st, name, z, steps, sensitivity, mechanism, value) {
 }
 
 fmt3 <- function(v) format(signif(v, 3))
-compact <- function(l) l[!vapply(l, is.null, TRUE)]
 range_text <- function(v) {
   if (length(v) == 1L) fmt3(v) else paste0(fmt3(min(v)), " to ", fmt3(max(v)))
 }

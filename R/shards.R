@@ -507,7 +507,7 @@ shard_note <- function(ledger, what) {
 }
 
 # The octave counts of x (design_octaves(), R/design.R) or the signed
-# octave counts of y (signed_octave_counts(), R/settings.R) over the
+# octave counts of y (signed_octave_counts(), R/design.R) over the
 # shards, added in shard order.
 shard_octaves <- function(v) {
   sh <- v$shards
@@ -657,7 +657,7 @@ shard_task <- function(task, id, job, common) {
     stop("this worker holds no shard ", id, " (was the cluster restarted?)")
   switch(task,
     y = {
-      yy <- check_y(st$y, st$rows, common$family)
+      yy <- check_y(st$y, st$rows, family_object(common$family))
       st$yf <- as.double(yy$y)
       yy$classnames
     },

@@ -13,3 +13,10 @@ generic_call <- function(call, name, formula = FALSE) {
     names(call)[2L] <- ""
   call
 }
+
+# Threads the engine may run: OMP_THREAD_LIMIT or the processor count, 1
+# without OpenMP.
+max_threads <- function() .Call(C_dpsco_max_threads)
+
+# The list without its NULL elements.
+compact <- function(l) l[!vapply(l, is.null, TRUE)]

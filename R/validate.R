@@ -181,12 +181,11 @@ check_x <- function(x, arg = "x", min_rows = 2L) {
 }
 
 # Returns list(y = numeric 0/1 or real, classnames = NULL or the two levels).
-# `family`: a family object or its name.
+# `fam`: the family object.
 # The most classes of a multinomial fit (src/dpsco.h, MAX_CLASSES).
 max_classes <- 256L
 
-check_y <- function(y, n, family) {
-  fam <- family_object(family)
+check_y <- function(y, n, fam) {
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (!is.atomic(y) || is.complex(y))
     arg_error("y", "must be a numeric vector (or, for the binomial family, ",

@@ -60,7 +60,9 @@ family_settings <- function(family, tau = NULL, bandwidth = NULL,
                           kernel = kernel, ...)
 
 # ---- Argument checks
-check_y <- dpsco:::check_y
+# (check_y() takes the family object; the tests name the family)
+check_y <- function(y, n, fam)
+  dpsco:::check_y(y, n, dpsco:::family_object(fam))
 check_sizes <- dpsco:::check_sizes
 check_design <- dpsco:::check_design
 

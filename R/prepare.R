@@ -1,0 +1,28 @@
+# The prepare phase shared by both path drivers: standardisation and the
+# private settings, after every argument check.
+
+# Phase 2 of both paths, after every check: the standardisation and, with
+# private tuning, every private setting (tune_private(); the radius
+# methods' `constrained` settings), or with public tuning the family's
+# data-independent options.  Draws noise.  Returns the design the fit
+# sees, the standardisation (with the private bounds), the private
+# settings' parts (`fixed`), the family with its chosen options and the
+# private settings `tn` (NULL with public tuning).
+prepare_path <- function(spec, a, private, epsilon, delta,
+                         optimizer = "spgd", step_size = NULL,
+                         constrained = FALSE) {
+  std <- standardize_x(a$x, a$standardize, a$intercept, private, epsilon,
+                       delta, a$control, a$n)
+  fixed <- if (is.null(std$part)) list() else list(std$part)
+  if (!a$tuned)
+    return(list(x = std$x, std = std, fixed = fixed, tn = NULL,
+                family = family_public(a$family, a$n, ncol(a$x))))
+  z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
+  tn <- tune_private(std$x, a$y, a$family, spec$truncation, optimizer,
+                     a$intercept, z1, step_size, a$control,
+                     constrained = constrained,
+                     row = !constrained || spec$row, n = a$n,
+                     weights = a$weights, offset = a$offset)
+  list(x = tn$x, std = add_bounds(std, tn$bound), fixed = c(fixed, tn$parts),
+       tn = tn, family = tn$family)
+}
