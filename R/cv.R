@@ -256,14 +256,14 @@ cv_sums <- function(fit, dat, val, measure, tau, fam, bound, y_range) {
   if (!any(val)) return(rep(0, length(path_values(fit))))
   x <- dat$x
   if (is_sharded(x))
+    # (to the workers by name: they rebuild the family with its losses)
     return(shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
                          y_range))
   pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
                          newoffset = dat$offset[val])
   # a weight in [0, 1] scales its record's clamped loss, which stays in
   # [0, bound]: the sensitivities below hold as they are
-  loss <- clamped_loss(measure, dat$y[val], pred, tau, fam$name, bound,
-                       y_range)
+  loss <- clamped_loss(measure, dat$y[val], pred, tau, fam, bound, y_range)
   if (is.null(dat$weights)) colSums(loss) else colSums(dat$weights[val] * loss)
 }
 

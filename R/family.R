@@ -6,6 +6,11 @@
 
 family_codes <- c(gaussian = 0L, binomial = 1L, quantile = 2L, poisson = 3L,
                   multinomial = 4L)
+
+# Every family: what a method that fits them all declares (the paper's
+# oracles), so that a new family reaches them from here.
+family_names <- function() names(family_codes)
+
 # "moreau" is not a kernel: code 4 selects the Moreau envelope of the check
 # loss (dpsco_control(smoothing = "moreau")) instead of a convolution
 kernel_codes <- c(gaussian = 0L, logistic = 1L, uniform = 2L,

@@ -10,7 +10,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
   # the family object, stored once (fit_family()); `family` stays its name
   settings$family_object <- fam
   if (isTRUE(fam$multi))
-    return(new_dpsco_multinomial(res, x, lambda, intercept, call, method,
+    return(new_dpsco_multinomial(res, x, lambda, intercept, call, fam, method,
                                  classnames, settings, privacy, std, nobs,
                                  support))
   p <- ncol(x)
@@ -64,7 +64,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
 # probabilities do not change), `beta` a list of K p x nlambda matrices
 # named by the classes, `dfmat` each class's non-zeros and `df` the number
 # of features with a non-zero in any class.
-new_dpsco_multinomial <- function(res, x, lambda, intercept, call, method,
+new_dpsco_multinomial <- function(res, x, lambda, intercept, call, fam, method,
                                   classnames, settings, privacy, std, nobs,
                                   support) {
   p <- ncol(x)
@@ -96,7 +96,7 @@ new_dpsco_multinomial <- function(res, x, lambda, intercept, call, method,
   out <- list(a0 = a0, beta = beta, lambda = lambda,
               df = colSums(Reduce(`|`, lapply(beta, function(b) b != 0))),
               dfmat = dfmat, dim = c(p, length(lambda)), nobs = nobs,
-              family = "multinomial", method = method, intercept = intercept,
+              family = fam$name, method = method, intercept = intercept,
               call = call, settings = settings, privacy = privacy,
               standardize = std[c("mode", "center", "scale")],
               x_range = std$range, classnames = classnames, trace = NULL,

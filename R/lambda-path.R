@@ -238,7 +238,7 @@ path_grid <- function(a, pl, nz, x, g0, fam) {
   if (lmr >= 1) arg_error("lambda.min.ratio", "must be below 1.")
   if (tuned) released_grid(g0, pl$intercept, pl$alpha, pl$pf, pl$nlam, lmr,
                            pl$nclass)
-  else lambda_grid(nz$oracle$bound, x, a$y, fam$name, pl$private, pl$alpha,
+  else lambda_grid(nz$oracle$bound, x, a$y, fam, pl$private, pl$alpha,
                    pl$pf, pl$intercept, pl$nlam, lmr, fam$tau, a$weights,
                    a$offset, pl$nclass)
 }

@@ -1,4 +1,4 @@
-#' @include registry.R lambda-path.R oracles.R
+#' @include registry.R family.R lambda-path.R oracles.R
 NULL
 
 # DP-SPGD (Xie et al., Algorithm 1): per-record gradients clipped to L2
@@ -8,8 +8,7 @@ register_method(
   "clip", rank = 1,
   label = "DP-SPGD, gradient clipping",
   reference = "Xie et al., Statistica Sinica, Algorithm 1",
-  path = "lambda", families = c("gaussian", "binomial", "poisson", "multinomial",
-               "quantile"),
+  path = "lambda", families = family_names(),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n",
   secure = TRUE, shardable = TRUE,

@@ -1,4 +1,4 @@
-#' @include registry.R lambda-path.R oracles.R
+#' @include registry.R family.R lambda-path.R oracles.R
 NULL
 
 # DP-SPGD(H) (Xie et al., Algorithm 4): the Catoni-Giulini soft truncation
@@ -9,8 +9,7 @@ register_method(
   "holland", rank = 2,
   label = "DP-SPGD(H), Holland estimator",
   reference = "Xie et al., Statistica Sinica, Algorithm 4",
-  path = "lambda", families = c("gaussian", "binomial", "poisson", "multinomial",
-               "quantile"),
+  path = "lambda", families = family_names(),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n",
   secure = TRUE, shardable = TRUE,

@@ -1,4 +1,4 @@
-#' @include registry.R lambda-path.R oracles.R
+#' @include registry.R family.R lambda-path.R oracles.R
 NULL
 
 # DP-SPGD(K) (Xie et al., Algorithms 2-3): every coordinate clamped to
@@ -11,8 +11,7 @@ register_method(
   "kamath", rank = 3,
   label = "DP-SPGD(K), Kamath estimator",
   reference = "Xie et al., Statistica Sinica, Algorithms 2-3",
-  path = "lambda", families = c("gaussian", "binomial", "poisson", "multinomial",
-               "quantile"),
+  path = "lambda", families = family_names(),
   adjacency = "add/remove",
   sampling = "Poisson batches at the public rate batch_size / n; random group labels",
   secure = TRUE, shardable = TRUE,

@@ -1,4 +1,4 @@
-#' @include registry.R lambda-path.R oracles.R baseline.R
+#' @include registry.R family.R lambda-path.R oracles.R baseline.R
 NULL
 
 # The non-private baseline: the same proximal gradient loop without
@@ -7,8 +7,7 @@ register_method(
   "none", rank = 4,
   label = "SPGD, not private",
   reference = "proximal stochastic gradient descent (not private)",
-  path = "lambda", families = c("gaussian", "binomial", "poisson", "multinomial",
-               "quantile"),
+  path = "lambda", families = family_names(),
   adjacency = "add/remove",
   sampling = "Poisson batches at rate batch_size / n",
   shardable = "it is not private and takes its lambda grid from the data",
