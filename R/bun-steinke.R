@@ -63,7 +63,7 @@ bs_eps_tilde <- function(epsilon, delta) {
 
 # The largest |residual| inside the l2 ball of radius r on prob's scale.
 bs_resid_bound <- function(prob, r) {
-  prob_family(prob)$residual_bound(
+  prob$family$residual_bound(
     prob$y_bound + abs(prob$offset) +
       r * sqrt(prob$intercept + prob$p * prob$x_bound^2))
 }
@@ -122,7 +122,7 @@ bs_plan <- function(prob, radius, budget, control, steps) {
               " exceeds log(n - 2m) = ", format(signif(log(n - 2 * m), 4)),
               ".")
   rg <- bs_ranges(prob, radius, control)
-  curv <- prob_family(prob)$step_curvature
+  curv <- prob$family$step_curvature
   rows <- prob$smoothness %||%
     if (is.finite(prob$x_bound)) prob$intercept + prob$p * prob$x_bound^2
     else d
@@ -137,7 +137,7 @@ bs_plan <- function(prob, radius, budget, control, steps) {
 # same trimmed means (tests).
 bs_engine <- function(prob, radius, plan, beta0 = rep(0, prob$d),
                       noise = TRUE, trace = FALSE) {
-  settings <- c(prob_settings(prob), list(
+  settings <- c(prob$family$settings, list(
     task = 0L, intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset), steps = plan$steps,
     step = plan$step, trim = plan$trim, decay = plan$decay,

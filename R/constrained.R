@@ -11,7 +11,7 @@ NULL
 # fit(prob, radius, settings) returns list(beta (d x
 # radii), parts, settings, public) and optionally calibration,
 # pure_epsilon and sampling.  prob is list(x, y, family (the family
-# object: prob_family(), its engine fields prob_settings()), intercept,
+# object; its engine fields are family$settings), intercept,
 # offset, n, p, d, x_bound, y_bound, threads, smoothness, tuning, clip, lp,
 # resized, y_scale, public); settings is list(budget, control, steps),
 # budget list(epsilon, delta, fixed (the private settings' parts),

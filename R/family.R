@@ -43,9 +43,9 @@ check_tau <- function(tau, family) {
 # ---------------------------------------------------------------------------
 # The family object: what the rest of the package asks of a loss instead of
 # branching on its name.  Internal; built by the constructors below, by
-# as_family() from the user's arguments, by family_object() from a name and
-# quantile options as stored in a fit or a problem list, and by
-# prob_family() from a problem list.  Fields:
+# as_family() from the user's arguments (once per fit, which stores it and
+# hands it to every phase), and by family_object() from a name and the
+# options a fit stores (fits saved before the object was stored).  Fields:
 #   name           "gaussian", "binomial", "poisson", "multinomial" or
 #                  "quantile"
 #   label          the family as print() names it (with tau for quantile)
@@ -107,7 +107,7 @@ check_tau <- function(tau, family) {
 #                  (NULL: the family's y_settings release the centre)
 #   centre_floor   TRUE: the released centre is kept within [its noise
 #                  sd, the bound] (poisson: a mean count; NULL otherwise)
-#   start_curvature(b0, intercept, quant)  the loss's curvature per unit of
+#   start_curvature(b0, intercept, fam)  the loss's curvature per unit of
 #                  second moment at the start b0 (the private curvature's
 #                  weight; b0 the start's intercepts, one per class for
 #                  multinomial)
@@ -227,7 +227,7 @@ family_gaussian <- function() {
                                                function(y) y),
              link = identity,
              centre_range = function(y_range) y_range,
-             start_curvature = function(b0, intercept, quant) 1,
+             start_curvature = function(b0, intercept, fam) 1,
              net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = NULL, y_check = NULL,
              trials_matrix = FALSE,
@@ -269,7 +269,7 @@ family_binomial <- function() {
              # at b0 every fitted probability is the (released) event rate:
              # at most 1/4, and falling as the fit separates the classes,
              # so a model with it never overshoots
-             start_curvature = function(b0, intercept, quant) {
+             start_curvature = function(b0, intercept, fam) {
                if (!intercept) return(1 / 4)
                pr <- stats::plogis(b0)
                pr * (1 - pr)
@@ -341,7 +341,7 @@ family_poisson <- function() {
              offset_curvature = TRUE,
              # at b0 every fitted mean per unit of exposure is the
              # released mean count e^b0
-             start_curvature = function(b0, intercept, quant)
+             start_curvature = function(b0, intercept, fam)
                if (intercept) exp(b0) else 1,
              # the count per unit of exposure e^offset: y e^-offset is
              # 0 * Inf = NaN for y = 0 and an offset below -709.8, where
@@ -415,7 +415,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
              link = identity, centre_range = NULL,
              # the smoothed check loss's curvature averaged over moves of
              # the size of y's spread, from y's histogram (quantile.R)
-             start_curvature = function(b0, intercept, quant) quant$weight,
+             start_curvature = function(b0, intercept, fam) fam$weight,
              net_offset = function(y, offset) y - offset,
              model_step = 1, y_settings = quantile_settings, y_check = NULL,
              trials_matrix = FALSE,
@@ -529,7 +529,7 @@ family_multinomial <- function(nclass = NULL) {
              null_residual = multinomial_null_residual(nclass),
              link = function(mean) log(mean) - mean(log(mean)),
              centre_range = function(y_range) c(0, 1),
-             start_curvature = function(b0, intercept, quant)
+             start_curvature = function(b0, intercept, fam)
                top(class_factor(b0, intercept)),
              class_matrix = function(b0, intercept) {
                s <- class_factor(b0, intercept)
@@ -671,35 +671,6 @@ fit_family <- function(fit) {
     return(family_multinomial(length(fit$classnames)))
   family_object(fit$family, fit$settings$quantile)
 }
-
-# The family of a problem list as the fitting functions receive it:
-# `family` an object (as radius_path() builds it), or a name with, for
-# "quantile", the options in `quant` (list(tau, bandwidth, smoother)) or
-# else the engine's settings in `fam` (family_settings()).
-prob_family <- function(prob) {
-  f <- prob$family
-  if (inherits(f, "dpsco_family")) return(f)
-  if (!is.character(f) || length(f) != 1L || !(f %in% names(family_codes)))
-    arg_error("family", "must be \"gaussian\", \"binomial\", \"poisson\" or ",
-              "\"quantile\".")
-  # [[ ]]: prob$fam would partially match prob$family
-  q <- prob$quant
-  if (is.null(q) && !is.null(es <- prob[["fam"]]) &&
-      identical(es$family, family_codes[[f]]))
-    q <- list(tau = es$tau, bandwidth = es$bandwidth,
-              smoother = names(kernel_codes)[match(es$kernel, kernel_codes)])
-  if (f == "quantile") {
-    if (!is.list(q) || !isTRUE(q$smoother %in% names(kernel_k0)))
-      arg_error("prob", "$quant must give tau, bandwidth and smoother.")
-    check_number(q$tau, "tau", 0, 1)
-    check_number(q$bandwidth, "bandwidth", 0)
-  }
-  family_object(f, q)
-}
-
-# The engine's family fields of a problem list: its `fam` when a test or
-# a caller gives them, else the family object's.
-prob_settings <- function(prob) prob[["fam"]] %||% prob_family(prob)$settings
 
 # The radius of a penalised path's domain (domain.R, path_domain()) from
 # the released (or declared) range of y net of the offsets and the public

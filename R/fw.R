@@ -57,7 +57,7 @@ fit_fw <- function(prob, radius, budget, control, steps, chunked = FALSE,
     # and each coordinate of (1, x) is at most max(1, K): HTP-LASSO's bound,
     # which also caps the clamp of "fw" on bounded (privately tuned) data
     # (a logistic residual is at most 1, a quantile one max(tau, 1 - tau))
-    hard <- max(1, prob$x_bound) * prob_family(prob)$residual_bound(
+    hard <- max(1, prob$x_bound) * prob$family$residual_bound(
       prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound))
     coord <- if (hard_clamp) hard else min(clip, hard)
     # one Kamath group is a coordinate clamp at rho / 2
@@ -102,7 +102,7 @@ fit_fw <- function(prob, radius, budget, control, steps, chunked = FALSE,
 # oracle's estimate.  Returns the d x length(radius) matrix of outputs.
 fw_engine <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                       threads = 1L) {
-  settings <- c(oracle, prob_settings(prob), list(
+  settings <- c(oracle, prob$family$settings, list(
     intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
     threads = as.integer(threads), offset = prob$offset,
     steps = as.integer(steps), eps0 = eps0, score_sensitivity = sens,

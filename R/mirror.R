@@ -102,7 +102,7 @@ mirror_plan <- function(prob, radius, lp, budget, control, shuffled = FALSE,
   run <- if (shuffled) mirror_plan_shuffled(base, control, iterations)
          else mirror_plan_full(base, prob, budget, control, iterations)
   geo <- base$geo
-  engine <- c(run$engine, prob_settings(prob), list(
+  engine <- c(run$engine, prob$family$settings, list(
     task = mirror_tasks[["fit"]], shuffled = as.integer(shuffled),
     intercept = as.integer(base$intercept),
     offset = as.double(base$offset), threads = as.integer(base$threads),
@@ -128,7 +128,7 @@ mirror_base <- function(prob, radius, lp, budget) {
   intercept <- isTRUE(prob$intercept)
   d <- p + intercept
   nr <- length(radius)
-  fam <- prob_family(prob)
+  fam <- prob$family
   offset <- prob$offset %||% 0
   geo <- mirror_geometry(lp, d)
   bound_q <- dual_norm_bound(prob$x_bound, p, intercept, geo$q)

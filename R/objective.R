@@ -74,7 +74,7 @@ obj_fw_gap <- function(g, w, r) sum(g * w) + r * max(abs(g))
 # and Su, Zhao and Wang's r = min(d, 2 rank) = min(d, 2).
 obj_bounds <- function(prob) {
   X2 <- sqrt(prob$intercept + prob$p * prob$x_bound^2)
-  h <- prob_family(prob)$curvature
+  h <- prob$family$curvature
   list(X2 = X2, zmax = max(if (prob$intercept) 1, prob$x_bound),
        curvature = h, beta = h * X2^2, rank = min(prob$d, 2))
 }
@@ -84,7 +84,7 @@ obj_bounds <- function(prob) {
 # logistic one at most 1, a quantile one at most max(tau, 1 - tau) (for any
 # w: radius Inf is allowed there).  L = that bound times X2.
 obj_resid_bound <- function(prob, r) {
-  prob_family(prob)$residual_bound(
+  prob$family$residual_bound(
     prob$y_bound + abs(prob$offset) + r * max(1, prob$x_bound))
 }
 
@@ -97,14 +97,14 @@ obj_eta <- function(prob, w) {
 }
 
 obj_grad_risk <- function(prob, w) {
-  res <- prob_family(prob)$residual(obj_eta(prob, w), prob$y)
+  res <- prob$family$residual(obj_eta(prob, w), prob$y)
   g <- drop(crossprod(prob$x, res)) / prob$n
   if (prob$intercept) c(sum(res) / prob$n, g) else g
 }
 
 # Empirical risk (mean loss).
 obj_risk <- function(prob, w) {
-  mean(prob_family(prob)$loss(obj_eta(prob, w), prob$y))
+  mean(prob$family$loss(obj_eta(prob, w), prob$y))
 }
 
 obj_J <- function(prob, w, G, lambda) {
@@ -230,7 +230,6 @@ obj_fista <- function(g0, w0, curv, lambda, r_proj, r_gap, step, tol, maxit) {
 # fit_objective().
 obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
                       curv = obj_curvature(prob), maxit = 1e5) {
-  prob$family <- prob_family(prob)       # once, not at every step
   d <- prob$d
   bd <- obj_bounds(prob)
   R <- obj_resid_bound(prob, r)
@@ -238,7 +237,7 @@ obj_solve <- function(prob, G, lambda, r, alpha, start = NULL,
   step <- 1 / (bd$beta + 2 * lambda)
   lin <- G / prob$n
   gmax_lin <- max(abs(lin))
-  quad <- prob_family(prob)$quadratic
+  quad <- prob$family$quadratic
   w <- obj_proj_l1(if (is.null(start)) numeric(d) else start, r_in)
   inner <- 0
   outer <- 0L
@@ -321,7 +320,6 @@ obj_step_error <- function(prob, r, rw, R, zmax, gmax_lin, lambda, step) {
 # w0 = 0 with the bound of obj_theta_bound() on ||theta*||, which also
 # bounds ||w_k||_1 for the rounding.  Returns theta2 only.
 obj_fallback <- function(prob, G, lambda, r, alpha, mu, w0, gap0) {
-  prob$family <- prob_family(prob)       # once, not at every step
   d <- prob$d
   n <- prob$n
   bd <- obj_bounds(prob)
@@ -379,7 +377,7 @@ obj_fallback <- function(prob, G, lambda, r, alpha, mu, w0, gap0) {
 # (g + sqrt(g^2 + 8 lambda risk(0))) / (4 lambda).
 obj_theta_bound <- function(prob, R, bd, lambda, g) {
   b <- (R * bd$X2 + g) / (2 * lambda)
-  risk0 <- prob_family(prob)$null_risk_bound(prob$offset)
+  risk0 <- prob$family$null_risk_bound(prob$offset)
   if (!is.null(risk0))
     b <- min(b, (g + sqrt(g * g + 8 * lambda * risk0)) / (4 * lambda))
   b * (1 + 1e-12)
@@ -519,7 +517,7 @@ obj_check_prob <- function(prob) {
       !identical(as.double(prob$d), as.double(p + isTRUE(prob$intercept))))
     arg_error("prob", "has n, p or d inconsistent with x and intercept.")
   # the family's name and, for "quantile", its options
-  fam <- prob_family(prob)
+  fam <- prob$family
   check_number(prob$x_bound, "x_bound", 0)
   check_number(prob$offset, "offset")
   if (!is.numeric(prob$y) || length(prob$y) != n || !all(is.finite(prob$y)))
@@ -550,7 +548,7 @@ obj_check_prob <- function(prob) {
 fit_objective <- function(prob, radius, budget, control) {
   obj_check_prob(prob)
   # the family object once, not at every step of the solver
-  fam <- prob_family(prob)
+  fam <- prob$family
   prob$family <- fam
   a <- obj_check_args(prob, radius, budget, control)
   nr <- length(radius)

@@ -191,7 +191,7 @@ fit_one_pass <- function(prob, radius, method, budget, control, steps = NULL) {
   # the largest curvature of a design with every entry in [-1, 1] (the
   # public convention of dpsco()'s default step), times the loss's
   # curvature per unit squared row norm
-  beta <- (prob$smoothness %||% d) * prob_family(prob)$curvature
+  beta <- (prob$smoothness %||% d) * prob$family$curvature
   mu <- variant$ridge(control, beta)
   # one Gaussian release per record per radius (each record's own block
   # label: see the file's header), composed with the private settings
@@ -264,7 +264,7 @@ one_pass_radius_plan <- function(method, n, d, radius, z, C, beta, mu, steps) {
 
 # The engine at one radius from w: the d-vector output.
 one_pass_run <- function(prob, radius, method, engine, clip, mu, w, x = prob$x) {
-  settings <- c(prob_settings(prob), list(
+  settings <- c(prob$family$settings, list(
     method = method_spec(method)$one_pass$code,
     intercept = as.integer(prob$intercept),
     offset = as.double(prob$offset %||% 0),

@@ -160,7 +160,7 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
   if (!is.null(steps))
     arg_error("iterations", "does not apply to \"sample_aggregate\": every ",
               "block is fitted exactly.")
-  fam <- prob_family(prob)
+  fam <- prob$family
   if (!fam$name %in% names(sa_solvers))
     arg_error("family", "must be \"gaussian\" or \"binomial\" for ",
               "\"sample_aggregate\".")

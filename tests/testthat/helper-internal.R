@@ -51,7 +51,6 @@ family_multinomial <- dpsco:::family_multinomial
 family_quantile <- dpsco:::family_quantile
 family_codes <- dpsco:::family_codes
 fit_family <- dpsco:::fit_family
-prob_family <- dpsco:::prob_family
 kernel_codes <- dpsco:::kernel_codes
 kernel_choices <- dpsco:::kernel_choices
 family_settings <- function(family, tau = NULL, bandwidth = NULL,

@@ -33,7 +33,7 @@
 fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
                    beta0 = rep(0, prob$d)) {
   settings <- c(oracle, list(
-    family = if (prob$family == "binomial") 1L else 0L,
+    family = if (prob$family$name == "binomial") 1L else 0L,
     intercept = as.integer(prob$intercept), noise_sd = 0, rate = 1,
     threads = 1L, offset = prob$offset, steps = as.integer(steps), eps0 = eps0,
     score_sensitivity = sens, chunked = as.integer(chunked)))
@@ -42,7 +42,7 @@ fw_run <- function(prob, radius, oracle, steps, eps0, sens, chunked = FALSE,
 }
 
 fw_audit_problem <- function(x, y)
-  list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+  list(x = x, y = y, family = family_object("gaussian"),
        intercept = FALSE, offset = 0, n = nrow(x), p = ncol(x), d = ncol(x))
 
 # One full-data selection (T = 1, one radius) of "fw" or "htp_lasso",
@@ -294,7 +294,7 @@ mirror_audit <- function(trials) {
           iterations = 1, epsilon = eps, delta = audit_delta, public_n = n,
           standardize = FALSE, control = ctl)
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+    list(x = x, y = y, family = family_object("gaussian"),
          intercept = TRUE, offset = 0, n = n, p = p, d = p + 1, x_bound = K,
          y_bound = K)
   fit <- run(x0, y0)
@@ -386,7 +386,7 @@ objective_audit <- function(trials, half = TRUE) {
           epsilon = eps, delta = obj_delta, public_n = n,
           standardize = FALSE, control = dpsco_control(shrink = K))
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian", fam = family_settings("gaussian"),
+    list(x = x, y = y, family = family_object("gaussian"),
          intercept = TRUE, offset = 0, n = n, p = p, d = p + 1, x_bound = K,
          y_bound = K)
   fit <- run(x0[-n, , drop = FALSE], y0[-n])

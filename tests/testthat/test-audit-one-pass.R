@@ -36,8 +36,8 @@ one_pass_audit <- function(method, trials) {
   nb <- bounded_neighbours(n, 2, K)
   z <- dp_noise_multiplier(2, audit_one_pass_delta, 1, 1)
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian",
-         fam = family_settings("gaussian"), intercept = TRUE,
+    list(x = x, y = y, family = family_object("gaussian"),
+         intercept = TRUE,
          offset = 0, n = n, p = 2, d = 3L, threads = 1L, smoothness = 1,
          clip = C)
   budget <- list(epsilon = 2, delta = audit_one_pass_delta, fixed = list())
@@ -163,8 +163,8 @@ localized_audit <- function(trials) {
   y0 <- rep(0, n)
   y1 <- c(rep(0, n - 1), -K)
   prob <- function(x, y)
-    list(x = x, y = y, family = "gaussian",
-         fam = family_settings("gaussian"), intercept = TRUE,
+    list(x = x, y = y, family = family_object("gaussian"),
+         intercept = TRUE,
          offset = 0, n = n, p = 2, d = 3L, threads = 1L, smoothness = 1,
          clip = C)
   eng <- one_pass_radius_plan("localized", n, 3L, big, z, C, 1, 0,
@@ -272,8 +272,8 @@ reg_engine <- function(method, z, C = 1) {
   function(x, y, sd = eng$noise_sd) {
     e <- eng
     e$noise_sd <- sd
-    prob <- list(x = x, y = y, family = "gaussian",
-                 fam = family_settings("gaussian"), intercept = TRUE,
+    prob <- list(x = x, y = y, family = family_object("gaussian"),
+                 intercept = TRUE,
                  offset = 0, n = reg_n, p = 1L, d = 2L, threads = 1L)
     one_pass_run(prob, 1e12, method, e, C, mu, c(0, 0))[1]
   }

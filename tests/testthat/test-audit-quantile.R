@@ -94,9 +94,9 @@ quantile_objective_audit <- function(trials) {
   y0 <- c(real_y, 0)
   x1 <- rbind(real_x, K * c(1, -1))
   y1 <- c(real_y, 1e12)
-  quant <- list(tau = tau, bandwidth = h, smoother = "gaussian")
   prob <- function(x, y)
-    list(x = x, y = y, family = "quantile", quant = quant, intercept = TRUE,
+    list(x = x, y = y, family = family_quantile(tau, bandwidth = h),
+         intercept = TRUE,
          offset = 0, n = n, p = p, d = p + 1, x_bound = K, y_bound = Inf)
   run <- function(x, y)
     dpsco(x, y, family = "quantile", tau = tau, method = "objective",

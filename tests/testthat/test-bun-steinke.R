@@ -176,8 +176,8 @@ test_that("accounting: d T nr releases of eps'^2/2-zCDP, Renyi alpha rho", {
 
 test_that("without noise the descent reaches glm()'s fit inside a large ball", {
   dat <- bs_data(n = 300)
-  prob <- list(x = dat$x, y = dat$y, family = "gaussian",
-               fam = family_settings("gaussian"), intercept = TRUE,
+  prob <- list(x = dat$x, y = dat$y, family = family_object("gaussian"),
+               intercept = TRUE,
                offset = 0.2, n = 300, p = 3, d = 4, threads = 1L)
   plan <- list(steps = 400L, step = 0.5, trim = 0L, decay = 1, s = 1,
                lo = matrix(-1e6, 4, 1), hi = matrix(1e6, 4, 1))
@@ -187,8 +187,7 @@ test_that("without noise the descent reaches glm()'s fit inside a large ball", {
   # binomial: the logistic MLE
   yb <- as.numeric(dat$y > 0.3)
   prob$y <- yb
-  prob$family <- "binomial"
-  prob$fam <- family_settings("binomial")
+  prob$family <- family_object("binomial")
   plan$steps <- 6000L
   plan$step <- 4
   wb <- bs_engine(prob, 100, plan, noise = FALSE)$beta

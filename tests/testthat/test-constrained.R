@@ -3,7 +3,7 @@
 # (objective.R and mirror.R have their own files.)
 
 fw_problem <- function(x, y, intercept = FALSE, family = "gaussian") {
-  list(x = x, y = y, family = family, fam = family_settings(family),
+  list(x = x, y = y, family = family_object(family),
        intercept = intercept, offset = 0, n = nrow(x), p = ncol(x),
        d = ncol(x) + intercept)
 }

@@ -146,32 +146,6 @@ test_that("as_family() keeps the argument checks of dpsco()", {
                "bandwidth applies", class = "dpsco_arg_error")
 })
 
-test_that("prob_family() reads today's problem lists", {
-  base <- list(x = matrix(0, 2, 1), y = c(0, 1))
-  g <- prob_family(c(base, list(family = "gaussian")))
-  expect_identical(g$name, "gaussian")
-  q1 <- prob_family(c(base, list(
-    family = "quantile",
-    quant = list(tau = 0.4, bandwidth = 0.7, smoother = "uniform"))))
-  q2 <- prob_family(c(base, list(
-    family = "quantile",
-    fam = family_settings("quantile", 0.4, 0.7, "uniform"))))
-  expect_identical(q1$curvature, 0.5 / 0.7)
-  expect_identical(q2$curvature, q1$curvature)
-  expect_identical(q2$settings, q1$settings)
-  m <- prob_family(c(base, list(
-    family = "quantile",
-    fam = family_settings("quantile", 0.4, 0.7, "moreau"))))
-  expect_identical(m$smoother, "moreau")
-  expect_identical(m$curvature, 1 / 0.7)
-  obj <- family_binomial()
-  expect_identical(prob_family(c(base, list(family = obj))), obj)
-  expect_error(prob_family(c(base, list(family = "tweedie"))),
-               "must be", class = "dpsco_arg_error")
-  expect_error(prob_family(c(base, list(family = "quantile"))),
-               "quant must give", class = "dpsco_arg_error")
-})
-
 # ---- poisson ----------------------------------------------------------------
 
 test_that("the poisson family: loss, residual, start, link and measures", {

@@ -40,7 +40,7 @@ mirror_prob <- function(n, p, family = "gaussian", seed = 1) {
   eta <- drop(0.5 + x %*% rep(c(1, -2, 0.5), length.out = p))
   y <- if (family == "gaussian") pmax(pmin(eta + rnorm(n, sd = 0.3), 4), -4)
        else rbinom(n, 1, plogis(eta))
-  list(x = x, y = y, family = family, fam = family_settings(family),
+  list(x = x, y = y, family = family_object(family),
        intercept = TRUE, offset = 0, n = n, p = p, d = p + 1L, x_bound = 1,
        y_bound = 4)
 }
@@ -168,7 +168,7 @@ test_that("the constrained mirror step minimises its objective on the ball", {
   # and y such that the residual x1'w - y is r = g[1]
   x1 <- c(1, g[-1] / g[1])
   prob <- list(x = matrix(x1[-1], 1), y = sum(x1 * w) - g[1],
-               family = "gaussian", fam = family_settings("gaussian"),
+               family = family_object("gaussian"),
                intercept = TRUE, offset = 0, n = 1L,
                p = 2L, d = 3L, x_bound = 2, y_bound = 4)
   pl <- mirror_plan(prob, M, s, mirror_budget(),

@@ -11,7 +11,7 @@ obj_prob <- function(n = 400, p = 3, family = "gaussian", intercept = TRUE,
   eta <- drop(x %*% rep_len(b, p)) + offset
   y <- if (family == "gaussian") pmin(pmax(eta + rnorm(n, 0, 0.3), -1), 1)
        else as.double(rbinom(n, 1, plogis(eta)))
-  list(x = x, y = y, family = family, fam = family_settings(family),
+  list(x = x, y = y, family = family_object(family),
        intercept = intercept, offset = offset,
        n = n, p = p, d = p + intercept, x_bound = 1, y_bound = 1)
 }
@@ -22,7 +22,7 @@ z_of <- function(prob) if (prob$intercept) cbind(1, prob$x) else prob$x
 # J(w) = mean loss + <G, w> / n + lambda ||w||^2, straight from the definition
 J_ref <- function(prob, w, G, lambda) {
   eta <- drop(z_of(prob) %*% w) + prob$offset
-  loss <- if (prob$family == "gaussian") 0.5 * (prob$y - eta)^2
+  loss <- if (prob$family$name == "gaussian") 0.5 * (prob$y - eta)^2
           else log(1 + exp(eta)) - prob$y * eta
   mean(loss) + sum(G * w) / prob$n + lambda * sum(w^2)
 }
@@ -30,7 +30,7 @@ J_ref <- function(prob, w, G, lambda) {
 grad_ref <- function(prob, w, G, lambda) {
   Z <- z_of(prob)
   eta <- drop(Z %*% w) + prob$offset
-  res <- if (prob$family == "gaussian") eta - prob$y
+  res <- if (prob$family$name == "gaussian") eta - prob$y
          else 1 / (1 + exp(-eta)) - prob$y
   drop(t(Z) %*% res) / prob$n + G / prob$n + 2 * lambda * w
 }
@@ -69,7 +69,7 @@ newton_ref <- function(prob, G, lambda) {
 # own largest curvature (no acceleration, many steps)
 pgd_ref <- function(prob, G, lambda, r, iter = 20000) {
   Z <- z_of(prob)
-  h <- if (prob$family == "gaussian") 1 else 0.25
+  h <- if (prob$family$name == "gaussian") 1 else 0.25
   Lc <- h * max(eigen(crossprod(Z) / prob$n, symmetric = TRUE)$values) +
     2 * lambda
   w <- numeric(ncol(Z))
@@ -331,7 +331,8 @@ test_that("with little noise the output nears constrained least squares", {
   p <- 3
   x <- matrix(runif(n * p, -1, 1), n, p)
   y <- pmin(pmax(drop(x %*% c(0.9, -0.6, 0.3)) + rnorm(n, 0, 0.2), -1), 1)
-  prob <- list(x = x, y = y, family = "gaussian", intercept = FALSE, offset = 0,
+  prob <- list(x = x, y = y, family = family_object("gaussian"),
+               intercept = FALSE, offset = 0,
                n = n, p = p, d = p, x_bound = 1, y_bound = 1)
   # at the theorem's tolerance the output noise H dominates (sigma2 = 0.055
   # per coordinate here); at the numerical floor (sigma2 = 0.0125) the
@@ -427,7 +428,8 @@ test_that("an uncertified solve releases, and only the coefficients differ", {
   # lambda = max(r_H beta / (eps n), L / (sqrt(n) ||C||_2)), L = 2 * 2
   expect_equal(s$lambda, max(2 * 4 / (0.9 * n), 4 / (sqrt(n) * 2)))
   for (f in list(list(f0, y0), list(f1, y1))) {
-    prob <- list(x = x, y = f[[2]], family = "gaussian", intercept = TRUE,
+    prob <- list(x = x, y = f[[2]], family = family_object("gaussian"),
+                 intercept = TRUE,
                  offset = 0, n = n, p = p, d = p + 1, x_bound = 1, y_bound = 1)
     set_fit_seed(5)
     G <- rnorm(prob$d, 0, s$sigma1)
@@ -524,8 +526,8 @@ test_that("the floor on alpha leaves room for the fallback's rounding", {
   # e / (1 - c), with 1 - c >= step mu / (1 + step mu), must be at most half
   # the distance sqrt(2 alpha / mu), for every G within 40 sigma1
   cal_of <- function(family, r, n) {
-    prob <- list(family = family, intercept = TRUE, offset = 0, n = n, p = 3,
-                 d = 4, x_bound = 2, y_bound = 2)
+    prob <- list(family = family_object(family), intercept = TRUE,
+                 offset = 0, n = n, p = 3, d = 4, x_bound = 2, y_bound = 2)
     cal <- obj_calibrate(prob, r, 0.45, 5e-5, 0)
     X2 <- sqrt(1 + 3 * 4)
     beta <- if (family == "binomial") X2^2 / 4 else X2^2

@@ -5,7 +5,7 @@
 # A problem on the scale radius_path() hands to fit_one_pass().
 op_prob <- function(x, y, family = "gaussian", clip = 1, smoothness = 1,
                     offset = 0) {
-  list(x = x, y = y, family = family, fam = family_settings(family),
+  list(x = x, y = y, family = family_object(family),
        intercept = TRUE, offset = offset, n = nrow(x), p = ncol(x),
        d = ncol(x) + 1L, threads = 2L, smoothness = smoothness, clip = clip)
 }
@@ -47,7 +47,7 @@ r_clip_mean <- function(prob, w, idx, C, N) {
   if (!length(idx)) return(rep(0, length(w)))
   x1 <- cbind(1, prob$x[idx, , drop = FALSE])
   eta <- prob$offset + drop(x1 %*% w)
-  r <- if (prob$family == "binomial") stats::plogis(eta) - prob$y[idx]
+  r <- if (prob$family$name == "binomial") stats::plogis(eta) - prob$y[idx]
        else eta - prob$y[idx]
   g <- r * x1
   nrm <- sqrt(rowSums(g^2))
@@ -534,7 +534,7 @@ test_that("the Moreau-smoothed check loss gets its curvature 1 / h in the one-pa
     expect_equal(sqrt(sum(ref^2)), 1, tolerance = 1e-6)
   }
   prob <- op_prob(x, y, "quantile", clip = 3, smoothness = 1)
-  prob$fam <- family_settings("quantile", tau, h, "moreau")
+  prob$family <- family_quantile(tau, "moreau", bandwidth = h)
   tol <- c(acsa = 0.15, clipped_sgd = 0.1, localized = 0.05)
   for (m in names(tol)) {
     fit <- withr::with_seed(7, fit_one_pass(

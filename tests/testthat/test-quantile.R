@@ -227,8 +227,8 @@ test_that("objective perturbation takes the quantile loss's constants", {
 test_that("the unconstrained solver meets its strong-convexity certificate", {
   d <- quantile_data(200)
   x <- pmin(pmax(d$x, -2), 2)
-  prob <- list(x = x, y = d$y, family = "quantile",
-               quant = list(tau = 0.4, bandwidth = 0.7, smoother = "gaussian"),
+  prob <- list(x = x, y = d$y,
+               family = family_quantile(0.4, bandwidth = 0.7),
                intercept = TRUE, offset = 0, n = 200, p = 3, d = 4,
                x_bound = 2, y_bound = Inf)
   lambda <- 0.01
