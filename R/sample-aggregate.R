@@ -117,7 +117,8 @@ sa_logit_solver <- function(z, y, offset) {
 }
 
 # The exact block solvers of the families sample and aggregate fits (a
-# closed form or Newton's method; the check loss has neither).
+# closed form or Newton's method; the check loss has neither): the
+# method's families are this table's names.
 sa_solvers <- list(gaussian = sa_ridge_solver, binomial = sa_logit_solver)
 
 # The aggregation of Algorithm 1 on the m x d matrix of block estimates S:
@@ -161,9 +162,6 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
     arg_error("iterations", "does not apply to \"sample_aggregate\": every ",
               "block is fitted exactly.")
   fam <- prob$family
-  if (!fam$name %in% names(sa_solvers))
-    arg_error("family", "must be \"gaussian\" or \"binomial\" for ",
-              "\"sample_aggregate\".")
   n <- prob$n
   d <- prob$d
   nr <- length(radius)
@@ -234,7 +232,7 @@ register_method(
   "sample_aggregate", rank = 7,
   label = "sample-and-aggregate (Wang et al. 2020, Algorithm 1)",
   reference = "Wang, Xiao, Devadas and Xu (2020), Algorithm 1",
-  path = "radius", families = c("gaussian", "binomial"),
+  path = "radius", families = names(sa_solvers),
   adjacency = "replace-one",
   sampling = "records split into disjoint random blocks, one fit each",
   control = c(radius_path_control, "blocks", "block_ridge"),
