@@ -122,7 +122,7 @@ settings_family <- function(settings) {
 converged_path <- function(x, y, settings, lambda, beta0) {
   fam <- settings_family(settings)
   # one predictor per class: the Hessian has K x K blocks per record
-  if (isTRUE(fam$multi))
+  if (fam$multi)
     return(converged_multinomial(x, y, settings, lambda, beta0, fam))
   intercept <- settings$intercept == 1L
   z <- if (intercept) cbind(rep(1, nrow(x)), x) else x

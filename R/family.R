@@ -160,9 +160,15 @@ check_tau <- function(tau, family) {
 #                  of sharded data form (shards.R)
 
 new_family <- function(name, ...) {
-  structure(c(list(name = name, code = family_codes[[name]]), list(...)),
+  fields <- list(...)
+  flags <- family_flags[setdiff(names(family_flags), names(fields))]
+  structure(c(list(name = name, code = family_codes[[name]]), fields, flags),
             class = c(paste0("dpsco_family_", name), "dpsco_family"))
 }
+
+# The flags a family sets only when they hold.
+family_flags <- list(multi = FALSE, centre_floor = FALSE,
+                     offset_curvature = FALSE)
 
 # Residual of the data from the GLM fit of the unpenalised terms; `empty`
 # is the residual with no term at all.
@@ -643,7 +649,7 @@ family_public <- function(fam, n, p) {
 
 # The number of predictors per record: the declared classes of a
 # multinomial family, 1 otherwise.
-family_nclass <- function(fam) if (isTRUE(fam$multi)) fam$nclass else 1L
+family_nclass <- function(fam) if (fam$multi) fam$nclass else 1L
 
 # The family from its name and `options`: for "quantile" as stored in a
 # fit (settings$quantile), list(tau, smoother, kernel, bandwidth), missing

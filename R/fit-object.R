@@ -9,7 +9,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
                       path, support = NULL) {
   # the family object, stored once (fit_family()); `family` stays its name
   settings$family_object <- fam
-  if (isTRUE(fam$multi))
+  if (fam$multi)
     return(new_dpsco_multinomial(res, x, lambda, intercept, call, fam, method,
                                  classnames, settings, privacy, std, nobs,
                                  support))

@@ -54,7 +54,7 @@ path_arg_rules <- list(
              "cv.dpsco(), which splits the records,"
            else if (spec$path == "radius")
              paste0("the constraint-set method \"", spec$name, "\"")
-           else if (isTRUE(fam$multi)) paste0("a ", fam$name, " fit")
+           else if (fam$multi) paste0("a ", fam$name, " fit")
     if (!is.null(who))
       c("x", "is file-backed; ", who, " needs x in memory (a matrix or a ",
         "dgCMatrix).")
@@ -85,7 +85,7 @@ path_arg_rules <- list(
         !spec$shrink &&
         !(spec$bounded && identical(a$tuning, "public")))
       c("control", "$shrink (K) applies to ",
-        paste0("\"", Filter(function(m) isTRUE(method_spec(m)$shrink),
+        paste0("\"", Filter(function(m) method_spec(m)$shrink,
                             method_names()), "\"", collapse = ", "),
         ", and to the bounded-data methods with tuning = \"public\".")
   }
@@ -101,7 +101,7 @@ check_path_args <- function(spec, a, fam) {
     v <- a[[arg]]
     if (any(vapply(row$unset %||% list(NULL), identical, TRUE, v))) next
     if (!spec$path %in% row$paths || !is.null(row$trait) &&
-        !isTRUE(spec[[row$trait]]))
+        !spec[[row$trait]])
       arg_error(arg, if (!is.null(row$trait))
                   paste0("applies to the methods of an l_p geometry (",
                          quoted(lp_methods()), ") only.")
@@ -112,7 +112,7 @@ check_path_args <- function(spec, a, fam) {
                             "methods (", quoted(path_methods("lambda")),
                             "), not to the constraint-set method \"",
                             spec$name, "\"."))
-    if (isFALSE(row$multi) && isTRUE(fam$multi))
+    if (isFALSE(row$multi) && fam$multi)
       arg_error(arg, "is not available for the ", fam$name, " family.")
   }
   for (rule in path_arg_rules) {

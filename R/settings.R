@@ -357,7 +357,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   # (the larger centre share for the paths whose trivial model predicts
   # the centre itself: not for classes, whose trivial model is the
   # majority class however the rate is off)
-  small_rule <- constrained || isTRUE(fam$classes)
+  small_rule <- constrained || fam$classes
   # where the noise leaves no room, a path of an unbounded y lives or
   # dies by the range of y (y_first()): the scale release gets up to
   # 0.35 of the budget and gives y three quarters of it
@@ -433,7 +433,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   eta <- step_size %||% if (optimizer == "spgd") 1 / cu$top else fam$model_step
   c(out, list(curvature = cu$curvature, curvature_eigen = cu$eigen,
               curvature_weight = cu$weight,
-              class_matrix = if (isTRUE(fam$multi))
+              class_matrix = if (fam$multi)
                 fam$class_matrix(start_intercepts(ce$beta0, fam, p + intercept,
                                                   intercept), intercept),
               step_size = eta, parts = st$parts,
@@ -462,7 +462,7 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
   if (!is.null(ctl$x_bound) && !length(ctl$x_bound) %in% c(1L, p))
     arg_error("control", "$x_bound has ", length(ctl$x_bound), " values; ",
               "give one, or one per column of x (", p, ").")
-  if (!is.null(ctl$y_range) && isTRUE(fam$classes))
+  if (!is.null(ctl$y_range) && fam$classes)
     arg_error("control", "$y_range does not apply to the ", fam$name,
               " family: its y is a class.")
   # a family's own settings of y (quantile: a histogram of y) need the
@@ -558,7 +558,7 @@ centre_release <- function(y, fam, y_range, y_scale, intercept,
     # from that noise, and a start below it would give a curvature e^b0
     # of almost 0, whose Newton steps diverge: kept within [noise sd,
     # bound]
-    if (isTRUE(fam$centre_floor))
+    if (fam$centre_floor)
       centre <- min(max(centre, rel$noise_sd), rng[2L])
     out$parts <- list(settings_part(
       st, "centre", z, 1, trimmed_sensitivity(matrix(rng, 2L), st$n),
@@ -577,7 +577,7 @@ intercept_positions <- function(d, nclass = 1L) seq(1L, by = d, length.out = ncl
 # coefficient otherwise, whatever it is), as the family's functions of b0
 # take them.
 start_intercepts <- function(beta0, fam, d, intercept) {
-  if (!isTRUE(fam$multi)) return(beta0[1L])
+  if (!fam$multi) return(beta0[1L])
   nclass <- length(beta0) / d
   if (intercept) beta0[intercept_positions(d, nclass)] else rep(0, nclass)
 }
@@ -596,7 +596,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
   resid <- if (need_clip) {
-    r <- if (isTRUE(fam$multi))
+    r <- if (fam$multi)
            # a multinomial record's residual vector enters by its norm
            sqrt(rowSums(fam$residual(start_intercepts(beta0, fam, d,
                                                       intercept), y)^2))
@@ -608,7 +608,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
   # curvature release (curvature_release()): one more histogram, of
   # log2 e^offset_i
-  need_expo <- row && isTRUE(fam$offset_curvature) && !is.null(offset)
+  need_expo <- row && fam$offset_curvature && !is.null(offset)
   nhist <- need_clip + need_row + need_expo
   out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm,
               exposure = 1)
@@ -691,7 +691,7 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
 # e^offset_i, which a constant shift of the offsets scales as it scales
 # e^-b0, as the Hessian requires.
 curvature_row_weights <- function(fam, weights, offset, exposure) {
-  if (!isTRUE(fam$offset_curvature) || is.null(offset)) return(weights)
+  if (!fam$offset_curvature || is.null(offset)) return(weights)
   (weights %||% 1) * exp(pmin(offset - log(exposure), 0))
 }
 
@@ -701,7 +701,7 @@ curvature_row_weights <- function(fam, weights, offset, exposure) {
 curvature_weight <- function(fam, beta0, d, intercept, exposure = 1) {
   # (the quantile family's weight is its own field: family_with())
   fam$start_curvature(start_intercepts(beta0, fam, d, intercept), intercept,
-                      fam) * if (isTRUE(fam$offset_curvature)) exposure else 1
+                      fam) * if (fam$offset_curvature) exposure else 1
 }
 
 # The largest d whose d x d curvature is released: above it the matrix

@@ -193,7 +193,7 @@ check_y <- function(y, n, fam) {
   if (length(y) != n)
     arg_error("y", "has length ", length(y), " but x has ", n, " rows.")
   classnames <- NULL
-  if (isTRUE(fam$multi)) {
+  if (fam$multi) {
     # the classes are the factor's declared levels (public); values or
     # labels of another type would name classes read from the data
     if (!is.factor(y))
