@@ -45,7 +45,6 @@ prepare_path <- dpsco:::prepare_path
 
 # ---- The fit objects (R/fit-object.R)
 new_dpsco <- dpsco:::new_dpsco
-new_dpsco_multinomial <- dpsco:::new_dpsco_multinomial
 unstandardize_split <- dpsco:::unstandardize_split
 
 # ---- The method registry and the front doors' methods
