@@ -29,6 +29,24 @@ C_dpsco_shard_pass <- dpsco:::C_dpsco_shard_pass
 # ---- The fit's random stream (R/rng.R)
 with_fit_stream <- dpsco:::with_fit_stream
 
+# ---- Small utilities (R/utils.R)
+`%||%` <- dpsco:::`%||%`
+compact <- dpsco:::compact
+generic_call <- dpsco:::generic_call
+max_threads <- dpsco:::max_threads
+
+# ---- The arguments each path takes (R/path-args.R)
+path_args <- dpsco:::path_args
+path_arg_rules <- dpsco:::path_arg_rules
+check_path_args <- dpsco:::check_path_args
+
+# ---- The prepare phase of both paths (R/prepare.R)
+prepare_path <- dpsco:::prepare_path
+
+# ---- The fit objects (R/fit-object.R)
+new_dpsco <- dpsco:::new_dpsco
+unstandardize_split <- dpsco:::unstandardize_split
+
 # ---- The method registry and the front doors' methods
 method_registry <- dpsco:::method_registry
 method_spec <- dpsco:::method_spec
@@ -141,6 +159,13 @@ secure_values <- dpsco:::secure_values
 
 # ---- Accounting: RDP, PLD and the Gaussian mechanism
 acc_cm <- dpsco:::acc_cm
+acc_active <- dpsco:::acc_active
+acc_key <- dpsco:::acc_key
+acc_cm_key <- dpsco:::acc_cm_key
+acc_memo <- dpsco:::acc_memo
+acc_cache <- dpsco:::acc_cache
+acc_cache_max <- dpsco:::acc_cache_max
+acc_cache_clear <- dpsco:::acc_cache_clear
 account_epsilon <- dpsco:::account_epsilon
 account_delta <- dpsco:::account_delta
 calibrate_components <- dpsco:::calibrate_components

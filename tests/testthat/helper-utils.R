@@ -1,7 +1,6 @@
 # Small utilities shared by the test files.
 
-# (base R has it from 4.4 only)
-`%||%` <- function(a, b) if (is.null(a)) b else a
+# (`%||%`, which base R has from 4.4 only, is the package's: helper-internal.R)
 
 # The argument a dpsco_arg_error names, or the value of `expr` when it
 # signals none.

@@ -160,6 +160,7 @@ test_that("a constraint-set fit is reproducible with set.seed()", {
 })
 
 test_that("bad inputs to the constraint-set methods are argument errors", {
+  # (the arguments of the other path: test-path-args.R)
   x <- matrix(runif(300, -1, 1), 100, 3)
   y <- x[, 1] + rnorm(100)
   bad <- list(
@@ -168,17 +169,10 @@ test_that("bad inputs to the constraint-set methods are argument errors", {
     list(args = list(method = "fw", radius = c(2, 1)), arg = "radius"),
     list(args = list(method = "fw", radius = Inf), arg = "radius"),
     list(args = list(method = "fw", radius = NA_real_), arg = "radius"),
-    list(args = list(method = "fw", lp = 1.5), arg = "lp"),
     list(args = list(method = "mirror", lp = 2.5), arg = "lp"),
     list(args = list(method = "mirror", lp = 1), arg = "lp"),
     list(args = list(method = "mirror_shuffled", lp = 0.5), arg = "lp"),
     list(args = list(method = "mirror_shuffled", radius = Inf), arg = "radius"),
-    list(args = list(method = "clip", radius = 1), arg = "radius"),
-    list(args = list(method = "clip", lp = 1.5), arg = "lp"),
-    list(args = list(method = "fw", lambda = c(1, 0.5)), arg = "lambda"),
-    list(args = list(method = "fw", alpha = 0.5), arg = "alpha"),
-    list(args = list(method = "fw", optimizer = "spgd"), arg = "optimizer"),
-    list(args = list(method = "fw", calibration = "paper"), arg = "calibration"),
     list(args = list(method = "fw", iterations = 0), arg = "iterations"),
     list(args = list(method = "fw", epsilon = Inf), arg = "epsilon"),
     list(args = list(method = "fw", control = dpsco_control(shrink = 2)),

@@ -727,21 +727,6 @@ test_that("secure = TRUE: releases on their grids from the OS generator, account
   expect_true(all(is.finite(coef(fit))))
 })
 
-test_that("secure = TRUE refuses what it cannot cover, naming the argument", {
-  set.seed(32)
-  x <- matrix(stats::rnorm(200), 100, 2)
-  y <- stats::rnorm(100)
-  expect_error(dpsco(x, y, secure = NA), class = "dpsco_arg_error", regexp = "secure")
-  expect_error(dpsco(x, y, secure = TRUE, batch_size = 50),
-               class = "dpsco_arg_error", regexp = "batch_size")
-  expect_error(dpsco(x, y, secure = TRUE, method = "fw"),
-               class = "dpsco_arg_error", regexp = "secure")
-  expect_error(dpsco(x, y, secure = TRUE, method = "none"),
-               class = "dpsco_arg_error", regexp = "secure")
-  expect_error(dpsco(x, y, secure = TRUE, method = "prox_clipped_sgd"),
-               class = "dpsco_arg_error", regexp = "secure")
-})
-
 test_that("the engine's fit and release refuse unknown and missing settings fields", {
   x <- matrix(c(0.5, -1, 0.25, 1, 0, -0.5), 3)
   y <- c(1, -1, 0.5)
@@ -960,8 +945,6 @@ test_that("bad weights, offsets and newoffset are argument errors", {
   err(dpsco(d$x, d$y, offset = d$off[-1]), "offset")
   err(dpsco(d$x, d$y, offset = replace(d$off, 2, Inf)), "offset")
   err(cv.dpsco(d$x, d$y, weights = d$w + 1), "weights")
-  err(dpsco(d$x, d$y, method = "fw", weights = d$w), "weights")
-  err(dpsco(d$x, d$y, method = "fw", offset = d$off), "offset")
   fit <- dpsco(d$x, d$y, offset = d$off, nlambda = 2)
   err(predict(fit, d$x), "newoffset")
   err(predict(fit, d$x, newoffset = 1:2), "newoffset")
