@@ -152,7 +152,7 @@ cat(sprintf("strip-internal: %d uses of dpsco::: rewritten in %d files\n",
 # a name the tests reach without dpsco::: counts as used
 code <- unlist(lapply(files, function(f) {
   pd <- utils::getParseData(parse(f, keep.source = TRUE))
-  pd$text[pd$token %in% c("SYMBOL", "SYMBOL_FUNCTION_CALL")]
+  pd$text[pd$token %in% c("SYMBOL", "SYMBOL_FUNCTION_CALL", "SPECIAL")]
 }))
 unused <- setdiff(bound, c(all_used, code))
 if (length(unused))
