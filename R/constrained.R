@@ -46,6 +46,7 @@ resize_records <- function(x, y, n) {
   }
   list(x = x, y = y)
 }
+
 # `a`: the checked arguments of dpsco() (see there; `family` the family
 # object), `spec` the method.  The phases: plan (public values only),
 # prepare (standardisation and private settings, shared with
