@@ -67,8 +67,7 @@ radius_path <- function(spec, a) {
   # the method's parts take what the private settings leave; a resized
   # method's guarantee is its theorem's, for replace-one pairs of n records
   for (k in seq_along(res$parts)) {
-    res$parts[[k]]$share <- (1 - sum(vapply(fixed, `[[`, 0, "share"))) /
-      length(res$parts)
+    res$parts[[k]]$share <- share_left(fixed) / length(res$parts)
     if (prob$resized) res$parts[[k]]$relation <- "replace"
   }
   beta <- res$beta

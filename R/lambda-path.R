@@ -283,7 +283,7 @@ lambda_path_record <- function(spec, a, pl, nz, pr) {
               "any preprocessing applied to x and y before the call")
   parts <- c(fixed, list(privacy_part(
     "optimizer", nz$z, nz$q, nz$releases, nz$noise$sensitivity,
-    1 - sum(vapply(fixed, `[[`, 0, "share")),
+    share_left(fixed),
     mechanism = if (pl$disjoint) spec$mechanism()
       else paste0("Gaussian: ", spec$name, " oracle",
                   if (nz$q < 1) ", Poisson-subsampled"),

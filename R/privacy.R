@@ -590,5 +590,9 @@ calibrate_rdp <- function(fixed, steps, epsilon, delta) {
   calibration_search(eps_at, sqrt(steps), epsilon, 1e-6)$hi
 }
 
+# The share of the budget the private settings' parts `fixed` leave to
+# the method's own releases.
+share_left <- function(fixed) 1 - sum(vapply(fixed, `[[`, 0, "share"))
+
 # The accountant's view of a privacy part.
 part_component <- function(p) p[c("noise_multiplier", "sample_rate", "steps")]
