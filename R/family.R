@@ -128,6 +128,10 @@ check_tau <- function(tau, family) {
 #   y_settings     the family's own private settings of y (quantile.R:
 #                  the centre and bandwidth from a histogram of y), NULL
 #                  when it has none
+#   inference(eta, y, c)  the inference stage's bounded score per record
+#                  (R/inference.R): list(psi, d (the expected Jacobian's
+#                  weight), bound (on |psi|)); c the residual clamp (NULL
+#                  for the families without one yet: quantile, multinomial)
 #   y_check(y)     the family's own check of a numeric y that check_y()
 #                  has found finite (poisson: counts are non-negative),
 #                  NULL when it has none
@@ -235,6 +239,12 @@ family_gaussian <- function() {
              centre_range = function(y_range) y_range,
              start_curvature = function(b0, intercept, fam) 1,
              net_offset = function(y, offset) y - offset,
+             # Huber's score clamp(r, -c, c), bread weight 1{|r| < c}
+             inference = function(eta, y, c) {
+               r <- y - eta
+               list(psi = clamp(r, -c, c), d = as.double(abs(r) < c),
+                    bound = c)
+             },
              model_step = 1, y_settings = NULL, y_check = NULL,
              trials_matrix = FALSE,
              hessian = function(eta, y) rep(1, length(eta)),
@@ -284,6 +294,11 @@ family_binomial <- function() {
              # falls away from b0) still contracts: |1 - 1.5| < 1
              # a 0/1 response has no net of an offset: its event rate
              net_offset = function(y, offset) y,
+             # the likelihood score, bounded by 1: no clamp, Fisher-consistent
+             inference = function(eta, y, c) {
+               mu <- stats::plogis(eta)
+               list(psi = y - mu, d = mu * (1 - mu), bound = 1)
+             },
              model_step = 1.5, y_settings = NULL, y_check = NULL,
              trials_matrix = TRUE,
              hessian = function(eta, y) {
@@ -361,6 +376,15 @@ family_poisson <- function() {
              # half the model's step: the curvature at b0 is that of the
              # mean count, and records with larger means have more of it
              # (full steps overshoot on heavy-tailed counts)
+             # the clamped residual less its mean under the model (Cantoni and
+             # Ronchetti), so the score stays Fisher-consistent whatever
+             # c; the bread weight E[clamp(Y - mu) (Y - mu)]
+             inference = function(eta, y, c) {
+               mu <- exp(eta)
+               mo <- poisson_clamp_moments(mu, c)
+               list(psi = clamp(y - mu, -c, c) - mo$a, d = mo$d,
+                    bound = 2 * c)
+             },
              model_step = 0.5, y_settings = NULL,
              # (the message names the problem, never a count of the data)
              y_check = function(y)

@@ -264,6 +264,13 @@ sa_block_fit <- function(z, y, offset, family, lambda, r)
   dpsco:::sa_block_fit(z = z, y = y, offset = offset, family = family,
                        lambda = lambda, r = r)
 
+# ---- The inference stage's estimating equations (R/inference.R)
+inference_terms <- dpsco:::inference_terms
+inference_moments <- dpsco:::inference_moments
+inference_root <- dpsco:::inference_root
+inference_sandwich <- dpsco:::inference_sandwich
+poisson_clamp_moments <- dpsco:::poisson_clamp_moments
+
 # ---- Shards (data held by workers)
 shard_pass_settings <- dpsco:::shard_pass_settings
 shard_remote_pass <- dpsco:::shard_remote_pass
