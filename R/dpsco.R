@@ -633,6 +633,15 @@
 #'   cli's delay, two seconds by default).  Default: in interactive
 #'   sessions, or `getOption("dpsco.trace.it")`.  The bar draws no random
 #'   numbers: the fit is the same either way.
+#' @param inference `TRUE` to add an inference stage for standard errors,
+#'   confidence intervals and tests of the unpenalised model's
+#'   coefficients ([confint.dpsco()], [vcov.dpsco()], `summary()`,
+#'   `tidy(conf.int = TRUE)`), taking a share 0.4 of the same budget (or
+#'   give the share, a number in (0, 0.9]); the path is calibrated on what
+#'   is left, and the total (epsilon, delta) does not change.  The
+#'   penalised methods with private tuning, families gaussian (a Huber
+#'   score), binomial and poisson (a clamped score corrected to stay
+#'   Fisher-consistent).  Default `FALSE`.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -700,7 +709,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
                   lp = NULL, tau = NULL, weights = NULL, offset = NULL,
                   trace.it = getOption("dpsco.trace.it", interactive()),
-                  ...) {
+                  inference = FALSE, ...) {
   this_call <- generic_call(match.call(), "dpsco")
   # (`...` is the generic's; a name not matched above is an error)
   check_no_dots(list(...), "dpsco")
@@ -727,7 +736,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
     batch_size = batch_size, iterations = iterations, step_size = step_size,
     trace = trace, threads = threads, radius = radius, lp = lp,
     trace.it = check_trace_it(trace.it), weights = dat$weights,
-    offset = dat$offset))
+    offset = dat$offset, inference = check_inference(inference)))
   check_path_args(spec, args, fam)
   args$x <- design_in_memory(args$x, standardize, spec$path == "radius")
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data

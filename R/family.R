@@ -128,10 +128,17 @@ check_tau <- function(tau, family) {
 #   y_settings     the family's own private settings of y (quantile.R:
 #                  the centre and bandwidth from a histogram of y), NULL
 #                  when it has none
-#   inference(eta, y, c)  the inference stage's bounded score per record
-#                  (R/inference.R): list(psi, d (the expected Jacobian's
-#                  weight), bound (on |psi|)); c the residual clamp (NULL
-#                  for the families without one yet: quantile, multinomial)
+#   inference      the inference stage's score (R/inference.R), NULL for
+#                  the families without one yet (quantile, multinomial):
+#                  list(terms(eta, y, c): per record list(psi (the bounded
+#                  score), d (the expected Jacobian's weight), bound (on
+#                  |psi|), d_cap (the cap on d; a record above it is
+#                  weighted down)), c the residual clamp; residual_scale:
+#                  whether c is released from the residuals (FALSE: the
+#                  score is bounded without it); trust: the largest move
+#                  of a linear predictor in one step (Inf: none);
+#                  cap_from(eta): a bound on d per record whose released
+#                  0.9 quantile caps d (NULL: d_cap is fixed))
 #   y_check(y)     the family's own check of a numeric y that check_y()
 #                  has found finite (poisson: counts are non-negative),
 #                  NULL when it has none
@@ -240,11 +247,11 @@ family_gaussian <- function() {
              start_curvature = function(b0, intercept, fam) 1,
              net_offset = function(y, offset) y - offset,
              # Huber's score clamp(r, -c, c), bread weight 1{|r| < c}
-             inference = function(eta, y, c) {
+             inference = list(terms = function(eta, y, c) {
                r <- y - eta
                list(psi = clamp(r, -c, c), d = as.double(abs(r) < c),
-                    bound = c)
-             },
+                    bound = c, d_cap = 1)
+             }, residual_scale = TRUE, trust = Inf),
              model_step = 1, y_settings = NULL, y_check = NULL,
              trials_matrix = FALSE,
              hessian = function(eta, y) rep(1, length(eta)),
@@ -295,10 +302,10 @@ family_binomial <- function() {
              # a 0/1 response has no net of an offset: its event rate
              net_offset = function(y, offset) y,
              # the likelihood score, bounded by 1: no clamp, Fisher-consistent
-             inference = function(eta, y, c) {
+             inference = list(terms = function(eta, y, c) {
                mu <- stats::plogis(eta)
-               list(psi = y - mu, d = mu * (1 - mu), bound = 1)
-             },
+               list(psi = y - mu, d = mu * (1 - mu), bound = 1, d_cap = 0.25)
+             }, residual_scale = FALSE, trust = 2.5),
              model_step = 1.5, y_settings = NULL, y_check = NULL,
              trials_matrix = TRUE,
              hessian = function(eta, y) {
@@ -378,13 +385,17 @@ family_poisson <- function() {
              # (full steps overshoot on heavy-tailed counts)
              # the clamped residual less its mean under the model (Cantoni and
              # Ronchetti), so the score stays Fisher-consistent whatever
-             # c; the bread weight E[clamp(Y - mu) (Y - mu)]
-             inference = function(eta, y, c) {
+             # c; the bread weight E[clamp(Y - mu) (Y - mu)], which grows
+             # with the mean (as c sqrt(mu)): capped at c^2
+             inference = list(terms = function(eta, y, c) {
                mu <- exp(eta)
                mo <- poisson_clamp_moments(mu, c)
                list(psi = clamp(y - mu, -c, c) - mo$a, d = mo$d,
-                    bound = 2 * c)
-             },
+                    bound = 2 * c, d_cap = c^2)
+             }, residual_scale = TRUE, trust = 2.5,
+             # the bread weight is at most the mean (the clamp shrinks
+             # the variance): its cap, a released quantile of the means
+             cap_from = function(eta) exp(eta)),
              model_step = 0.5, y_settings = NULL,
              # (the message names the problem, never a count of the data)
              y_check = function(y)

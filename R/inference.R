@@ -16,21 +16,27 @@
 # record above it has its score and bread weighted by d_cap / d, so the
 # bread stays the Jacobian of the weighted score; `offset` per-record
 # offsets (0: none), `weights` per-record weights in [0, 1] (NULL: 1).
-inference_terms <- function(fam, w, y, b, row_bound, c, d_cap = Inf,
+inference_terms <- function(fam, w, y, b, row_bound, c, d_cap = NULL,
                             offset = 0, weights = NULL) {
-  eta <- drop(w %*% b) + offset
+  eta <- drop(w %*% b) + (offset %||% 0)
   v <- pmin(1, row_bound^2 / rowSums(w * w))
   v[!is.finite(v)] <- 1
-  tm <- fam$inference(eta, y, c)
+  tm <- fam$inference$terms(eta, y, c)
+  d_cap <- d_cap %||% tm$d_cap
+  tm$d_cap <- d_cap
   u <- if (is.finite(d_cap)) clamp(d_cap / tm$d, 0, 1, nan = 0) else 1
-  tm$v <- v * u * (weights %||% 1)
+  # the weights apart from the Mallows weight, as release_curvature()
+  # takes them (its row scaling supplies the Mallows weight)
+  tm$uw <- u * (weights %||% 1)
+  tm$mallows <- v
+  tm$v <- v * tm$uw
   tm$psi[tm$v == 0] <- 0
   tm$d[tm$v == 0] <- 0
   tm
 }
 
 # The mean score, bread and meat at b (each over the public n).
-inference_moments <- function(fam, w, y, b, row_bound, c, d_cap = Inf,
+inference_moments <- function(fam, w, y, b, row_bound, c, d_cap = NULL,
                               n = nrow(w), offset = 0, weights = NULL) {
   tm <- inference_terms(fam, w, y, b, row_bound, c, d_cap, offset, weights)
   list(score = drop(crossprod(w, tm$v * tm$psi)) / n,
@@ -41,7 +47,7 @@ inference_moments <- function(fam, w, y, b, row_bound, c, d_cap = Inf,
 # The root of the mean score by Newton's method with the bread as the
 # Jacobian (non-private; the private stage takes a few damped steps of
 # released scores instead).
-inference_root <- function(fam, w, y, b0, row_bound, c, d_cap = Inf,
+inference_root <- function(fam, w, y, b0, row_bound, c, d_cap = NULL,
                            offset = 0, weights = NULL, tol = 1e-12,
                            maxit = 100) {
   b <- b0
@@ -62,21 +68,347 @@ inference_sandwich <- function(mo, n) {
 }
 
 # E[clamp(Y - mu, -c, c)] and E[clamp(Y - mu, -c, c) (Y - mu)] for Y ~
-# Poisson(mu), summed over the counts that carry all but 1e-15 of the mass
-# (the clamp is exact beyond them); vectorised over mu.  Above a mean of
-# 1e6 the normal limit: 0 and mu (2 Phi(c / sqrt(mu)) - 1); an infinite
-# mean has an infinite bread weight, which the cap then weights out.
+# Poisson(mu), vectorised over mu, in closed form from the identities
+# k p_k = mu p_(k-1) and k (k - 1) p_k = mu^2 p_(k-2) of the Poisson
+# probabilities: over the counts a..b inside the clamp the sums of
+# (k - mu) p_k and (k - mu)^2 p_k are mu (p_(a-1) - p_b) and
+# mu^2 (p_b - p_(a-1) - p_(b-1) + p_(a-2)) + mu P(a - 1 <= Y <= b - 1),
+# and beyond the clamp E[(Y - mu) 1{Y >= k}] = mu p_(k-1).  Above a mean
+# of 1e6 the normal limit: 0 and mu (2 Phi(c / sqrt(mu)) - 1); an
+# infinite mean has an infinite bread weight, which the cap weights out.
 poisson_clamp_moments <- function(mu, c) {
-  out <- vapply(mu, function(m) {
-    if (!is.finite(c)) return(c(0, m))
-    if (!is.finite(m)) return(c(0, Inf))
-    if (m > 1e6) return(c(0, m * (2 * stats::pnorm(c / sqrt(m)) - 1)))
-    hi <- stats::qpois(1 - 1e-15, m) + 1
-    k <- 0:hi
-    p <- stats::dpois(k, m)
-    r <- k - m
-    cl <- pmin(pmax(r, -c), c)
-    c(sum(p * cl), sum(p * cl * r))
-  }, c(0, 0))
-  list(a = out[1L, ], d = out[2L, ])
+  if (!is.finite(c)) return(list(a = rep(0, length(mu)), d = mu))
+  a <- d <- numeric(length(mu))
+  big <- !is.finite(mu) | mu > 1e6
+  a[big] <- 0
+  d[big] <- ifelse(is.finite(mu[big]),
+                   mu[big] * (2 * stats::pnorm(c / sqrt(mu[big])) - 1), Inf)
+  m <- mu[!big]
+  hi <- ceiling(m + c)   # the first count clamped at +c
+  lo <- floor(m - c)     # the last count clamped at -c
+  p <- function(k) stats::dpois(pmax(k, -1), m)
+  P <- function(k) stats::ppois(k, m)
+  s1 <- m * (p(lo) - p(hi - 1))
+  s2 <- m^2 * (p(hi - 1) - p(lo) - p(hi - 2) + p(lo - 1)) +
+    m * pmax(P(hi - 2) - P(lo - 1), 0)
+  a[!big] <- s1 + c * (stats::ppois(hi - 1, m, lower.tail = FALSE) - P(lo))
+  d[!big] <- s2 + c * m * (p(hi - 1) + p(lo))
+  list(a = a, d = d)
+}
+
+# ---------------------------------------------------------------------------
+# The private stage
+
+# The releases of the stage and their fractions of its share (units of
+# mu^2, as every share): the design's centres and scales, a histogram of
+# the residuals' magnitudes at the start (for the residual clamp c, and
+# poisson's cap on the bread weight), the steps (the bread at the start,
+# the preconditioner of every step, and one score per step), then at the
+# final point the score, the bread and the meat.  The final score sets
+# the privacy part of the interval, so it gets the most; bread and meat
+# need relative accuracy only (their noise moves the standard error, not
+# the centre).  Without an intercept there is no centre to release: its
+# fraction goes to the score.
+inference_fractions <- c(centre = 0.02, design = 0.02, scale = 0.02,
+                         steps = 0.32, score = 0.32, bread = 0.18,
+                         meat = 0.12)
+
+# The damped steps from the path's start to the final point.
+inference_steps <- 2L
+
+# The default share of the budget when `inference = TRUE`.
+inference_default_share <- 0.4
+
+# `inference` as dpsco() takes it: FALSE, TRUE (the default share) or a
+# share in (0, 0.9].  Returns the share, 0 for none.
+check_inference <- function(inference) {
+  if (isFALSE(inference) || is.null(inference)) return(0)
+  if (isTRUE(inference)) return(inference_default_share)
+  if (!is.numeric(inference) || length(inference) != 1L ||
+      !is.finite(inference) || inference <= 0 || inference > 0.9)
+    arg_error("inference", "must be TRUE, FALSE or the share of the budget ",
+              "for inference, a number in (0, 0.9].")
+  inference
+}
+
+# The stage's releases, planned from public values before the path: the
+# multiplier of each (z1 the single release's, 0 when not private) and
+# its part of the record, whose sensitivities (which follow the released
+# clamp) inference_record() fills in.
+inference_plan <- function(fam, share, z1, intercept,
+                           steps = inference_steps) {
+  fr <- inference_fractions
+  unused <- if (!intercept) "centre"
+  fr[["score"]] <- fr[["score"]] + sum(fr[unused])
+  fr[unused] <- 0
+  k <- c(centre = 1, design = 1, scale = 1, steps = steps + 1, score = 1,
+         bread = 1, meat = 1)
+  z <- vapply(names(fr), function(nm)
+    if (fr[[nm]] > 0) part_multiplier(z1, share * fr[[nm]], k[[nm]]) else 0,
+    0)
+  what <- c(centre = "means of the clamped columns of x",
+            design = "histograms of the columns' distances from their centres",
+            scale = paste0("histograms of the rows' norms",
+                           if (fam$inference$residual_scale)
+                             ", of the residuals' magnitudes",
+                           if (!is.null(fam$inference$cap_from))
+                             ", of the means", " at the start"),
+            steps = sprintf("bread at the start and %d scores", steps),
+            score = "score at the final point",
+            bread = "bread (Hessian) at the final point",
+            meat = "meat (score second moment) at the final point")
+  keep <- names(fr)[fr > 0]
+  parts <- lapply(keep, function(nm)
+    privacy_part(paste0("inference_", nm), z[[nm]], 1, k[[nm]], NA_real_,
+                 share * fr[[nm]], mechanism = "Gaussian: inference stage",
+                 released = what[[nm]]))
+  list(share = share, z = z, steps = steps, parts = parts)
+}
+
+# The stage's design w = (1, (x - centre) / scale) with `std`'s centres
+# and scales, never clamped: the estimand stays the model's coefficients
+# on x.
+inference_design <- function(x, std, intercept) {
+  x <- as.matrix(x)
+  w <- (x - rep(std$center, each = nrow(x))) / rep(std$scale, each = nrow(x))
+  if (intercept) cbind(1, w) else w
+}
+
+# The stage's own standardisation, so that every column of its design has
+# a second moment near 1 and the released bread's isotropic noise meets
+# every direction alike.  Two releases on the fit's design (x - centre) /
+# scale, whose released bounds put most of it within [-1, 1]: the means
+# of its columns clamped to [-1, 1] (sensitivity sqrt(p) / n; with an
+# intercept only), then quarter-octave histograms of each column's
+# distance from that centre (sensitivity sqrt(p)), whose 0.68 quantile is
+# the scale (within a factor 1.19 of the sd of a normal column).
+inference_scaling <- function(x, std, intercept, z, n) {
+  w0 <- inference_design(x, std, FALSE)
+  p <- ncol(w0)
+  m <- if (intercept)
+         release_vector(colSums(clamp(w0, -1, 1)) / n, z[["centre"]],
+                        sqrt(p) / n)
+       else rep(0, p)
+  dev <- abs(w0 - rep(m, each = nrow(w0)))
+  s <- quarter_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.68,
+                         z[["design"]], n)
+  list(center = std$center + std$scale * m, scale = std$scale * s)
+}
+
+# The tau quantiles of the vectors of the list `vals`, each the upper edge
+# of a bin of 2^(1/4) (from 2^-40 to 2^40; one record adds 1 to one count
+# of each histogram, so the L2 sensitivity is sqrt(length(vals))), found
+# by hist_quantile()'s rule from the noisy counts.
+quarter_quantiles <- function(vals, tau, z, n) {
+  bins <- lapply(vals, function(v) {
+    b <- ceiling(4 * log2(v)) + 161
+    b[!(v > 2^-40)] <- 1
+    pmin(pmax(b, 1), 320)
+  })
+  counts <- vapply(bins, tabulate, numeric(320), nbins = 320L)
+  k <- length(vals)
+  sd <- z * sqrt(k)
+  noisy <- if (sd > 0 && noise_secure())
+             matrix(secure_values(counts, z, sqrt(k)), 320L)
+           else counts + sd * matrix(stats::rnorm(320 * k), 320L)
+  vapply(seq_len(k), function(j) {
+    b <- log2(hist_quantile(noisy[, j], 1 - tau, n, sd)) + 33
+    2^((b - 161) / 4)
+  }, 0)
+}
+
+# A vector of L2 sensitivity `sensitivity` released with multiplier z.
+release_vector <- function(v, z, sensitivity) {
+  if (!(z > 0)) return(v)
+  if (noise_secure()) return(secure_values(v, z, sensitivity))
+  v + z * sensitivity * stats::rnorm(length(v))
+}
+
+# The stage's settings at the start, from one release of quarter-octave
+# histograms (quarter_quantiles()): the row bound R, the 0.9 quantile of
+# the rows' norms ||w_i|| (Mallows weights then leave most records
+# whole); for a family with a residual clamp, c, the 0.9 quantile of
+# |r_i| (for normal errors 1.6 sd, where Huber's score keeps 97%
+# efficiency); for a family with cap_from (poisson), the cap on the bread
+# weight, the 0.9 quantile of those bounds.
+inference_settings <- function(fam, w, eta, y, z, n) {
+  spec <- fam$inference
+  vals <- list(sqrt(rowSums(w * w)))
+  if (spec$residual_scale) vals <- c(vals, list(abs(spec$terms(eta, y, Inf)$psi)))
+  if (!is.null(spec$cap_from)) vals <- c(vals, list(spec$cap_from(eta)))
+  q <- quarter_quantiles(vals, 0.9, z, n)
+  c <- if (spec$residual_scale) q[2L] else Inf
+  d_cap <- spec$terms(0, 0, c)$d_cap
+  if (!is.null(spec$cap_from)) d_cap <- min(d_cap, q[length(q)])
+  list(row_bound = q[1L], clamp = c, d_cap = d_cap, histograms = length(vals))
+}
+
+# The stage's releases at b: each Gaussian, over the public n, with the
+# record's terms within their bounds (inference_terms()): the score of
+# sensitivity bound R / n; the bread, d_cap times release_curvature() of
+# the rows at row bound R with weights u d / d_cap in [0, 1] (its row
+# scaling is the Mallows weight), sensitivity d_cap R^2 / n; the meat,
+# bound^2 times the same with weights (u psi / bound)^2 v, sensitivity
+# bound^2 R^2 / n.
+inference_release <- function(what, tm, w, z, R, n) {
+  norms <- sqrt(rowSums(w * w))
+  switch(what,
+    score = list(value = release_vector(
+      drop(crossprod(w, tm$v * tm$psi)) / n, z, tm$bound * R / n),
+      sd = z * tm$bound * R / n),
+    bread = {
+      rc <- release_curvature(w, z, R, n, norms,
+                              weights = tm$uw * tm$d / tm$d_cap)
+      list(value = tm$d_cap * rc$h, sd = tm$d_cap * rc$sd)
+    },
+    meat = {
+      rc <- release_curvature(w, z, R, n, norms, weights = clamp(
+        (tm$uw * tm$psi / tm$bound)^2 * tm$mallows, 0, 1))
+      list(value = tm$bound^2 * rc$h, sd = tm$bound^2 * rc$sd)
+    })
+}
+
+# A symmetric matrix with its eigenvalues floored at `floor`.
+floor_eigen <- function(m, floor) {
+  ev <- eigen((m + t(m)) / 2, symmetric = TRUE)
+  ev$vectors %*% (pmax(ev$values, floor) * t(ev$vectors))
+}
+
+# The inference stage: damped private Newton steps on the unpenalised
+# model's bounded score from the path's coefficients `b0` (on the fit's
+# scale `std`), then one release of score, bread and meat at the final
+# point.  `x` the user's design, `plan` inference_plan()'s, n the public
+# n.  Every value it uses besides the records is released or public.
+inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
+                            offset = NULL, weights = NULL) {
+  z <- plan$z
+  sc <- inference_scaling(x, std, intercept, z, n)
+  w <- inference_design(x, sc, intercept)
+  d <- ncol(w)
+  b <- solve(inference_map(sc, intercept, d),
+             drop(inference_map(std, intercept, d) %*% b0))
+  off <- offset %||% 0
+  set <- inference_settings(fam, w, drop(w %*% b) + off, y, z[["scale"]], n)
+  R <- set$row_bound
+  terms <- function(b) inference_terms(fam, w, y, b, R, set$clamp,
+                                       set$d_cap, off, weights)
+  # a step moves no linear predictor of a row within the row bound by
+  # more than the family's trust radius
+  trust <- function(step) {
+    lim <- fam$inference$trust / (R * sqrt(sum(step^2)))
+    if (is.finite(lim) && lim < 1) structure(step * lim, capped = TRUE)
+    else structure(step, capped = FALSE)
+  }
+  capped <- FALSE
+  if (all(z == 0)) {
+    # not private: the steps cost nothing, so Newton runs to the root
+    b <- inference_root(fam, w, y, b, R, set$clamp, set$d_cap, off, weights)
+  } else {
+    tm <- terms(b)
+    h0 <- inference_release("bread", tm, w, z[["steps"]], R, n)
+    pre <- floor_eigen(h0$value, 2 * h0$sd * sqrt(d))
+    for (k in seq_len(plan$steps)) {
+      g <- inference_release("score", tm, w, z[["steps"]], R, n)
+      step <- trust(solve(pre, g$value))
+      capped <- attr(step, "capped")
+      b <- b + drop(step)
+      tm <- terms(b)
+    }
+  }
+  tm <- terms(b)
+  rel <- lapply(c(score = "score", bread = "bread", meat = "meat"),
+                function(what) inference_release(what, tm, w, z[[what]], R, n))
+  list(b = b, score = rel$score$value, bread = rel$bread$value,
+       meat = rel$meat$value, sd = vapply(rel, `[[`, 0, "sd"),
+       clamp = set$clamp, row_bound = R, d_cap = tm$d_cap, bound = tm$bound,
+       capped = capped, n = n, d = d, std = sc,
+       sens = c(centre = sqrt(d - intercept) / n,
+                design = sqrt(d - intercept),
+                scale = sqrt(set$histograms),
+                steps = max(tm$bound * R, tm$d_cap * R^2) / n,
+                score = tm$bound * R / n, bread = tm$d_cap * R^2 / n,
+                meat = tm$bound^2 * R^2 / n))
+}
+
+# The refusal rule's multiplier: intervals are refused when the released
+# bread's smallest eigenvalue is below this many times the typical
+# spectral norm of its noise, 2 sd sqrt(d) (a symmetric Gaussian matrix's).
+# The option exists for the validation (bench/inference.R), which
+# measures coverage with the rule off and reads it at several levels;
+# the rule is post-processing, so no level changes the guarantee.
+inference_refusal <- function() getOption("dpsco.inference_refusal", 2)
+
+# The stage's released values turned into what confint(), vcov() and
+# summary() show (post-processing only): the one-step estimate from the
+# final point, the sandwich H^-1 J H^-1 / n and the privacy covariance
+# sd_g^2 H^-2 of the final score's noise, all mapped to the scale of x
+# (`std`), or the reason the intervals are refused.
+inference_result <- function(st, std, intercept, names, share, fam) {
+  d <- st$d
+  sym <- (st$bread + t(st$bread)) / 2
+  lmin <- min(eigen(sym, symmetric = TRUE, only.values = TRUE)$values)
+  noise_norm <- 2 * st$sd[["bread"]] * sqrt(d)
+  tmap <- inference_map(std, intercept, d)
+  out <- list(family = fam$name, share = share, n = st$n, names = names,
+              clamp = st$clamp, row_bound = st$row_bound, d_cap = st$d_cap,
+              sd = st$sd, bread = sym, meat = st$meat, score = st$score,
+              point = st$b, map = tmap, bread_min = lmin,
+              noise_norm = noise_norm, refused = NULL)
+  level <- inference_refusal()
+  reason <- if (!(lmin > level * noise_norm))
+    sprintf(paste("the released bread is too noisy to invert: its smallest",
+                  "eigenvalue %s is below %s times the spectral norm of its",
+                  "noise, %s"), format(signif(lmin, 3)),
+            format(level), format(signif(noise_norm, 3)))
+  step <- if (is.null(reason)) drop(solve(sym, st$score))
+  if (is.null(reason) && (st$capped ||
+      st$row_bound * sqrt(sum(step^2)) > fam$inference$trust))
+    reason <- paste("the private Newton steps had not converged (the last",
+                    "step was still limited by the trust region)")
+  if (!is.null(reason)) {
+    out$refused <- reason
+    out$estimate <- stats::setNames(drop(tmap %*% st$b), names)
+    return(out)
+  }
+  hi <- solve(sym)
+  meat <- floor_eigen(st$meat, 0)
+  out$estimate <- stats::setNames(drop(tmap %*% (st$b + step)), names)
+  vs <- tmap %*% hi %*% meat %*% hi %*% t(tmap) / st$n
+  vp <- st$sd[["score"]]^2 * tmap %*% hi %*% hi %*% t(tmap)
+  dimnames(vs) <- dimnames(vp) <- list(names, names)
+  out$vcov_sampling <- (vs + t(vs)) / 2
+  out$vcov_privacy <- (vp + t(vp)) / 2
+  out
+}
+
+# The linear map from the stage's coefficients (on w) to the scale of x:
+# beta_j = b_j / scale_j, and the intercept less sum b_j centre_j / scale_j.
+inference_map <- function(std, intercept, d) {
+  p <- length(std$scale)
+  m <- diag(c(if (intercept) 1, 1 / std$scale), d)
+  if (intercept) m[1L, -1L] <- -std$center / std$scale
+  m
+}
+
+# The stage after a penalised path: from the coefficients at its last
+# penalty `b0` (released).
+lambda_path_inference <- function(a, pr, b0) {
+  fam <- pr$family
+  st <- inference_stage(fam, a$x, a$y, pr$std, b0, pr$inference, a$n,
+                        a$intercept, a$offset, a$weights)
+  names <- c(if (a$intercept) "(Intercept)",
+             colnames(a$x) %||% paste0("V", seq_len(ncol(a$x))))
+  list(stage = st, result = inference_result(st, st$std, a$intercept, names,
+                                             pr$inference$share, fam))
+}
+
+# The record's inference parts with the sensitivities the stage used.
+inference_record <- function(fixed, inf) {
+  if (is.null(inf)) return(fixed)
+  sens <- inf$stage$sens
+  lapply(fixed, function(p) {
+    nm <- sub("^inference_", "", p$name)
+    if (startsWith(p$name, "inference_")) p$sensitivity <- sens[[nm]]
+    p
+  })
 }

@@ -59,6 +59,9 @@ lambda_path <- function(spec, a) {
   if (a$tuned && pl$private) res$beta[, 1L] <- beta0
   sup <- lambda_path_support(res$beta, pl, nz, tn, domain)
   res$beta <- sup$beta
+  inf <- if (!is.null(pr$inference))
+    lambda_path_inference(a, pr, sup$beta[, length(lambda)])
+  nz$fixed <- inference_record(nz$fixed, inf)
   # the records' weights and offsets are data: only whether they were
   # given is kept (predict() then needs newoffset)
   res$offset <- !is.null(a$offset)
@@ -68,6 +71,7 @@ lambda_path <- function(spec, a) {
                      if (!is.null(domain)) y_range),
                    privacy = record, trace_at = pl$trace_at, std = pr$std,
                    nobs = a$n, path = "lambda", support = sup$record)
+  fit$inference <- inf$result
   lambda_path_flags(fit, a, pl, nz, tn, g0)
 }
 

@@ -22,7 +22,9 @@ path_args <- list(
                           multi = FALSE),
   lambda.min.ratio = list(paths = "lambda"),
   weights          = list(paths = "lambda", verb = "apply"),
-  offset           = list(paths = "lambda", multi = FALSE)
+  offset           = list(paths = "lambda", multi = FALSE),
+  inference        = list(paths = "lambda", unset = list(NULL, 0),
+                          multi = FALSE)
 )
 
 # The restrictions that are not one argument against one path: each takes
@@ -73,6 +75,19 @@ path_arg_rules <- list(
       c("optimizer", "\"newton\" releases a d x d curvature matrix; d = ", d,
         " is above its limit of ", curvature_max_d(),
         " (use \"spgd\", the default there).")
+  },
+  # the stage's score exists for some families; its releases read x in
+  # memory; its design's scale comes from the private settings
+  inference = function(spec, a, fam) {
+    if (!isTRUE(a$inference > 0)) return(NULL)
+    if (is.null(fam$inference))
+      c("inference", "is not yet available for the ", fam$name, " family ",
+        "(it is for gaussian, binomial and poisson).")
+    else if (!identical(a$tuning, "private"))
+      c("inference", "needs tuning = \"private\": the stage's scale and ",
+        "row bound are private settings.")
+    else if (is_mapped(a$x) || is_sharded(a$x))
+      c("inference", "needs x in memory (a matrix or a dgCMatrix).")
   },
   control = function(spec, a, fam) {
     ctl <- a$control

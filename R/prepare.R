@@ -18,11 +18,20 @@ prepare_path <- function(spec, a, private, epsilon, delta,
     return(list(x = std$x, std = std, fixed = fixed, tn = NULL,
                 family = family_public(a$family, a$n, ncol(a$x))))
   z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
+  # the inference stage's share comes off the top: the settings take their
+  # shares of what is left (their multipliers grow by 1 / sqrt(1 - share))
+  share <- a$inference %||% 0
   tn <- tune_private(std$x, a$y, a$family, spec$truncation, optimizer,
-                     a$intercept, z1, step_size, a$control,
+                     a$intercept, z1 / sqrt(1 - share), step_size, a$control,
                      constrained = constrained,
                      row = !constrained || spec$row, n = a$n,
                      weights = a$weights, offset = a$offset)
-  list(x = tn$x, std = add_bounds(std, tn$bound), fixed = c(fixed, tn$parts),
-       tn = tn, family = tn$family)
+  parts <- lapply(tn$parts, function(p) {
+    p$share <- p$share * (1 - share)
+    p
+  })
+  inf <- if (share > 0) inference_plan(a$family, share, z1, a$intercept)
+  list(x = tn$x, std = add_bounds(std, tn$bound),
+       fixed = c(fixed, parts, inf$parts), tn = tn, family = tn$family,
+       inference = inf)
 }

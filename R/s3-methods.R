@@ -398,12 +398,16 @@ summary.dpsco <- function(object, ...) {
       "coefficient in any class."), length(object$classnames),
       paste(object$classnames, collapse = ", "), object$dim[1L]))
   priv_text <- privacy_paragraph(pr)
+  inf <- object$inference
   structure(list(text = c(fit_text,
                           y_range_text(object, object$nobs, pr$epsilon),
                           signal_text(object$signal, object$nobs, pr$epsilon),
                           priv_text),
                  path = data.frame(Df = object$df, Lambda = object$lambda),
-                 privacy = pr),
+                 privacy = pr,
+                 inference = if (!is.null(inf)) inference_text(inf),
+                 coefficients = if (!is.null(inf))
+                   suppressWarnings(inference_table(inf))),
             class = "summary.dpsco")
 }
 
@@ -453,6 +457,13 @@ print.summary.dpsco <- function(x, ...) {
   for (para in x$text) cat(strwrap(para), sep = "\n")
   cat("\n")
   print(x$path)
+  if (!is.null(x$coefficients)) {
+    cat("\n")
+    cat(strwrap(x$inference), sep = "\n")
+    cat("\n")
+    stats::printCoefmat(x$coefficients, P.values = TRUE, has.Pvalue = TRUE,
+                        cs.ind = 1:4, tst.ind = 5L, na.print = "NA")
+  }
   invisible(x)
 }
 

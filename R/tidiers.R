@@ -48,6 +48,11 @@
 #'
 #' @param x a `dpsco` or `cv.dpsco` object.
 #' @param return_zeros keep the zero coefficients?
+#' @param conf.int (tidy) `TRUE` for the coefficient table of a fit made
+#'   with `inference = TRUE` instead of the path: term, estimate,
+#'   std.error (with its sampling and privacy parts), statistic, p.value,
+#'   conf.low and conf.high (Wald; see [confint.dpsco()]).
+#' @param conf.level (tidy) the level of those intervals.
 #' @param newx,newy (augment) predictors, and optionally the response, of
 #'   the records to augment.
 #' @param newdata (augment, formula fits) a data frame instead of `newx`.
@@ -83,11 +88,15 @@ generics::augment
 
 #' @rdname dpsco_tidiers
 #' @exportS3Method tidy dpsco
-tidy.dpsco <- function(x, return_zeros = FALSE, ...) {
+tidy.dpsco <- function(x, return_zeros = FALSE, conf.int = FALSE,
+                       conf.level = 0.95, ...) {
   check_no_dots(list(...), "tidy")
   if (!is.logical(return_zeros) || length(return_zeros) != 1L ||
       is.na(return_zeros))
     arg_error("return_zeros", "must be TRUE or FALSE.")
+  if (!is.logical(conf.int) || length(conf.int) != 1L || is.na(conf.int))
+    arg_error("conf.int", "must be TRUE or FALSE.")
+  if (conf.int) return(tidy_inference(x, conf.level))
   axis <- path_axis(x)
   b <- rbind(`(Intercept)` = x$a0, x$beta)
   if (!x$intercept) b <- b[-1L, , drop = FALSE]
@@ -100,6 +109,19 @@ tidy.dpsco <- function(x, return_zeros = FALSE, ...) {
   if (!return_zeros) out <- out[out$estimate != 0, , drop = FALSE]
   rownames(out) <- NULL
   out
+}
+
+# tidy(conf.int = TRUE): the inference stage's table with its intervals.
+tidy_inference <- function(x, conf.level) {
+  inf <- fit_inference(x)
+  tab <- inference_table(inf)
+  ci <- suppressWarnings(confint.dpsco(x, level = conf.level))
+  data.frame(term = inf$names, estimate = tab$Estimate,
+             std.error = tab$`Std. Error`, std.error.sampling = tab$sampling,
+             std.error.privacy = tab$privacy, statistic = tab$`z value`,
+             p.value = tab$`Pr(>|z|)`, conf.low = unname(ci[, 1L]),
+             conf.high = unname(ci[, 2L]), row.names = NULL,
+             stringsAsFactors = FALSE)
 }
 
 #' @rdname dpsco_tidiers
