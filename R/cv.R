@@ -113,6 +113,15 @@
 #'   go with it to its part.  On the validation part each record's clamped
 #'   loss is multiplied by its weight and the sum still divided by the
 #'   part's public expected size.
+#' @param inference `FALSE` (default); `TRUE` (or a share) for the
+#'   inference stage of [dpsco()] on the training fit (intervals for all
+#'   coefficients of the unpenalised model, from the training records); or
+#'   `"selected"`: intervals for the coefficients of the model selected at
+#'   `lambda.min`, from a third part of the records (an inference pool of
+#'   expected size 0.4 n, by the same independent coins; the training and
+#'   validation parts share the rest as `holdout` says), honest because
+#'   the support was chosen on other records, and at no extra epsilon
+#'   (parallel composition).  See [confint.dpsco()].
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -153,7 +162,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                              public_n = NULL, holdout = 0.2,
                              type.measure = NULL, curve = 0, loss_bound = NULL,
                              tau = NULL, secure = FALSE, weights = NULL,
-                             offset = NULL, ...) {
+                             offset = NULL, inference = FALSE, ...) {
   this_call <- generic_call(match.call(), "cv.dpsco")
   family <- match_choice(family_arg(family), "family")
   # the family as the fit will have it; tau checked (check_tau())
@@ -163,17 +172,24 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   method <- spec$name
   check_dots_names(list(...), names(formals(dpsco.default)),
                    c("x", "y", "family", "method", "epsilon", "delta",
-                     "public_n", "tau", "secure", "weights", "offset"),
+                     "public_n", "tau", "secure", "weights", "offset",
+                     "inference"),
                    "cv.dpsco")
   dat <- check_data_args(x, y, family, public_n, weights, offset)
   x <- dat$x
   # the checks of dpsco() that must come before the split; the fit checks
   # the rest
-  check_path_args(spec, c(list(x = x, caller = "cv.dpsco"), list(...)), fam)
+  inf <- cv_inference_arg(inference)
+  check_path_args(spec, c(list(x = x, caller = "cv.dpsco",
+                               inference = inf$share %||% inf$pool,
+                               tuning = list(...)$tuning %||% "private"),
+                          list(...)), fam)
   n <- dat$n
   weights <- dat$weights
   offset <- dat$offset
-  hold <- cv_holdout(holdout, n)
+  # with an inference pool the training and validation parts share the
+  # rest of the records
+  hold <- cv_holdout(holdout, n * (1 - inf$pool))
   n_fit <- hold$n_fit
   measure <- cv_measure(type.measure, fam, family)
   check_number(curve, "curve", 0, 1, lower_open = FALSE)
@@ -186,14 +202,18 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
-  val <- stats::runif(nrow(x)) < holdout
+  coin <- stats::runif(nrow(x))
+  val <- coin < holdout * (1 - inf$pool)
+  pool <- coin >= 1 - inf$pool
+  train <- !val & !pool
   y_fit <- if (is_sharded(dat$y)) dat$y
            else if (fam$classes) factor(dat$classnames[dat$y + 1L],
                                    levels = dat$classnames) else dat$y
-  fit <- dpsco(x[!val, , drop = FALSE], y_fit[!val], family = family,
+  fit <- dpsco(x[train, , drop = FALSE], y_fit[train], family = family,
                method = method, epsilon = epsilon, delta = delta,
                public_n = n_fit, tau = tau, secure = secure,
-               weights = weights[!val], offset = offset[!val], ...)
+               weights = weights[train], offset = offset[train],
+               inference = inf$share, ...)
   # the choice's releases and record use the fit's noise
   local_secure(secure)
   lam <- path_values(fit)
@@ -222,8 +242,15 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   record <- cv_privacy_record(fit$privacy, private, epsilon, delta, curve,
                               ch$z_curve, bound, k, hold$n_hold, measure,
                               paste0(path_axis(fit)$name, ".min"), n)
-  new_cv_dpsco(fit, lam, ch, measure, fam, bound, n_fit, hold$n_hold,
-               this_call, record)
+  out <- new_cv_dpsco(fit, lam, ch, measure, fam, bound, n_fit, hold$n_hold,
+                      this_call, record)
+  if (inf$pool > 0)
+    out <- cv_selected_inference(out, x[pool, , drop = FALSE], y_fit[pool],
+                                 n * inf$pool, list(
+      family = family, method = method, epsilon = epsilon, delta = delta,
+      tau = tau, secure = secure, weights = weights[pool],
+      offset = offset[pool], ...))
+  out
 }
 
 # The cv.dpsco object: the path's values under their name (lambda or
@@ -626,7 +653,8 @@ summary.cv.dpsco <- function(object, ...) {
                           y_range_text(object$dpsco.fit, pr$public_n,
                                        pr$epsilon), curve,
                           paste("On the training part:", fit_text), priv),
-                 table = cv_choice_table(object), privacy = pr),
+                 table = cv_choice_table(object), privacy = pr,
+                 inference = cv_inference_summary(object)),
             class = "summary.cv.dpsco")
 }
 
@@ -639,6 +667,14 @@ print.summary.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3),
   for (j in setdiff(names(tab), c("Index", "Nonzero")))
     tab[[j]] <- signif(tab[[j]], digits)
   print(tab)
+  inf <- x$inference
+  if (!is.null(inf)) {
+    cat("\n", paste(strwrap(inf$text), collapse = "\n"), "\n\n", sep = "")
+    if (!is.null(inf$coefficients))
+      stats::printCoefmat(inf$coefficients, P.values = TRUE,
+                          has.Pvalue = TRUE, cs.ind = 1:4, tst.ind = 5L,
+                          na.print = "NA")
+  }
   invisible(x)
 }
 

@@ -390,8 +390,9 @@ family_poisson <- function() {
              inference = list(terms = function(eta, y, c) {
                mu <- exp(eta)
                mo <- poisson_clamp_moments(mu, c)
-               list(psi = clamp(y - mu, -c, c) - mo$a, d = mo$d,
-                    bound = 2 * c, d_cap = c^2)
+               b <- poisson_score_bound(c)
+               list(psi = clamp(clamp(y - mu, -c, c) - mo$a, -b, b),
+                    d = mo$d, bound = b, d_cap = c^2)
              }, residual_scale = TRUE, trust = 2.5,
              # the bread weight is at most the mean (the clamp shrinks
              # the variance): its cap, a released quantile of the means

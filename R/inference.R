@@ -67,6 +67,20 @@ inference_sandwich <- function(mo, n) {
   hi %*% mo$meat %*% hi / n
 }
 
+# The bound on the clamped Poisson score |clamp(y - mu, -c, c) - a_c(mu)|:
+# with y >= 0 the score lies in [-min(mu, c) - a, c - a], and a_c(mu) in
+# [-c, 0] is small (at most 0.21 c for c >= 0.5): the largest of those
+# ends over a fine grid of means, with a margin of 1%.  The score is
+# clamped to it as well, so the sensitivity holds whatever the grid
+# misses, and the clamp binds (breaking Fisher consistency) for no mean
+# on the grid.
+poisson_score_bound <- function(c) {
+  if (!is.finite(c)) return(Inf)
+  mu <- 10^seq(-8, 8, length.out = 3201)
+  a <- poisson_clamp_moments(mu, c)$a
+  1.01 * max(c - a, pmin(mu, c) + a)
+}
+
 # E[clamp(Y - mu, -c, c)] and E[clamp(Y - mu, -c, c) (Y - mu)] for Y ~
 # Poisson(mu), vectorised over mu, in closed form from the identities
 # k p_k = mu p_(k-1) and k (k - 1) p_k = mu^2 p_(k-2) of the Poisson
@@ -110,7 +124,7 @@ poisson_clamp_moments <- function(mu, c) {
 # the centre).  Without an intercept there is no centre to release: its
 # fraction goes to the score.
 inference_fractions <- c(centre = 0.02, design = 0.02, scale = 0.02,
-                         steps = 0.32, score = 0.32, bread = 0.18,
+                         steps = 0.24, score = 0.40, bread = 0.18,
                          meat = 0.12)
 
 # The damped steps from the path's start to the final point.
@@ -179,9 +193,9 @@ inference_design <- function(x, std, intercept) {
 # every direction alike.  Two releases on the fit's design (x - centre) /
 # scale, whose released bounds put most of it within [-1, 1]: the means
 # of its columns clamped to [-1, 1] (sensitivity sqrt(p) / n; with an
-# intercept only), then quarter-octave histograms of each column's
-# distance from that centre (sensitivity sqrt(p)), whose 0.68 quantile is
-# the scale (within a factor 1.19 of the sd of a normal column).
+# intercept only), then octave histograms of each column's distance from
+# that centre (sensitivity sqrt(p)), whose 0.68 quantile is the scale
+# (about the sd of a normal column).
 inference_scaling <- function(x, std, intercept, z, n) {
   w0 <- inference_design(x, std, FALSE)
   p <- ncol(w0)
@@ -190,30 +204,32 @@ inference_scaling <- function(x, std, intercept, z, n) {
                         sqrt(p) / n)
        else rep(0, p)
   dev <- abs(w0 - rep(m, each = nrow(w0)))
-  s <- quarter_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.68,
-                         z[["design"]], n)
+  s <- octave_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.32,
+                        z[["design"]], n)
+  s <- pmax(s, 2^-30)
   list(center = std$center + std$scale * m, scale = std$scale * s)
 }
 
-# The tau quantiles of the vectors of the list `vals`, each the upper edge
-# of a bin of 2^(1/4) (from 2^-40 to 2^40; one record adds 1 to one count
-# of each histogram, so the L2 sensitivity is sqrt(length(vals))), found
-# by hist_quantile()'s rule from the noisy counts.
-quarter_quantiles <- function(vals, tau, z, n) {
-  bins <- lapply(vals, function(v) {
-    b <- ceiling(4 * log2(v)) + 161
-    b[!(v > 2^-40)] <- 1
-    pmin(pmax(b, 1), 320)
-  })
-  counts <- vapply(bins, tabulate, numeric(320), nbins = 320L)
-  k <- length(vals)
-  sd <- z * sqrt(k)
-  noisy <- if (sd > 0 && noise_secure())
-             matrix(secure_values(counts, z, sqrt(k)), 320L)
-           else counts + sd * matrix(stats::rnorm(320 * k), 320L)
-  vapply(seq_len(k), function(j) {
-    b <- log2(hist_quantile(noisy[, j], 1 - tau, n, sd)) + 33
-    2^((b - 161) / 4)
+# The (1 - tau) quantiles (tau one per vector, or one for all) of the
+# vectors of the list `vals`, from one
+# release of their octave histograms (release_counts(): one record adds
+# 1 to one count of each, so the L2 sensitivity is sqrt(length(vals))):
+# hist_quantile()'s bin, then a point within it, log-uniform between its
+# edges by the share of the bin's noisy count the quantile leaves above
+# (octave bins hold enough records to clear the noise at small n, where
+# finer bins would not).
+octave_quantiles <- function(vals, tau, z, n) {
+  hc <- release_counts(vals, z)
+  thr <- hc$sd * stats::qnorm(1e-4 / 64, lower.tail = FALSE)
+  vapply(seq_along(vals), function(j) {
+    counts <- hc$counts[, j]
+    tau <- rep_len(tau, length(vals))[j]
+    top <- hist_quantile(counts, tau, n, hc$sd)
+    b <- round(log2(top)) + 33
+    kept <- ifelse(counts >= thr, counts, 0)
+    above <- sum(kept[-seq_len(b)])
+    frac <- if (kept[b] > 0) clamp((tau * n - above) / kept[b], 0, 1) else 0
+    top * 2^-frac
   }, 0)
 }
 
@@ -224,10 +240,16 @@ release_vector <- function(v, z, sensitivity) {
   v + z * sensitivity * stats::rnorm(length(v))
 }
 
-# The stage's settings at the start, from one release of quarter-octave
-# histograms (quarter_quantiles()): the row bound R, the 0.9 quantile of
-# the rows' norms ||w_i|| (Mallows weights then leave most records
-# whole); for a family with a residual clamp, c, the 0.9 quantile of
+# The share of the rows beyond the row bound: the privacy noise of the
+# score grows with R and that of the bread with R^2, while the Mallows
+# weights R^2 / ||w_i||^2 of the rows beyond it cost little efficiency
+# (with half of a Gaussian design's rows beyond it, the sampling sd
+# grows by a few percent, the privacy sd falls by about 1.7 at d = 11).
+row_bound_tau <- 0.5
+
+# The stage's settings at the start, from one release of octave
+# histograms (octave_quantiles()): the row bound R, the median of the
+# rows' norms ||w_i|| (row_bound_tau); for a family with a residual clamp, c, the 0.9 quantile of
 # |r_i| (for normal errors 1.6 sd, where Huber's score keeps 97%
 # efficiency); for a family with cap_from (poisson), the cap on the bread
 # weight, the 0.9 quantile of those bounds.
@@ -236,7 +258,8 @@ inference_settings <- function(fam, w, eta, y, z, n) {
   vals <- list(sqrt(rowSums(w * w)))
   if (spec$residual_scale) vals <- c(vals, list(abs(spec$terms(eta, y, Inf)$psi)))
   if (!is.null(spec$cap_from)) vals <- c(vals, list(spec$cap_from(eta)))
-  q <- quarter_quantiles(vals, 0.9, z, n)
+  q <- octave_quantiles(vals, c(row_bound_tau, rep(0.1, length(vals) - 1L)),
+                        z, n)
   c <- if (spec$residual_scale) q[2L] else Inf
   d_cap <- spec$terms(0, 0, c)$d_cap
   if (!is.null(spec$cap_from)) d_cap <- min(d_cap, q[length(q)])
