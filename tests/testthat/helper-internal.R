@@ -264,12 +264,25 @@ sa_block_fit <- function(z, y, offset, family, lambda, r)
   dpsco:::sa_block_fit(z = z, y = y, offset = offset, family = family,
                        lambda = lambda, r = r)
 
-# ---- The inference stage's estimating equations (R/inference.R)
+# ---- The inference stage (R/inference.R, R/confint.R, R/cv-inference.R)
 inference_terms <- dpsco:::inference_terms
 inference_moments <- dpsco:::inference_moments
 inference_root <- dpsco:::inference_root
 inference_sandwich <- dpsco:::inference_sandwich
 poisson_clamp_moments <- dpsco:::poisson_clamp_moments
+poisson_score_bound <- dpsco:::poisson_score_bound
+inference_design <- dpsco:::inference_design
+inference_map <- dpsco:::inference_map
+inference_plan <- dpsco:::inference_plan
+inference_release <- dpsco:::inference_release
+inference_result <- dpsco:::inference_result
+inference_table <- dpsco:::inference_table
+inference_bootstrap <- dpsco:::inference_bootstrap
+octave_quantiles <- dpsco:::octave_quantiles
+release_vector <- dpsco:::release_vector
+check_inference <- dpsco:::check_inference
+cv_inference_pool <- dpsco:::cv_inference_pool
+cv_selected_share <- dpsco:::cv_selected_share
 
 # ---- Shards (data held by workers)
 shard_pass_settings <- dpsco:::shard_pass_settings
