@@ -185,7 +185,12 @@ inference_plan <- function(fam, share, z1, intercept,
 inference_design <- function(x, std, intercept) {
   x <- as.matrix(x)
   w <- (x - rep(std$center, each = nrow(x))) / rep(std$scale, each = nrow(x))
-  if (intercept) cbind(1, w) else w
+  if (intercept) w <- cbind(1, w)
+  # a row that overflows (x near the largest double) is set to 0: its
+  # Mallows weight R^2 / ||w||^2 has made its every term 0 already in the
+  # limit, and Inf * 0 would make them NaN
+  w[!is.finite(rowSums(w)), ] <- 0
+  w
 }
 
 # The stage's own standardisation, so that every column of its design has

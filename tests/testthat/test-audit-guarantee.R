@@ -425,7 +425,7 @@ edge_layout <- function(x, layout, env = parent.frame()) {
 # One fit with the method's defaults (private settings) reduced to a few
 # releases: two penalties, or the harness's radius arguments.
 edge_fit <- function(method, family, x, y, offset, weights, cv = FALSE,
-                     epsilon = NULL) {
+                     epsilon = NULL, extra = list()) {
   spec <- method_spec(method)
   case <- guarantee_cases[[method]]
   args <- if (spec$path == "lambda") list(nlambda = 2)
@@ -434,8 +434,8 @@ edge_fit <- function(method, family, x, y, offset, weights, cv = FALSE,
           c(list(x, y, family = family, method = method,
                  epsilon = epsilon %||% case$epsilon %||% guarantee_eps,
                  delta = guarantee_delta, public_n = guarantee_N),
-            args, Filter(Negate(is.null),
-                         list(offset = offset, weights = weights))))
+            args, extra, Filter(Negate(is.null),
+                                list(offset = offset, weights = weights))))
 }
 
 # The paths of the numeric leaves of a fit that are not all finite.
@@ -468,7 +468,8 @@ edge_stat <- function(fit) {
 # repeats the deterministic checks (cv.dpsco(): the record's own coin puts
 # it in the validation part one time in five).
 edge_case <- function(method, family, record, layout = "dense", cv = FALSE,
-                      trials = 0, seeds = 7, epsilon = NULL) {
+                      trials = 0, seeds = 7, epsilon = NULL, extra = list(),
+                      statistic = edge_stat) {
   r <- edge_records(family)[[record]]
   out <- list()
   for (size in names(size_pairs(guarantee_N))) {
@@ -476,7 +477,7 @@ edge_case <- function(method, family, record, layout = "dense", cv = FALSE,
     x0 <- edge_layout(d$x0, layout)
     x1 <- edge_layout(d$x1, layout)
     run <- function(x, y, off, w) edge_fit(method, family, x, y, off, w, cv,
-                                           epsilon)
+                                           epsilon, extra)
     same <- finite <- TRUE
     said <- character()
     for (s in seeds) {
@@ -491,7 +492,7 @@ edge_case <- function(method, family, record, layout = "dense", cv = FALSE,
     accounted <- if (ran) c0$value$privacy$epsilon_accounted
     lb <- if (trials > 0 && ran) {
       stat <- function(x, y, off, w) vapply(seq_len(trials), function(i)
-        edge_stat(suppressWarnings(tryCatch(run(x, y, off, w),
+        statistic(suppressWarnings(tryCatch(run(x, y, off, w),
                                             error = function(e) NULL))), 0)
       audit_eps_both(stat(x0, d$y0, d$off0, d$w0),
                      stat(x1, d$y1, d$off1, d$w1), guarantee_delta)
@@ -611,6 +612,33 @@ test_that("edge records: epsilon lower bounds for the penalised methods and ever
     for (record in c("x max, y far", "y 0, offset -800"))
       expect_edge_case(edge_case(cs[1L], cs[2L], record, trials = 40),
                        paste(cs[1L], cs[2L], record, sep = ", "))
+  }
+})
+
+# The inference stage (dpsco(inference = TRUE)): its releases read x
+# unclamped (Mallows weights bound every term instead), y through a
+# clamped, corrected score and the means through a capped bread weight,
+# so the records at the edges of the domain go through all of it.  The
+# statistic audited for epsilon is the stage's released intercept.
+inference_stat <- function(fit) {
+  v <- if (is.null(fit)) NA else unname(fit$inference$estimate[1L])
+  if (length(v) == 1L && is.finite(v)) v else 1e300
+}
+
+test_that("edge records: the inference stage, every family it takes", {
+  # (quick: the records of the extremes of x, y and the offset, and two of
+  # them audited for epsilon; long: the whole catalogue)
+  set.seed(20261129)
+  for (family in c("gaussian", "binomial", "poisson")) {
+    recs <- names(edge_records(family, full = guarantee_long))
+    if (!guarantee_long) recs <- recs[c(1, 4, 5, 6)]
+    for (record in recs) {
+      trials <- if (record %in% c("x max, y far", "y far, offset 800"))
+                  (if (guarantee_long) 100 else 20) else 0
+      a <- edge_case("clip", family, record, trials = trials,
+                     extra = list(inference = TRUE), statistic = inference_stat)
+      expect_edge_case(a, paste("inference", family, record, sep = ", "))
+    }
   }
 })
 
