@@ -206,3 +206,16 @@ inference_text <- function(inf) {
     if (is.null(inf$refused)) ""
     else paste0("  No standard errors: ", inf$refused, "."))
 }
+
+# The line print() adds for a fit with the inference stage.
+inference_line <- function(inf) {
+  if (is.null(inf)) return(NULL)
+  if (!is.null(inf$refused))
+    return(paste0("Inference (share ", format(signif(inf$share, 3)),
+                  "): no standard errors, ", inf$refused,
+                  "; see confint() for the remedies."))
+  paste0("Inference (share ", format(signif(inf$share, 3)), "): standard ",
+         "errors and intervals of the unpenalised model's ",
+         length(inf$names), " coefficients in summary(), confint() and ",
+         "vcov().")
+}

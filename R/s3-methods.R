@@ -76,7 +76,8 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   else cat("\nPrivacy: none (epsilon = Inf)\n")
   cat(privacy_status(pr)$lines, sep = "\n")
   for (sig in c(y_range_text(x, x$nobs, pr$epsilon),
-                signal_text(x$signal, x$nobs, pr$epsilon)))
+                signal_text(x$signal, x$nobs, pr$epsilon),
+                inference_line(x$inference)))
     cat("\n", paste(strwrap(sig), collapse = "\n"), "\n", sep = "")
   invisible(x)
 }
