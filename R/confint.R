@@ -40,10 +40,12 @@ inference_refused <- function(inf) {
 #' those released values only:
 #' they never read the data and cost no budget.
 #'
-#' The covariance is `V = H^-1 J H^-1 / n + s^2 H^-2`, with H the released
-#' bread (the expected Jacobian of the score), J the released meat (its
-#' second moment) and s the noise sd of the released score; the first
-#' term is the sampling part, the second the privacy part.  Wald intervals
+#' The covariance is `V = H^-1 J H^-1 / n + s^2 H^-2 + P`, with H the
+#' released bread (the expected Jacobian of the score), J the released
+#' meat (its second moment) and s the noise sd of the released score; the
+#' first term is the sampling part, the rest the privacy part, where P is
+#' the first-order effect of the bread's known noise on the estimate
+#' through the final point's own noise.  Wald intervals
 #' are `estimate +- z sqrt(diag(V))`.  `method = "bootstrap"` draws the
 #' released bread, meat and score again from their known noise (with the
 #' released values as the truth) and inverts the distribution of the
@@ -146,6 +148,7 @@ inference_bootstrap <- function(inf, B) {
   d <- nrow(inf$bread)
   sd <- inf$sd
   jroot <- chol_psd(floor_eigen(inf$meat, 0) / inf$n)
+  droot <- chol_psd(inf$step_cov %||% matrix(0, d, d))
   sym_noise <- function(s) {
     e <- matrix(stats::rnorm(d * d), d, d)
     e[lower.tri(e)] <- t(e)[lower.tri(e)]
@@ -156,10 +159,15 @@ inference_bootstrap <- function(inf, B) {
     h <- inf$bread + sym_noise(sd[["bread"]])
     lmin <- min(eigen(h, symmetric = TRUE, only.values = TRUE)$values)
     if (!(lmin > level * inf$noise_norm)) return(rep(NA_real_, d))
-    g <- drop(crossprod(jroot, stats::rnorm(d))) + sd[["score"]] * stats::rnorm(d)
+    # the sampling score, the final score's noise, and the bread's noise
+    # acting on the final point's own noise (inference_privacy_cov())
+    g <- drop(crossprod(jroot, stats::rnorm(d))) +
+      sd[["score"]] * stats::rnorm(d) +
+      drop(sym_noise(sd[["bread"]]) %*% crossprod(droot, stats::rnorm(d)))
     hi <- solve(h)
     j <- floor_eigen(inf$meat + sym_noise(sd[["meat"]]), 0)
-    v <- inf$map %*% (hi %*% j %*% hi / inf$n + sd[["score"]]^2 * hi %*% hi) %*%
+    v <- inf$map %*% (hi %*% j %*% hi / inf$n +
+                        inference_privacy_cov(hi, sd, inf$step_cov)) %*%
       t(inf$map)
     drop(inf$map %*% hi %*% g) / sqrt(diag(v))
   }, numeric(d)))

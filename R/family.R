@@ -305,7 +305,7 @@ family_binomial <- function() {
              inference = list(terms = function(eta, y, c) {
                mu <- stats::plogis(eta)
                list(psi = y - mu, d = mu * (1 - mu), bound = 1, d_cap = 0.25)
-             }, residual_scale = FALSE, trust = 2.5),
+             }, residual_scale = FALSE, trust = 5),
              model_step = 1.5, y_settings = NULL, y_check = NULL,
              trials_matrix = TRUE,
              hessian = function(eta, y) {
@@ -393,7 +393,7 @@ family_poisson <- function() {
                b <- poisson_score_bound(c)
                list(psi = clamp(clamp(y - mu, -c, c) - mo$a, -b, b),
                     d = mo$d, bound = b, d_cap = c^2)
-             }, residual_scale = TRUE, trust = 2.5,
+             }, residual_scale = TRUE, trust = 5,
              # the bread weight is at most the mean (the clamp shrinks
              # the variance): its cap, a released quantile of the means
              cap_from = function(eta) exp(eta)),

@@ -123,12 +123,12 @@ poisson_clamp_moments <- function(mu, c) {
 # need relative accuracy only (their noise moves the standard error, not
 # the centre).  Without an intercept there is no centre to release: its
 # fraction goes to the score.
-inference_fractions <- c(centre = 0.02, design = 0.02, scale = 0.02,
-                         steps = 0.24, score = 0.40, bread = 0.18,
-                         meat = 0.12)
+inference_fractions <- c(centre = 0.02, design = 0.02, moment = 0.02,
+                         scale = 0.02, steps = 0.22, score = 0.44,
+                         bread = 0.18, meat = 0.08)
 
 # The damped steps from the path's start to the final point.
-inference_steps <- 2L
+inference_steps <- 3L
 
 # The default share of the budget when `inference = TRUE`.
 inference_default_share <- 0.4
@@ -155,13 +155,14 @@ inference_plan <- function(fam, share, z1, intercept,
   unused <- if (!intercept) "centre"
   fr[["score"]] <- fr[["score"]] + sum(fr[unused])
   fr[unused] <- 0
-  k <- c(centre = 1, design = 1, scale = 1, steps = steps + 1, score = 1,
-         bread = 1, meat = 1)
+  k <- c(centre = 1, design = 1, moment = 1, scale = 1, steps = steps + 1,
+         score = 1, bread = 1, meat = 1)
   z <- vapply(names(fr), function(nm)
     if (fr[[nm]] > 0) part_multiplier(z1, share * fr[[nm]], k[[nm]]) else 0,
     0)
   what <- c(centre = "means of the clamped columns of x",
             design = "histograms of the columns' distances from their centres",
+            moment = "mean squares of those distances, clamped",
             scale = paste0("histograms of the rows' norms",
                            if (fam$inference$residual_scale)
                              ", of the residuals' magnitudes",
@@ -195,23 +196,28 @@ inference_design <- function(x, std, intercept) {
 
 # The stage's own standardisation, so that every column of its design has
 # a second moment near 1 and the released bread's isotropic noise meets
-# every direction alike.  Two releases on the fit's design (x - centre) /
-# scale, whose released bounds put most of it within [-1, 1]: the means
+# every direction alike.  Three releases on the fit's design (x - centre)
+# / scale, whose released bounds put most of it within [-1, 1]: the means
 # of its columns clamped to [-1, 1] (sensitivity sqrt(p) / n; with an
-# intercept only), then octave histograms of each column's distance from
-# that centre (sensitivity sqrt(p)), whose 0.68 quantile is the scale
-# (about the sd of a normal column).
+# intercept only); octave histograms of each column's distance from that
+# centre (sensitivity sqrt(p)), for its 0.99 quantile q; and the mean
+# squares of those distances over q, clamped to [0, 1] (sensitivity
+# sqrt(p) / n).  The scale is q times the root of the last (floored at
+# three noise sds): about the column's sd, robust to a heavy tail (the
+# 1% beyond q count at q), and right for a column that is mostly 0.
 inference_scaling <- function(x, std, intercept, z, n) {
   w0 <- inference_design(x, std, FALSE)
   p <- ncol(w0)
+  sens <- sqrt(p) / n
   m <- if (intercept)
-         release_vector(colSums(clamp(w0, -1, 1)) / n, z[["centre"]],
-                        sqrt(p) / n)
+         release_vector(colSums(clamp(w0, -1, 1)) / n, z[["centre"]], sens)
        else rep(0, p)
   dev <- abs(w0 - rep(m, each = nrow(w0)))
-  s <- octave_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.32,
-                        z[["design"]], n)
-  s <- pmax(s, 2^-30)
+  q <- pmax(octave_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.01,
+                             z[["design"]], n), 2^-30)
+  u2 <- clamp(dev / rep(q, each = nrow(dev)), 0, 1)^2
+  m2 <- release_vector(colSums(u2) / n, z[["moment"]], sens)
+  s <- q * sqrt(pmax(m2, 3 * z[["moment"]] * sens, 1e-12))
   list(center = std$center + std$scale * m, scale = std$scale * s)
 }
 
@@ -252,23 +258,36 @@ release_vector <- function(v, z, sensitivity) {
 # grows by a few percent, the privacy sd falls by about 1.7 at d = 11).
 row_bound_tau <- 0.5
 
+# The share of the residuals beyond the clamp c: the score's privacy noise
+# grows with c, its sampling sd falls; at 0.2 (c about 1.3 sd for normal
+# errors, Huber's choice for 95% efficiency) the sum of the two is about
+# its smallest at n = 20,000 and epsilon 1.
+clamp_tau <- 0.2
+
 # The stage's settings at the start, from one release of octave
-# histograms (octave_quantiles()): the row bound R, the median of the
-# rows' norms ||w_i|| (row_bound_tau); for a family with a residual clamp, c, the 0.9 quantile of
-# |r_i| (for normal errors 1.6 sd, where Huber's score keeps 97%
-# efficiency); for a family with cap_from (poisson), the cap on the bread
-# weight, the 0.9 quantile of those bounds.
+# histograms (octave_quantiles()): the row bound R at the median of the
+# rows' norms ||w_i|| (row_bound_tau); for a family with a residual
+# clamp, c at the 0.8 quantile of |r_i| (clamp_tau); for a family with
+# cap_from (poisson), the cap on the bread weight at the 0.9 quantile of
+# those bounds, so that few records are weighted down by it.
 inference_settings <- function(fam, w, eta, y, z, n) {
   spec <- fam$inference
-  vals <- list(sqrt(rowSums(w * w)))
-  if (spec$residual_scale) vals <- c(vals, list(abs(spec$terms(eta, y, Inf)$psi)))
-  if (!is.null(spec$cap_from)) vals <- c(vals, list(spec$cap_from(eta)))
-  q <- octave_quantiles(vals, c(row_bound_tau, rep(0.1, length(vals) - 1L)),
-                        z, n)
-  c <- if (spec$residual_scale) q[2L] else Inf
+  vals <- list(row = sqrt(rowSums(w * w)))
+  tau <- c(row = row_bound_tau)
+  if (spec$residual_scale) {
+    vals$clamp <- abs(spec$terms(eta, y, Inf)$psi)
+    tau[["clamp"]] <- clamp_tau
+  }
+  if (!is.null(spec$cap_from)) {
+    vals$cap <- spec$cap_from(eta)
+    tau[["cap"]] <- 0.1
+  }
+  q <- stats::setNames(octave_quantiles(vals, tau, z, n), names(vals))
+  c <- if (spec$residual_scale) q[["clamp"]] else Inf
   d_cap <- spec$terms(0, 0, c)$d_cap
-  if (!is.null(spec$cap_from)) d_cap <- min(d_cap, q[length(q)])
-  list(row_bound = q[1L], clamp = c, d_cap = d_cap, histograms = length(vals))
+  if (!is.null(spec$cap_from)) d_cap <- min(d_cap, q[["cap"]])
+  list(row_bound = q[["row"]], clamp = c, d_cap = d_cap,
+       histograms = length(vals))
 }
 
 # The stage's releases at b: each Gaussian, over the public n, with the
@@ -328,6 +347,7 @@ inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
     else structure(step, capped = FALSE)
   }
   capped <- FALSE
+  step_cov <- matrix(0, d, d)
   if (all(z == 0)) {
     # not private: the steps cost nothing, so Newton runs to the root
     b <- inference_root(fam, w, y, b, R, set$clamp, set$d_cap, off, weights)
@@ -342,6 +362,10 @@ inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
       b <- b + drop(step)
       tm <- terms(b)
     }
+    # the covariance of the last step's privacy noise, which the final
+    # point carries into the one-step estimate through the bread's noise
+    pi <- solve(pre)
+    step_cov <- g$sd^2 * pi %*% pi
   }
   tm <- terms(b)
   rel <- lapply(c(score = "score", bread = "bread", meat = "meat"),
@@ -349,9 +373,10 @@ inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
   list(b = b, score = rel$score$value, bread = rel$bread$value,
        meat = rel$meat$value, sd = vapply(rel, `[[`, 0, "sd"),
        clamp = set$clamp, row_bound = R, d_cap = tm$d_cap, bound = tm$bound,
-       capped = capped, n = n, d = d, std = sc,
+       capped = capped, n = n, d = d, std = sc, step_cov = step_cov,
        sens = c(centre = sqrt(d - intercept) / n,
                 design = sqrt(d - intercept),
+                moment = sqrt(d - intercept) / n,
                 scale = sqrt(set$histograms),
                 steps = max(tm$bound * R, tm$d_cap * R^2) / n,
                 score = tm$bound * R / n, bread = tm$d_cap * R^2 / n,
@@ -380,6 +405,7 @@ inference_result <- function(st, std, intercept, names, share, fam) {
   out <- list(family = fam$name, share = share, n = st$n, names = names,
               clamp = st$clamp, row_bound = st$row_bound, d_cap = st$d_cap,
               sd = st$sd, bread = sym, meat = st$meat, score = st$score,
+              step_cov = st$step_cov,
               point = st$b, map = tmap, bread_min = lmin,
               noise_norm = noise_norm, refused = NULL)
   level <- inference_refusal()
@@ -402,11 +428,25 @@ inference_result <- function(st, std, intercept, names, share, fam) {
   meat <- floor_eigen(st$meat, 0)
   out$estimate <- stats::setNames(drop(tmap %*% (st$b + step)), names)
   vs <- tmap %*% hi %*% meat %*% hi %*% t(tmap) / st$n
-  vp <- st$sd[["score"]]^2 * tmap %*% hi %*% hi %*% t(tmap)
+  vp <- tmap %*% inference_privacy_cov(hi, st$sd,
+                                       st$step_cov %||% matrix(0, d, d)) %*%
+    t(tmap)
   dimnames(vs) <- dimnames(vp) <- list(names, names)
   out$vcov_sampling <- (vs + t(vs)) / 2
   out$vcov_privacy <- (vp + t(vp)) / 2
   out
+}
+
+# The privacy covariance of the one-step estimate b + H^-1 g (on the
+# stage's scale), to first order: the final score's noise, sd_g^2 H^-2,
+# and the noise E of the released bread acting on the final point's own
+# noise delta (the last step's, covariance D = step_cov): the estimate
+# moves by H^-1 E delta, and for a symmetric Gaussian E of entry sd s,
+# Cov(E delta) = s^2 (tr(D) I + D).
+inference_privacy_cov <- function(hi, sd, step_cov) {
+  d <- nrow(hi)
+  sd[["score"]]^2 * hi %*% hi +
+    sd[["bread"]]^2 * hi %*% (sum(diag(step_cov)) * diag(d) + step_cov) %*% hi
 }
 
 # The linear map from the stage's coefficients (on w) to the scale of x:

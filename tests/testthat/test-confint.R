@@ -24,8 +24,14 @@ test_that("vcov() is the released sandwich plus the privacy covariance", {
   ev <- eigen(meat, symmetric = TRUE)
   meat <- ev$vectors %*% (pmax(ev$values, 0) * t(ev$vectors))
   vs <- inf$map %*% hi %*% meat %*% hi %*% t(inf$map) / inf$n
-  vp <- inf$sd[["score"]]^2 * inf$map %*% hi %*% hi %*% t(inf$map)
+  # the final score's noise, and the bread's noise acting on the last
+  # step's: Cov(E delta) = s^2 (tr(D) I + D) for a symmetric Gaussian E
+  D <- inf$step_cov
+  mid <- inf$sd[["score"]]^2 * diag(4) +
+    inf$sd[["bread"]]^2 * (sum(diag(D)) * diag(4) + D)
+  vp <- inf$map %*% hi %*% mid %*% hi %*% t(inf$map)
   v <- vcov(fit)
+  expect_gt(sum(diag(D)), 0)
   expect_equal(as.vector(attr(v, "sampling")), as.vector(vs), tolerance = 1e-10)
   expect_equal(as.vector(attr(v, "privacy")), as.vector(vp), tolerance = 1e-10)
   expect_equal(as.vector(v), as.vector(vs + vp), tolerance = 1e-10)
