@@ -83,7 +83,7 @@ path_arg_rules <- list(
     if (is.null(fam$inference))
       c("inference", "is not yet available for the ", fam$name, " family ",
         "(it is for gaussian, binomial and poisson).")
-    else if (!identical(a$tuning, "private"))
+    else if (identical(a$tuning, "public"))
       c("inference", "needs tuning = \"private\": the stage's scale and ",
         "row bound are private settings.")
     else if (is_mapped(a$x) || is_sharded(a$x))

@@ -271,17 +271,12 @@ inference_root <- dpsco:::inference_root
 inference_sandwich <- dpsco:::inference_sandwich
 poisson_clamp_moments <- dpsco:::poisson_clamp_moments
 poisson_score_bound <- dpsco:::poisson_score_bound
-inference_design <- dpsco:::inference_design
-inference_map <- dpsco:::inference_map
 inference_plan <- dpsco:::inference_plan
 inference_release <- dpsco:::inference_release
 inference_result <- dpsco:::inference_result
-inference_table <- dpsco:::inference_table
 inference_bootstrap <- dpsco:::inference_bootstrap
 octave_quantiles <- dpsco:::octave_quantiles
-release_vector <- dpsco:::release_vector
 check_inference <- dpsco:::check_inference
-cv_inference_pool <- dpsco:::cv_inference_pool
 cv_selected_share <- dpsco:::cv_selected_share
 
 # ---- Shards (data held by workers)

@@ -51,7 +51,8 @@ pa_expected <- function(n) {
     trace = lam(TRUE),
     lambda.min.ratio = lam(0.01),
     weights = lam(rep(0.5, n), verb = "apply"),
-    offset = lam(rep(0.1, n)))
+    offset = lam(rep(0.1, n)),
+    inference = lam(0.4))
 }
 
 expect_refusal <- function(expr, arg, msg, info = NULL) {
@@ -71,9 +72,10 @@ test_that("the table has one row for each argument that not every method takes",
   expect_setequal(names(path_args), names(pa_expected(d$n)))
   # the unset values and the rows a family with a predictor per class refuses
   unset <- Filter(Negate(is.null), lapply(path_args, `[[`, "unset"))
-  expect_identical(unset, list(alpha = list(NULL, 1), trace = list(NULL, FALSE)))
+  expect_identical(unset, list(alpha = list(NULL, 1), trace = list(NULL, FALSE),
+                               inference = list(NULL, 0)))
   multi <- names(Filter(function(r) isFALSE(r$multi), path_args))
-  expect_setequal(multi, c("trace", "offset"))
+  expect_setequal(multi, c("trace", "offset", "inference"))
 })
 
 test_that("an argument given to a method of the other path is refused with its message", {
@@ -112,7 +114,7 @@ test_that("the unset values pass for every method, and a fit runs with them", {
 
 test_that("a family with one predictor per class refuses the multi = FALSE rows", {
   d <- pa_data()
-  given <- list(trace = TRUE, offset = rep(0.1, d$n))
+  given <- list(trace = TRUE, offset = rep(0.1, d$n), inference = 0.4)
   for (arg in names(given)) {
     expect_refusal(do.call(dpsco, c(list(d$x, d$ym, family = "multinomial",
                                          method = "clip", epsilon = 1),
@@ -126,9 +128,31 @@ test_that("a family with one predictor per class refuses the multi = FALSE rows"
   expect_null(pa_check("clip", trace = FALSE, family = "multinomial"))
 })
 
-test_that("the table's rules are the five restrictions tested below", {
+test_that("the table's rules are the six restrictions tested below", {
   expect_setequal(names(path_arg_rules),
-                  c("calibration", "secure", "x", "optimizer", "control"))
+                  c("calibration", "secure", "x", "optimizer", "control",
+                    "inference"))
+})
+
+test_that("inference needs a family with a score, private tuning and x in memory", {
+  d <- pa_data()
+  expect_refusal(dpsco(d$x, abs(d$y), family = "quantile", tau = 0.5,
+                       inference = TRUE), "inference",
+                 paste0("`inference` is not yet available for the quantile ",
+                        "family (it is for gaussian, binomial and poisson)."))
+  expect_refusal(dpsco(d$x, d$y, tuning = "public", inference = TRUE),
+                 "inference", paste0("`inference` needs tuning = \"private\": ",
+                                     "the stage's scale and row bound are ",
+                                     "private settings."))
+  skip_if_not_installed("bigmemory")
+  dir <- withr::local_tempdir()
+  xb <- bigmemory::as.big.matrix(d$x, type = "double", backingfile = "x.bin",
+                                 descriptorfile = "x.desc", backingpath = dir)
+  expect_refusal(dpsco(xb, d$y, inference = TRUE), "inference",
+                 "`inference` needs x in memory (a matrix or a dgCMatrix).")
+  # the penalised methods with private tuning take it
+  for (m in c("clip", "holland", "kamath"))
+    expect_null(pa_check(m, inference = 0.4), info = m)
 })
 
 test_that("calibration = \"paper\" exists for the paper's methods only", {
