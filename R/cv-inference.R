@@ -26,7 +26,7 @@ cv_inference_arg <- function(inference) {
 }
 
 # The cv.dpsco object with the selected model's inference: `x`, `y` the
-# pool's records, `n_pool` its public expected size, `args` the arguments
+# pool's records, `n_pool` its public expected size (rounded), `args` the arguments
 # of the fit.
 cv_selected_inference <- function(out, x, y, n_pool, args) {
   fit <- out$dpsco.fit

@@ -246,7 +246,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                       this_call, record)
   if (inf$pool > 0)
     out <- cv_selected_inference(out, x[pool, , drop = FALSE], y_fit[pool],
-                                 n * inf$pool, list(
+                                 round(n * inf$pool), list(
       family = family, method = method, epsilon = epsilon, delta = delta,
       tau = tau, secure = secure, weights = weights[pool],
       offset = offset[pool], ...))
