@@ -54,7 +54,7 @@ inference_refused <- function(inf) {
 #' standard error itself uncertain.
 #'
 #' When the released bread is too noisy to invert reliably (its smallest
-#' eigenvalue below twice the typical spectral norm of its noise) or the
+#' eigenvalue below the typical spectral norm of its noise) or the
 #' private Newton steps had not converged, no standard error is given:
 #' the values are `NA` and a warning of class
 #' `dpsco_inference_unreliable` names the remedies.
@@ -70,8 +70,8 @@ inference_refused <- function(inf) {
 #'   coefficient and the columns of its lower and upper limits.
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(20000 * 3), 20000, 3)
-#' y <- drop(x %*% c(1, -0.5, 0)) + rnorm(20000)
+#' x <- matrix(rnorm(5000 * 3), 5000, 3)
+#' y <- drop(x %*% c(1, -0.5, 0)) + rnorm(5000)
 #' fit <- dpsco(x, y, epsilon = 1, inference = TRUE)
 #' confint(fit)
 #' summary(fit)$coefficients
@@ -164,6 +164,7 @@ inference_bootstrap <- function(inf, B) {
     g <- drop(crossprod(jroot, stats::rnorm(d))) +
       sd[["score"]] * stats::rnorm(d) +
       drop(sym_noise(sd[["bread"]]) %*% crossprod(droot, stats::rnorm(d)))
+    if (rcond(h) < 1e-12) return(rep(NA_real_, d))
     hi <- solve(h)
     j <- floor_eigen(inf$meat + sym_noise(sd[["meat"]]), 0)
     v <- inf$map %*% (hi %*% j %*% hi / inf$n +

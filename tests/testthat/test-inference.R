@@ -305,3 +305,18 @@ test_that("inference takes a share, and refuses where it does not apply", {
   expect_equal(sum(shares), 0.5, tolerance = 1e-12)
   expect_false("inference_centre" %in% vapply(pl$parts, `[[`, "", "name"))
 })
+
+test_that("collinear or constant columns refuse the intervals, never fail", {
+  set.seed(12)
+  n <- 3000
+  x <- matrix(rnorm(n * 3), n, 3)
+  x <- cbind(x, x[, 1], 5)
+  y <- drop(x[, 1:3] %*% c(1, -1, 0.5)) + rnorm(n)
+  f0 <- dpsco(x, y, method = "none", inference = TRUE)
+  expect_match(f0$inference$refused, "singular")
+  f1 <- dpsco(x, y, epsilon = 1, inference = TRUE)
+  expect_false(is.null(f1$inference$refused))
+  expect_warning(ci <- confint(f1), class = "dpsco_inference_unreliable")
+  expect_true(all(is.na(ci)))
+  expect_true(all(is.finite(f1$inference$estimate)))
+})
