@@ -469,23 +469,23 @@ summ <- do.call(rbind, lapply(stored, function(res)
 anc <- do.call(rbind, lapply(stored, anchors))
 rownames(summ) <- rownames(anc) <- NULL
 
-cat("\n== Per cell and refusal level L (over the returned replications) ==\n")
-cat("cov = coverage of the 95% Wald interval (mean over 11 coefficients, worst one);\n",
-    "width = median private / glm SE over slopes; secal = mean SE / sd(estimate) per\n",
-    "coefficient (range); type1 = 5% z-test over the 7 null slopes; mc_sd = sqrt(.95 .05 / returned)\n", sep = "")
-pr <- summ
-num <- vapply(pr, is.numeric, NA)
-pr[num] <- lapply(pr[num], round, 3)
-print(pr, row.names = FALSE)
-
-cat("\n== Per cell: anchors, bootstrap-t, times ==\n")
-cat("glm / naive (private estimate, glm SE) / hc0 (glm estimate, HC0 SE) / dps (DPrivStats,\n",
-    "NOT private as used: its sampling variance comes from the raw data) coverage: mean, worst;\n",
-    "boot = bootstrap-t (draws at L = 2) coverage and median width / Wald width; times in s\n", sep = "")
-pa <- anc
-num <- vapply(pa, is.numeric, NA)
-pa[num] <- lapply(pa[num], round, 3)
-print(pa, row.names = FALSE)
+# A table under its heading and legend, numbers to 3 decimals.
+print_rounded <- function(heading, legend, tab) {
+  cat("\n== ", heading, " ==\n", paste(legend, collapse = "\n"), "\n", sep = "")
+  num <- vapply(tab, is.numeric, NA)
+  tab[num] <- lapply(tab[num], round, 3)
+  print(tab, row.names = FALSE)
+}
+print_rounded("Per cell and refusal level L (over the returned replications)", c(
+  "cov = coverage of the 95% Wald interval (mean over 11 coefficients, worst one);",
+  "width = median private / glm SE over slopes; secal = mean SE / sd(estimate) per",
+  "coefficient (range); type1 = 5% z-test over the 7 null slopes; mc_sd = sqrt(.95 .05 / returned)"),
+  summ)
+print_rounded("Per cell: anchors, bootstrap-t, times", c(
+  "glm / naive (private estimate, glm SE) / hc0 (glm estimate, HC0 SE) / dps (DPrivStats,",
+  "NOT private as used: its sampling variance comes from the raw data) coverage: mean, worst;",
+  "boot = bootstrap-t (draws at L = 2) coverage and median width / Wald width; times in s"),
+  anc)
 
 # checks against the targets, per L
 cat("\n== Targets ==\n")
