@@ -49,7 +49,8 @@
 #' @param x a `dpsco` or `cv.dpsco` object.
 #' @param return_zeros keep the zero coefficients?
 #' @param conf.int (tidy) `TRUE` for the coefficient table of a fit made
-#'   with `inference = TRUE` instead of the path: term, estimate,
+#'   with `inference = TRUE` (a `cv.dpsco` fit: with `inference = TRUE`
+#'   or `"selected"`) instead of the path: term, estimate,
 #'   std.error (with its sampling and privacy parts), statistic, p.value,
 #'   conf.low and conf.high (Wald; see [confint.dpsco()]).
 #' @param conf.level (tidy) the level of those intervals.
@@ -204,8 +205,11 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
 
 #' @rdname dpsco_tidiers
 #' @exportS3Method tidy cv.dpsco
-tidy.cv.dpsco <- function(x, ...) {
+tidy.cv.dpsco <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   check_no_dots(list(...), "tidy")
+  if (!is.logical(conf.int) || length(conf.int) != 1L || is.na(conf.int))
+    arg_error("conf.int", "must be TRUE or FALSE.")
+  if (conf.int) return(tidy_inference(cv_inference_holder(x), conf.level))
   axis <- names(x)[1L]
   vals <- x[[1L]]
   na <- rep(NA_real_, length(vals))
