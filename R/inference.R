@@ -225,33 +225,25 @@ inference_scaling <- function(x, std, intercept, z, n) {
 }
 
 # The (1 - tau) quantiles (tau one per vector, or one for all) of the
-# vectors of the list `vals`, from one
-# release of their octave histograms (release_counts(): one record adds
-# 1 to one count of each, so the L2 sensitivity is sqrt(length(vals))):
-# hist_quantile()'s bin, then a point within it, log-uniform between its
-# edges by the share of the bin's noisy count the quantile leaves above
-# (octave bins hold enough records to clear the noise at small n, where
-# finer bins would not).
+# vectors of the list `vals`, from one release of their octave histograms
+# (release_counts(): one record adds 1 to one count of each, so the L2
+# sensitivity is sqrt(length(vals))): hist_quantile()'s bin, then a point
+# within it, log-uniform between its edges by the share of the bin's
+# kept noisy count (hist_kept()) the quantile leaves above (octave bins
+# hold enough records to clear the noise at small n, where finer bins
+# would not).
 octave_quantiles <- function(vals, tau, z, n) {
   hc <- release_counts(vals, z)
-  thr <- hc$sd * stats::qnorm(1e-4 / 64, lower.tail = FALSE)
   vapply(seq_along(vals), function(j) {
     counts <- hc$counts[, j]
     tau <- rep_len(tau, length(vals))[j]
     top <- hist_quantile(counts, tau, n, hc$sd)
     b <- round(log2(top)) + 33
-    kept <- ifelse(counts >= thr, counts, 0)
+    kept <- hist_kept(counts, hc$sd)
     above <- sum(kept[-seq_len(b)])
     frac <- if (kept[b] > 0) clamp((tau * n - above) / kept[b], 0, 1) else 0
     top * 2^-frac
   }, 0)
-}
-
-# A vector of L2 sensitivity `sensitivity` released with multiplier z.
-release_vector <- function(v, z, sensitivity) {
-  if (!(z > 0)) return(v)
-  if (noise_secure()) return(secure_values(v, z, sensitivity))
-  v + z * sensitivity * stats::rnorm(length(v))
 }
 
 # The share of the rows beyond the row bound: the privacy noise of the
@@ -302,17 +294,20 @@ inference_settings <- function(fam, w, eta, y, z, n) {
 # bound^2 R^2 / n.
 inference_release <- function(what, tm, w, z, R, n) {
   norms <- sqrt(rowSums(w * w))
+  # (the d x d sums in C, design_gram(): several times faster than
+  # crossprod() with R's reference BLAS at d in the hundreds)
+  cols <- structure(list(x = w), class = "design_cols")
   switch(what,
     score = list(value = release_vector(
       drop(crossprod(w, tm$v * tm$psi)) / n, z, tm$bound * R / n),
       sd = z * tm$bound * R / n),
     bread = {
-      rc <- release_curvature(w, z, R, n, norms,
+      rc <- release_curvature(cols, z, R, n, norms,
                               weights = tm$uw * tm$d / tm$d_cap)
       list(value = tm$d_cap * rc$h, sd = tm$d_cap * rc$sd)
     },
     meat = {
-      rc <- release_curvature(w, z, R, n, norms, weights = clamp(
+      rc <- release_curvature(cols, z, R, n, norms, weights = clamp(
         (tm$uw * tm$psi / tm$bound)^2 * tm$mallows, 0, 1))
       list(value = tm$bound^2 * rc$h, sd = tm$bound^2 * rc$sd)
     })
@@ -356,6 +351,7 @@ inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
   if (all(z == 0)) {
     # not private: the steps cost nothing, so Newton runs to the root
     b <- inference_root(fam, w, y, b, R, set$clamp, set$d_cap, off, weights)
+    tm <- terms(b)
   } else {
     tm <- terms(b)
     h0 <- inference_release("bread", tm, w, z[["steps"]], R, n)
@@ -369,10 +365,10 @@ inference_stage <- function(fam, x, y, std, b0, plan, n, intercept,
     }
     # the covariance of the last step's privacy noise, which the final
     # point carries into the one-step estimate through the bread's noise
-    pi <- solve(pre)
-    step_cov <- g$sd^2 * pi %*% pi
+    pre_inv <- solve(pre)
+    step_cov <- g$sd^2 * pre_inv %*% pre_inv
   }
-  tm <- terms(b)
+  # (tm: the terms at the final point b)
   rel <- lapply(c(score = "score", bread = "bread", meat = "meat"),
                 function(what) inference_release(what, tm, w, z[[what]], R, n))
   list(b = b, score = rel$score$value, bread = rel$bread$value,

@@ -312,12 +312,18 @@ centre_octave_range <- function(counts, sd, st) {
 # times too large); when no count clears it, the fullest noisy bin stands
 # in.
 hist_quantile <- function(counts, tau, n, sd) {
-  thr <- sd * stats::qnorm(1e-4 / length(counts), lower.tail = FALSE)
-  kept <- ifelse(counts >= thr, counts, 0)
+  kept <- hist_kept(counts, sd)
   if (!any(kept > 0)) return(2^(which.max(counts) - 33))
   above <- rev(cumsum(rev(kept)))[-1L]       # values in bins b + 1, b + 2, ...
   b <- which(c(above, 0) <= tau * n)[1L]
   2^(b - 33)
+}
+
+# The noisy counts that clear the level pure noise passes with probability
+# 1e-4 over all bins; the others taken as 0.
+hist_kept <- function(counts, sd) {
+  thr <- sd * stats::qnorm(1e-4 / length(counts), lower.tail = FALSE)
+  ifelse(counts >= thr, counts, 0)
 }
 
 # ---------------------------------------------------------------------------
