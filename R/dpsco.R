@@ -48,9 +48,13 @@
 #'     norm `control$clip`; sensitivity `C / m`.}
 #'   \item{`"kamath"`}{DP-SPGD(K) (Algorithms 2-3): coordinates clipped to
 #'     `[-rho/2, rho/2]`, median of `k` group means; sensitivity
-#'     `rho k sqrt(d) / (2m)`.}
+#'     `rho k sqrt(d) / (2m)` (halved for even `k`).  With private tuning
+#'     each gradient is first clipped to L2 norm `C'` (below), which caps
+#'     the sensitivity at `C' k / m` (halved for even `k`).}
 #'   \item{`"holland"`}{DP-SPGD(H) (Algorithm 4): Catoni-Giulini soft
-#'     truncation at scale `s`; sensitivity `2 sqrt(2) s sqrt(d) / (3m)`.}
+#'     truncation at scale `s`; sensitivity `2 sqrt(2) s sqrt(d) / (3m)`.
+#'     With private tuning each gradient is first clipped to L2 norm `C`,
+#'     which caps the sensitivity at `C / m`.}
 #'   \item{`"none"`}{non-private stochastic proximal gradient descent.}
 #' }
 #' Here `m` is the expected batch size and `d` the gradient dimension
@@ -82,10 +86,15 @@
 #'     private range `[lo, hi]` of `y` (gaussian; poisson: `[0, hi]`), from
 #'     a noisy histogram of the signed octaves of `y` released with the
 #'     bounds on `x`, or the private event rate;}
-#'   \item{the oracle's truncation}{clipping's `C` is the private 0.99
-#'     quantile (noisy histogram of `log2` values) of the gradient norms at
-#'     the start; Holland's `s` and Kamath's `rho` are set so that their
-#'     sensitivity equals clipping's at that `C`;}
+#'   \item{the oracle's truncation}{clipping's `C` is the top edge of the
+#'     octave at the private 0.995 quantile of the gradient norms at the
+#'     start (a noisy histogram of their `log2`, read from the bins whose
+#'     counts clear the noise), times a factor from 1 to 2 that grows with
+#'     `log10(n / z1)` as the bounds' factor does; Holland clips each gradient to `C`
+#'     and truncates each coordinate at `C` as well (`s = 3 C / (2
+#'     sqrt(2))`); Kamath clips each gradient to `C' = C / (k f)` and
+#'     clamps each coordinate at `C'` (`rho = 2 C'`; `f` is 1/2 for even
+#'     `k`, 1 for odd): all three then add the same noise;}
 #'   \item{the curvature}{the second-moment matrix of the rows
 #'     `(1, x_i / B)`, each clipped to a private 0.9 quantile of the row
 #'     norms, released with Gaussian noise and made positive definite with
@@ -176,7 +185,7 @@
 #'
 #' **Defaults** with `tuning = "private"`: full batches, `nlambda = 10`,
 #' `lambda.min.ratio = 1e-3`, `iterations = 2` per lambda for `"newton"`
-#' (100 for `"spgd"`), the tail average of the iterates as output, and a
+#' (3 for multinomial; 100 for `"spgd"`), the tail average of the iterates as output, and a
 #' model step `step_size = 1` (gaussian) or `1.5` (binomial, whose
 #' curvature only falls away from the start).  To choose lambda privately
 #' as well, use [cv.dpsco()].

@@ -139,7 +139,8 @@ path_batches <- function(spec, a, optimizer) {
   steps <- if (!is.null(a$iterations))
              check_count(a$iterations, "iterations", upper = Inf)
            else if (!a$tuned) ceiling(5 * (n / m)^2)
-           else if (optimizer == "newton") 2 else 100
+           else if (optimizer == "newton") a$family$model_steps %||% 2L
+           else 100
   list(m = m, steps = steps)
 }
 

@@ -399,9 +399,11 @@ kamath_groups <- function(zeta, d, m) {
 kamath_median_factor <- function(k) if (k %% 2L == 0L) 0.5 else 1
 
 # One noise-free (noise_sd = 0) or noisy release of an oracle on the rows of
-# g, all of which are in the batch; m is the expected batch size.  `labels`
-# (0-based) fixes the Kamath groups; NULL draws them from R's generator.
-oracle_mean <- function(g, method, m = nrow(g), clip = 1, rho = 1, k = 1L,
+# g, all of which are in the batch; m is the expected batch size; `clip` the
+# L2 clip (kamath and holland: before their truncation, none at Inf).
+# `labels` (0-based) fixes the Kamath groups; NULL draws them from R's
+# generator.
+oracle_mean <- function(g, method, m = nrow(g), clip = Inf, rho = 1, k = 1L,
                         s = 1, nu = 1, labels = NULL, noise_sd = 0,
                         noise_grid = 0) {
   g <- as.matrix(g)

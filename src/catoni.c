@@ -117,5 +117,8 @@ double holland_h(double a, double sqrt_nu)
     if (fabs(a) > 1e300)  /* keeps b finite; h is flat out there */
         a = a > 0 ? 1e300 : -1e300;
     double v = catoni_mean(a, fabs(a) / sqrt_nu);
-    return v > PSI_MAX ? PSI_MAX : (v < -PSI_MAX ? -PSI_MAX : v);
+    /* |h(a)| <= min(|a|, PSI_MAX): the first keeps an l2-clipped record's
+     * contributions within its clipped norm, whatever the rounding */
+    double lim = fabs(a) < PSI_MAX ? fabs(a) : PSI_MAX;
+    return v > lim ? lim : (v < -lim ? -lim : v);
 }

@@ -87,10 +87,11 @@ void oracle_add(const oracle_state *o, double *acc, double r, const double *x,
         clip_add(o, acc, r, x, norm);
         break;
     case ORACLE_KAMATH:
-        kamath_add(o, acc + (size_t) label * o->dim, r, x, xmax);
+        kamath_add(o, acc + (size_t) label * o->dim, clip_weight(o, r, norm),
+                   x, xmax);
         break;
     case ORACLE_HOLLAND:
-        holland_add(o, acc, r, x, xmax);
+        holland_add(o, acc, clip_weight(o, r, norm), x, xmax);
         break;
     default:
         plain_add(o, acc, r, x);
@@ -106,11 +107,11 @@ void oracle_add_sparse(const oracle_state *o, double *acc, double r,
         clip_add_sparse(o, acc, r, v, j, nz, norm);
         break;
     case ORACLE_KAMATH:
-        kamath_add_sparse(o, acc + (size_t) label * o->dim, r, v, j, nz,
-                          xmax);
+        kamath_add_sparse(o, acc + (size_t) label * o->dim,
+                          clip_weight(o, r, norm), v, j, nz, xmax);
         break;
     case ORACLE_HOLLAND:
-        holland_add_sparse(o, acc, r, v, j, nz);
+        holland_add_sparse(o, acc, clip_weight(o, r, norm), v, j, nz);
         break;
     default:
         if (o->has_int)
@@ -127,10 +128,14 @@ void oracle_add_block(const oracle_state *o, double *acc, double *coef,
     int p = o->width - o->has_int;
     switch (o->kind) {
     case ORACLE_KAMATH:
-        kamath_add_block(o, acc, coef, vals, ld, m, label);
-        return;
     case ORACLE_HOLLAND:
-        holland_add_block(o, acc, coef, vals, ld, m);
+        /* the l2 clip first (no-op at C = Inf), then the truncation */
+        for (int k = 0; k < m; k++)
+            coef[k] = clip_weight(o, coef[k], norm[ix[k]]);
+        if (o->kind == ORACLE_KAMATH)
+            kamath_add_block(o, acc, coef, vals, ld, m, label);
+        else
+            holland_add_block(o, acc, coef, vals, ld, m);
         return;
     case ORACLE_CLIP:
         for (int k = 0; k < m; k++)
@@ -153,13 +158,14 @@ void oracle_add_block(const oracle_state *o, double *acc, double *coef,
     }
 }
 
-/* The scale the clip oracle puts on every residual of a multinomial
- * record: its weight for the norm ||r|| (clip_weight() of ||r||) over
- * ||r||, so that ||w r|| ||(1, x)|| <= C; 1 for the other oracles. */
+/* The scale the oracles put on every residual of a multinomial record: its
+ * weight for the norm ||r|| (clip_weight() of ||r||) over ||r||, so that
+ * ||w r|| ||(1, x)|| <= C (Kamath and Holland: their l2 clip, no-op at
+ * C = Inf); 1 without an oracle. */
 static double classes_scale(const oracle_state *o, const double *r,
                             double norm)
 {
-    if (o->kind != ORACLE_CLIP)
+    if (o->kind == ORACLE_NONE)
         return 1.0;
     double ss = 0.0;
     for (int c = 0; c < o->nclass; c++)
@@ -187,10 +193,10 @@ void oracle_add_classes(const oracle_state *o, double *acc, const double *r,
         double *a = class_sums(o, acc, label, c);
         switch (o->kind) {
         case ORACLE_KAMATH:
-            kamath_add(o, a, r[c], x, xmax);
+            kamath_add(o, a, scale * r[c], x, xmax);
             break;
         case ORACLE_HOLLAND:
-            holland_add(o, a, r[c], x, xmax);
+            holland_add(o, a, scale * r[c], x, xmax);
             break;
         default:  /* clip (scaled) and no oracle */
             plain_add(o, a, scale * r[c], x);
@@ -209,10 +215,10 @@ void oracle_add_classes_sparse(const oracle_state *o, double *acc,
         double *a = class_sums(o, acc, label, c);
         switch (o->kind) {
         case ORACLE_KAMATH:
-            kamath_add_sparse(o, a, r[c], v, j, nz, xmax);
+            kamath_add_sparse(o, a, scale * r[c], v, j, nz, xmax);
             break;
         case ORACLE_HOLLAND:
-            holland_add_sparse(o, a, r[c], v, j, nz);
+            holland_add_sparse(o, a, scale * r[c], v, j, nz);
             break;
         default: {
             double w = scale * r[c];

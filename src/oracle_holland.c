@@ -1,8 +1,11 @@
 /* Algorithm 4: each value l = r x_j contributes s h(l / s), where h is the
  * Catoni-Giulini soft truncation averaged over the multiplicative noise of
- * Holland's estimator (catoni.c).  |h| <= 2 sqrt(2) / 3, so one record moves
- * each coordinate's mean by at most 2 sqrt(2) s / (3 m): L2 sensitivity
- * 2 sqrt(2) s sqrt(dim) / (3 m). */
+ * Holland's estimator (catoni.c).  |h(a)| <= min(|a|, 2 sqrt(2) / 3), so
+ * one record moves each coordinate's mean by at most 2 sqrt(2) s / (3 m)
+ * (L2 sensitivity 2 sqrt(2) s sqrt(dim) / (3 m)), and its contributions
+ * have at most the norm of r (1, x).  oracle.c first scales r as the clip
+ * oracle does (clip_weight(), a no-op at C = Inf), which bounds that norm
+ * by C: L2 sensitivity min(C, 2 sqrt(2) s sqrt(dim) / 3) / m. */
 #include <math.h>
 #include "oracle_internal.h"
 

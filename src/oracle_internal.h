@@ -98,6 +98,8 @@ static inline double holland_table_eval_far(const holland_table *tb,
     double h = lagrange4(v, f);
     if (h > HOLLAND_PSI_MAX)
         h = HOLLAND_PSI_MAX;
+    if (h > x)  /* |h(a)| <= |a| (holland_h()) */
+        h = x;
     return a < 0 ? -h : h;
 }
 

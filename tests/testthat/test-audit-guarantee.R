@@ -160,7 +160,7 @@ test_that("the harness has a case for every registered private method", {
 })
 
 test_that("audit harness: every method, at the same public n, both sizes and directions", {
-  trials <- if (guarantee_long) 150 else 25
+  trials <- if (guarantee_long) 100 else 25
   set.seed(20261125)
   for (name in names(guarantee_cases)) {
     a <- guarantee_audit(name, trials)
@@ -634,7 +634,7 @@ test_that("edge records: the inference stage, every family it takes", {
     if (!guarantee_long) recs <- recs[c(1, 4, 5, 6)]
     for (record in recs) {
       trials <- if (record %in% c("x max, y far", "y far, offset 800"))
-                  (if (guarantee_long) 100 else 20) else 0
+                  (if (guarantee_long) 40 else 20) else 0
       a <- edge_case("clip", family, record, trials = trials,
                      extra = list(inference = TRUE), statistic = inference_stat)
       expect_edge_case(a, paste("inference", family, record, sep = ", "))

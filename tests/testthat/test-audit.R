@@ -349,7 +349,8 @@ test_that("quick audit: dp_mean() stays within the accounted epsilon", {
 test_that("long audit: dp_mean() stays within the accounted epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("holland", "kamath", "clip", "trimmed")) {
-    a <- dp_mean_audit(method, trials = 3000)
+    # (kamath's loose bound asserts no power: fewer trials)
+    a <- dp_mean_audit(method, trials = if (method == "kamath") 1000 else 3000)
     message(sprintf(paste("audit dp_mean %-8s accounted %.3f  eps_lb %.3f",
                           "broken %.3f  own row count %.3f"),
                     method, a$accounted, a$honest, a$broken, a$broken_rows))
@@ -413,7 +414,8 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "kamath", "holland"))
     for (above in if (method == "clip") c(FALSE, TRUE) else FALSE) {
-    a <- fit_audit(method, trials = 2500, above = above)
+    a <- fit_audit(method, trials = if (method == "kamath") 1000 else 2500,
+                   above = above)
     message(sprintf("audit dpsco   %-8s %s target %.3f  eps_lb %.3f  own row count %s",
                     method, if (above) "n + 1" else "n    ", audit_eps_target,
                     a$honest, format(if (is.null(a$broken_rows)) NA else a$broken_rows, digits = 4)))

@@ -359,6 +359,7 @@ test_that("kamath_median_factor() is 1/2 for even k and 1 for odd k", {
 test_that("the median of k values moves by at most c f(k) when one moves by c, and attains it", {
   # plain R: every value of a random set moved up or down by c, one at a
   # time; the median never moves by more than c / 2 (even k) or c (odd k)
+  skip_if(memcheck(), "plain R only: nothing for memcheck to check")
   set.seed(4242)
   for (k in 2:9) {
     worst <- 0
@@ -518,4 +519,75 @@ test_that("the oracle release refuses unknown and missing settings fields", {
   s$clip <- NULL
   expect_error(mean_of(s), "dpsco_oracle_mean: settings field 'clip' is missing",
                fixed = TRUE)
+})
+
+# ---- kamath and holland with the L2 clip first ------------------------------
+# (their equal-noise settings with private tuning: R/oracle-kamath.R,
+# R/oracle-holland.R)
+
+test_that("kamath and holland clip each record to L2 norm C before they truncate", {
+  set.seed(1212)
+  for (sh in shapes) {
+    g <- heavy_rows(sh$n, sh$d, sh$kind)
+    g[3, ] <- 1e8
+    for (C in c(0.5, 4)) {
+      nrm <- sqrt(rowSums(g^2))
+      gc <- g * ifelse(nrm > C, C / nrm, 1)
+      labels <- sample(0:6, sh$n, replace = TRUE)
+      expect_close(oracle_mean(g, "kamath", m = sh$m, clip = C, rho = 2 * C,
+                               k = 7L, labels = labels),
+                   kamath_ref(gc, sh$m, 2 * C, 7L, labels))
+      s <- 3 * C / (2 * sqrt(2))
+      expect_close(oracle_mean(g, "holland", m = sh$m, clip = C, s = s, nu = 10),
+                   holland_ref(gc, sh$m, s, 10))
+      # the clip is active: without it both estimates differ
+      expect_gt(max(abs(oracle_mean(g, "holland", m = sh$m, s = s, nu = 10) -
+                          holland_ref(gc, sh$m, s, 10))), 1e-6)
+    }
+  }
+})
+
+test_that("holland's s h(a / s) never exceeds |a|, so a clipped record's contributions keep its norm", {
+  a <- c(10^seq(-300, 300, by = 0.5), seq(0.01, 5, by = 0.01))
+  for (nu in c(sqrt(log(10)), 10, 1e4)) {
+    for (tab in c(FALSE, TRUE)) {
+      h <- holland_h(c(a, -a), nu, tabulated = tab)
+      expect_true(all(abs(h) <= c(a, a)))
+    }
+  }
+})
+
+test_that("kamath and holland with the clip first: one added record moves the estimate by at most C f / m", {
+  set.seed(1313)
+  for (sh in shapes) {
+    g <- heavy_rows(sh$n, sh$d, sh$kind)
+    C <- 1.5
+    # holland at the equal-noise scale: min(C, 2 sqrt(2) s sqrt(d) / 3) = C
+    o <- oracle_setup("holland", list(l2_clip = C, s = 3 * C / (2 * sqrt(2)),
+                                      nu = 10), sh$m, sh$d, 1, 1e-5)
+    expect_equal(o$sensitivity, C / sh$m, tolerance = 1e-15)
+    ch <- vapply(adversaries(sh$d), function(a)
+      change(g, a, method = "holland", m = sh$m, clip = C, s = o$s, nu = 10), 0)
+    expect_true(all(ch <= o$sensitivity * (1 + 1e-12)))
+    expect_gte(max(ch), 0.5 * o$sensitivity)
+    # kamath: min(C, rho sqrt(d) / 2) k f(k) / m
+    for (k in c(1L, 4L, 7L)) {
+      labels <- sample(0:(k - 1L), sh$n, replace = TRUE)
+      o <- oracle_setup("kamath", list(l2_clip = C, rho = 2 * C, kmom = 2,
+                                       zeta = 0.1), sh$m, sh$d, 1, 1e-5)
+      expect_equal(o$sensitivity, C * o$k * median_factor_ref(o$k) / sh$m,
+                   tolerance = 1e-15)
+      bound <- C * k * median_factor_ref(k) / sh$m
+      worst <- 0
+      for (a in adversaries(sh$d)) for (lab in 0:(k - 1L)) {
+        new <- oracle_mean(rbind(g, a), "kamath", m = sh$m, clip = C,
+                           rho = 2 * C, k = k, labels = c(labels, lab))
+        old <- oracle_mean(g, "kamath", m = sh$m, clip = C, rho = 2 * C,
+                           k = k, labels = labels)
+        worst <- max(worst, sqrt(sum((new - old)^2)))
+      }
+      expect_lte(worst, bound * (1 + 1e-12))
+      if (k == 1L) expect_gte(worst, 0.999 * bound)
+    }
+  }
 })

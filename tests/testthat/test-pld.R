@@ -73,7 +73,8 @@ test_that("the PLD is never looser than RDP and dp_delta inverts dp_epsilon", {
   grid <- expand.grid(z = c(0.6, 1, 3, 30), q = c(0.002, 0.05, 0.5),
                       steps = c(1, 100, 1e4), delta = c(1e-8, 1e-5, 1e-3))
   set.seed(7)
-  grid <- grid[sample(nrow(grid), 18), ]
+  # (under memcheck 4 of them: each is the same C path at other values)
+  grid <- grid[sample(nrow(grid), if (memcheck()) 4 else 18), ]
   for (i in seq_len(nrow(grid))) {
     g <- grid[i, ]
     e <- dp_epsilon(g$z, g$q, g$steps, g$delta)

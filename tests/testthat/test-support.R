@@ -127,7 +127,10 @@ test_that("every oracle of the path, and the level, reach the rule", {
   dat <- support_data(n = 2000)
   for (m in c("clip", "kamath", "holland")) {
     set.seed(4)
-    fit <- dpsco(dat$x, dat$y, method = m, epsilon = 1, nlambda = 4)
+    # (kamath's median adds noise k f(k) times its clip: at epsilon 1 every
+    # coefficient is within it here)
+    fit <- dpsco(dat$x, dat$y, method = m, epsilon = if (m == "kamath") 4 else 1,
+                 nlambda = 4)
     expect_rule(fit, fit$support$sd)
   }
   set.seed(4)
