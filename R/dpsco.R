@@ -186,8 +186,8 @@
 #' **Defaults** with `tuning = "private"`: full batches, `nlambda = 10`,
 #' `lambda.min.ratio = 1e-3`, `iterations = 2` per lambda for `"newton"`
 #' (3 for multinomial; 100 for `"spgd"`), the tail average of the iterates as output, and a
-#' model step `step_size = 1` (gaussian) or `1.5` (binomial, whose
-#' curvature only falls away from the start).  To choose lambda privately
+#' model step `step_size = 1` (gaussian) or `0.7` (binomial: shorter
+#' steps keep a noisy path of a few thousand records from overshooting).  To choose lambda privately
 #' as well, use [cv.dpsco()].
 #'
 #' **Defaults** with `tuning = "public"`, all data-independent:

@@ -377,3 +377,22 @@ test_that("check_y() runs the family's own check of y", {
                class = "dpsco_arg_error")
   expect_identical(check_y(c(1, -1), 2, "gaussian")$y, c(1, -1))
 })
+
+test_that("the private Newton path's defaults are the family's: steps per lambda and model step", {
+  set.seed(31)
+  n <- 600
+  x <- matrix(stats::rnorm(n * 2), n)
+  y3 <- factor(sample(c("a", "b", "c"), n, replace = TRUE))
+  yb <- stats::rbinom(n, 1, stats::plogis(x[, 1]))
+  yg <- x[, 1] + stats::rnorm(n)
+  fm <- dpsco(x, y3, family = "multinomial", epsilon = 1, nlambda = 2)
+  fb <- dpsco(x, yb, family = "binomial", epsilon = 1, nlambda = 2)
+  fg <- dpsco(x, yg, epsilon = 1, nlambda = 2)
+  # three steps for the multinomial model, which moves away from its start
+  expect_identical(fm$settings$iterations, 3L)
+  expect_identical(fb$settings$iterations, 2L)
+  expect_identical(fg$settings$iterations, 2L)
+  # the model step: 0.7 times the logistic model's, 1 for gaussian
+  expect_equal(fb$settings$step_size, 0.7)
+  expect_equal(fg$settings$step_size, 1)
+})

@@ -218,7 +218,8 @@ multinomial_data <- function(n = 3000, seed = 12) {
 test_that("multinomial: the grouped rule from released values, in plain R", {
   dat <- multinomial_data()
   set.seed(6)
-  fit <- dpsco(dat$x, dat$y, family = "multinomial", epsilon = 1, nlambda = 4)
+  fit <- dpsco(dat$x, dat$y, family = "multinomial", epsilon = 1, nlambda = 4,
+               iterations = 2)
   sp <- fit$support
   expect_identical(sp$steps, 2L)
   expect_identical(sp$memory, 0)
@@ -261,7 +262,7 @@ test_that("multinomial: the grouped rule from released values, in plain R", {
   # the rule off: the raw path
   set.seed(6)
   off <- dpsco(dat$x, dat$y, family = "multinomial", epsilon = 1, nlambda = 4,
-               control = dpsco_control(support = "none"))
+               iterations = 2, control = dpsco_control(support = "none"))
   expect_equal(off$beta, fit$support$beta_raw)
 })
 
