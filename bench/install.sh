@@ -11,7 +11,10 @@
 # HEAD with `git archive` into a temporary directory (no objects, no
 # untracked files), installs from there, and records the commit in
 # LIB/dpsco/BENCH_COMMIT, which the benchmark scripts print.
-# It installs dpsco only.  bench/utility.R also needs DPpack in LIB
+# It also installs into LIB, from CRAN, the data packages of bench/data.R
+# that `make deps` does not bring, when R cannot load them already: kernlab
+# (the spam data) and ggplot2 (diamonds); a failure there is reported and
+# leaves those data sets skipped.  bench/utility.R also needs DPpack in LIB
 # (once: Rscript -e 'install.packages("DPpack", lib = "/tmp/benchlib")');
 # glmnet and mlbench come from `make deps`.
 set -e
@@ -29,5 +32,21 @@ if ! R CMD INSTALL --no-multiarch -l "$lib" "$src" > "$log" 2>&1; then
 fi
 printf '%s %s\n' "$commit" "$(git -C "$here" log -1 --format=%cI HEAD)" \
   > "$lib/dpsco/BENCH_COMMIT"
+# the data packages of bench/data.R that `make deps` does not install
+R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
+  lib <- commandArgs(TRUE)[1L]
+  pk <- c("kernlab", "ggplot2")
+  miss <- pk[!vapply(pk, requireNamespace, NA, quietly = TRUE)]
+  if (length(miss)) {
+    repos <- getOption("repos")
+    if (is.null(repos) || identical(unname(repos["CRAN"]), "@CRAN@"))
+      repos <- "https://cloud.r-project.org"
+    cat("installing", miss, "into", lib, "\n")
+    tryCatch(utils::install.packages(miss, lib = lib, repos = repos, quiet = TRUE),
+             error = function(e) cat("  failed:", conditionMessage(e), "\n"))
+    still <- miss[!vapply(miss, requireNamespace, NA, quietly = TRUE)]
+    if (length(still)) cat("  NOT installed:", still, "(their data sets are skipped)\n")
+  }' "$lib" >> "$log" 2>&1 || true
+grep -E "^(installing|  failed|  NOT installed)" "$log" || true
 echo "installed dpsco $(grep '^Version' "$src/DESCRIPTION" | cut -d' ' -f2)" \
   "at commit $commit into $lib (log: $log)"

@@ -4,7 +4,8 @@
 #   The prediction quality on held-out data of private fits made the way a
 #   user would make them, next to a null model, a non-private lasso and two
 #   other private regression methods, and the time each fit takes.
-#   Data sets, passed exactly as a user would pass them (no transform):
+#   Data sets (bench/data.R), passed exactly as a user would pass them (no
+#   transform):
 #     blog       dpsco::blog (BlogFeedback): x = the 280 raw features,
 #                y = comments_next24h (a raw count), family "gaussian";
 #                metric: test RMSE (lower is better).
@@ -12,10 +13,19 @@
 #                band values (0..255), y = 1 for "cotton crop" and 0
 #                otherwise, family "binomial"; metric: test accuracy
 #                (higher is better).
-#   Splits: for seed s = 1..5, set.seed(s) and the training rows are
+#     satellite6 the same x, y = the six-level factor `classes`, family
+#                "multinomial"; metric: test accuracy.
+#     diamonds   ggplot2::diamonds: y = price (raw dollars, heavy-tailed),
+#                x = model.matrix(~ . - price)[, -1] (23 columns: carat,
+#                depth, table, x, y, z and the contr.poly columns of the
+#                ordered factors cut, color, clarity), family "gaussian";
+#                metric: test RMSE.
+#     spam       kernlab::spam: x = the 57 raw numeric columns, y = 1 for
+#                "spam", family "binomial"; metric: test accuracy.
+#   Splits: for seed s = 1..10, set.seed(s) and the training rows are
 #   sample.int(n, round(0.7 * n)); the other 30% are the test set.
-#   Privacy: epsilon in {0.5, 1, 2, 8} for the whole fit (tuning included
-#   where the method tunes), delta = 1 / n_train.
+#   Privacy: epsilon in {0.5, 1, 2} for the whole fit (tuning included
+#   where the method tunes), delta = 0.1 / n_train.
 #   Rows (each fitted on the training part, scored on the test part):
 #     null           blog: the training mean; satellite: the training
 #                    majority class (both non-private, not depending on epsilon).
@@ -25,11 +35,13 @@
 #                      cvfit <- dpsco::cv.dpsco(x, y, family, method = m,
 #                                               epsilon, delta)
 #                      predict(cvfit, x_test, s = "lambda.min", type = "response")
-#                    (binomial: class 1 when the probability is > 0.5).
+#                    (binomial: class 1 when the probability is > 0.5;
+#                    multinomial: type = "class").
 #                    An error gives NA and its message is printed once.
 #     dpsco paper (holland), oracle lambda
 #                    dpsco(method = "holland", calibration = "paper",
-#                    nlambda = 10), scored at the lambda that is best ON THE
+#                    nlambda = 10) (multinomial: type = "class"), scored at
+#                    the lambda that is best ON THE
 #                    TEST SET: not a private procedure; it shows what the
 #                    paper's settings reach at their best.
 #     adassp         AdaSSP (Wang 2018; bench/adassp.R) with public bounds
@@ -39,16 +51,30 @@
 #                    satellite: x / 255 (bands are 8-bit, so rows of
 #                    (1, x/255) have norm <= sqrt(36 + 1)), y in {0, 1}
 #                    (by = 1), a linear probability model classified at 0.5.
+#                    diamonds, spam: public column bounds [lb, ub] from the
+#                    data's documentation (peer_bounds(): diamonds carat
+#                    [0, 6], depth and table [0, 100], x, y, z [0, 60] mm,
+#                    contrast columns [-1, 1], price [0, 20000]; spam the 54
+#                    percentages [0, 100], capitalAve [0, 100], capitalLong
+#                    [0, 1000], capitalTotal [0, 10000]); each column is
+#                    clipped to its bounds and divided by max(|lb|, |ub|)
+#                    (rows of (1, x') then have norm <= bx = sqrt(p + 1)),
+#                    y clipped to [-20000, 20000] (diamonds) or by = 1
+#                    (spam, a linear probability model classified at 0.5).
 #     DPpack         DPpack 0.2.x.  blog: LinearRegressionDP (objective
 #                    perturbation, Kifer et al. 2012, Gaussian noise with
-#                    delta = 1/n_train), each raw feature clipped to
+#                    delta = 0.1/n_train), each raw feature clipped to
 #                    [-1000, 1000] (DPpack divides by 1000 itself), y
 #                    clipped to [-100, 100], intercept by add.bias = TRUE.
 #                    satellite: LogisticRegressionDP (objective perturbation,
 #                    Chaudhuri et al. 2011; pure epsilon-DP, DPpack's
 #                    logistic regression takes no delta), bounds [0, 255]
 #                    per band (DPpack divides by 255 and by sqrt(37)),
-#                    add.bias = TRUE, and the l2 penalty passed as a
+#                    add.bias = TRUE (spam: LogisticRegressionDP as for
+#                    satellite with the bounds of peer_bounds(); diamonds:
+#                    LinearRegressionDP as for blog with the bounds of
+#                    peer_bounds(), y clipped to [0, 20000]), and the l2
+#                    penalty passed as a
 #                    function already multiplied by gamma (DPpack 0.2.2's
 #                    logistic optimiser ignores the object's gamma; see
 #                    fit_dppack()).  Both are tuned privately by DPpack's
@@ -59,26 +85,34 @@
 #                    mechanism picks one by its error on the fifth (parallel
 #                    composition: the total is still (epsilon, delta)).
 #                    Test features get the same public clipping as the fit.
+#                    AdaSSP and DPpack have no multinomial model: on
+#                    satellite6 they are skipped with a note.
 #   Output, per data set: mean (sd) over splits of the metric for every
 #   row and epsilon; the gain fraction
-#     G = (RMSE_null - RMSE) / (RMSE_null - RMSE_glmnet)           (blog)
-#     G = (acc - acc_null) / (acc_glmnet - acc_null)             (satellite)
+#     G = (RMSE_null - RMSE) / (RMSE_null - RMSE_glmnet)           (gaussian)
+#     G = (acc - acc_null) / (acc_glmnet - acc_null)    (binomial, multinomial)
 #   from the split means (1 = as good as glmnet, 0 = no better than the
-#   null model, < 0 = worse than the null model); the mean elapsed and CPU
-#   seconds per fit of every row (proc.time(), prediction included).
+#   null model, < 0 = worse than the null model), with the sd over splits
+#   of the per-split G (the same ratio on each split) in parentheses; the
+#   mean elapsed and CPU seconds per fit of every row (proc.time(),
+#   prediction included).
 #   Speed check (blog, split 1, epsilon = 1): elapsed and CPU seconds of
-#   dpsco::cv.dpsco(x, y, epsilon = 1, delta = 1/n_train) with its default
+#   dpsco::cv.dpsco(x, y, epsilon = 1, delta = 0.1/n_train) with its default
 #   method against cv.glmnet(x, y) on the same data in the same process,
 #   medians of 3 interleaved rounds, and their ratio.
 #
 # Settings (environment variables):
-#   DPSCO_BENCH_SPLITS  number of splits (default 5; seeds 1..N)
-#   DPSCO_BENCH_EPS     comma list of epsilons (default 0.5,1,2,8)
-#   DPSCO_BENCH_DATA    comma list of data sets (default blog,satellite)
+#   DPSCO_BENCH_SPLITS  number of splits (default 10; seeds 1..N)
+#   DPSCO_BENCH_EPS     comma list of epsilons (default 0.5,1,2)
+#   DPSCO_BENCH_DATA    comma list of data sets
+#                       (default blog,satellite,satellite6,diamonds,spam)
 #   DPSCO_BENCH_OUT     if set, a file to saveRDS() the raw results into
-#   A peer package that is not installed (glmnet, mlbench, DPpack) is
-#   skipped with a note.  The default run takes about 15 to 25 minutes on
-#   2 cores, most of it in the blog fits.
+#   A peer package that is not installed (glmnet, DPpack) is skipped with a
+#   note, and so is a data set whose package (mlbench, ggplot2, kernlab;
+#   bench/install.sh installs the last two) is missing.  The default run
+#   should take about 20 to 40 minutes on 2 cores (estimated from one-split
+#   runs), most of it in blog's fits and in the multinomial cv.glmnet of
+#   satellite6 (about 40 s a split).
 #
 # Command (from the top of the source tree):
 #   sh bench/install.sh       # once: HEAD, compiled from scratch, into /tmp/benchlib
@@ -90,71 +124,98 @@
 suppressPackageStartupMessages(library(dpsco))
 options(width = 150)
 
-# the commit bench/install.sh installed, if it did
-installed_commit <- function() {
-  f <- system.file("BENCH_COMMIT", package = "dpsco")
-  if (nzchar(f)) readLines(f)[1L] else "unknown (not installed by bench/install.sh)"
-}
-
 # bench/adassp.R sits next to this script
 script_dir <- local({
   a <- grep("^--file=", commandArgs(FALSE), value = TRUE)
   if (length(a)) dirname(normalizePath(sub("^--file=", "", a[1L]))) else "bench"
 })
 source(file.path(script_dir, "adassp.R"))
-
-env_list <- function(name, default) {
-  v <- trimws(strsplit(Sys.getenv(name, default), ",", fixed = TRUE)[[1L]])
-  v[nzchar(v)]
-}
-n_splits <- as.integer(Sys.getenv("DPSCO_BENCH_SPLITS", "5"))
-eps_grid <- as.numeric(env_list("DPSCO_BENCH_EPS", "0.5,1,2,8"))
-data_sets <- tolower(env_list("DPSCO_BENCH_DATA", "blog,satellite"))
+# bench/data.R: load_data(name), the data sets as a user passes them, and
+# the scripts' helpers installed_commit() and env_list()
+source(file.path(script_dir, "data.R"))
+n_splits <- as.integer(Sys.getenv("DPSCO_BENCH_SPLITS", "10"))
+eps_grid <- as.numeric(env_list("DPSCO_BENCH_EPS", "0.5,1,2"))
+data_sets <- tolower(env_list("DPSCO_BENCH_DATA", "blog,satellite,satellite6,diamonds,spam"))
 out_file <- Sys.getenv("DPSCO_BENCH_OUT", "")
 if (is.na(n_splits) || n_splits < 1L) stop("DPSCO_BENCH_SPLITS must be a positive integer")
 if (!length(eps_grid) || anyNA(eps_grid) || any(eps_grid <= 0))
   stop("DPSCO_BENCH_EPS must be a comma list of positive numbers")
-unknown <- setdiff(data_sets, c("blog", "satellite"))
+unknown <- setdiff(data_sets, names(data_package))
 if (length(unknown)) stop("DPSCO_BENCH_DATA: unknown data set(s) ", paste(unknown, collapse = ", "))
 dppack_grid <- c(0.1, 1, 10, 100)
 speed_rounds <- 3L
 script_start <- proc.time()[["elapsed"]]
 
-has <- vapply(c("glmnet", "mlbench", "DPpack"), requireNamespace, NA, quietly = TRUE)
+has <- vapply(c("glmnet", "DPpack", "mlbench", "ggplot2", "kernlab"), requireNamespace, NA,
+              quietly = TRUE)
 
 cat(sprintf("dpsco %s, commit %s\n", utils::packageVersion("dpsco"), installed_commit()))
-cat(sprintf("R %s, %s; splits 1..%d, epsilon %s, delta = 1/n_train, data: %s\n",
+cat(sprintf("R %s, %s; splits 1..%d, epsilon %s, delta = 0.1/n_train, data: %s\n",
             getRversion(), format(Sys.time(), "%Y-%m-%d %H:%M"), n_splits,
             paste(eps_grid, collapse = ", "), paste(data_sets, collapse = ", ")))
 for (pk in names(has))
   cat(sprintf("  %-8s %s\n", pk, if (has[[pk]])
-    paste("version", utils::packageVersion(pk)) else "NOT INSTALLED: its rows are skipped"))
+    paste("version", utils::packageVersion(pk)) else "NOT INSTALLED: its rows or data sets are skipped"))
 cat("\n")
 
 # ---- data ------------------------------------------------------------------
 
-# bench/data.R: load_data(name), the two data sets as a user passes them
-source(file.path(script_dir, "data.R"))
-
-# score of predictions (a vector, or a matrix with one column per candidate)
+# score of predictions (a vector, or a matrix with one column per candidate):
+# gaussian predictions, binomial probabilities or 0/1 classes, multinomial
+# class labels
 score <- function(pred, y, family) {
   pred <- as.matrix(pred)
-  if (family == "gaussian") sqrt(colMeans((pred - y)^2))
-  else colMeans((pred > 0.5) == (y == 1))
+  switch(family,
+    gaussian = sqrt(colMeans((pred - y)^2)),
+    binomial = colMeans((pred > 0.5) == (y == 1)),
+    multinomial = colMeans(pred == as.character(y)))
 }
+class_type <- function(family) if (family == "multinomial") "class" else "response"
+
+# Public per-column bounds [lb, ub] for the peers on diamonds and spam,
+# from the documentation of the data (its schema), not from the data, and
+# the public range [ylo, yhi] of y.
+#   diamonds (ggplot2's ?diamonds): carat 0.2 to 5.01 -> [0, 6]; depth and
+#     table are percentages -> [0, 100]; x, y, z in mm (documented up to
+#     10.74, 58.9, 31.8) -> [0, 60]; the contr.poly columns of cut, color
+#     and clarity lie in [-1, 1]; price $326 to $18,823 -> [0, 20000].
+#   spam (kernlab's ?spam): the 48 word and 6 character frequencies are
+#     percentages -> [0, 100]; the capital run lengths have no documented
+#     bound: capitalAve [0, 100], capitalLong [0, 1000], capitalTotal
+#     [0, 10000] (round numbers; larger values are clipped); y in {0, 1}.
+peer_bounds <- function(name, cn) {
+  if (name == "diamonds") {
+    poly <- grepl("^(cut|color|clarity)", cn)
+    ub <- ifelse(cn == "carat", 6, ifelse(cn %in% c("depth", "table"), 100,
+                 ifelse(cn %in% c("x", "y", "z"), 60, 1)))
+    list(lb = ifelse(poly, -1, 0), ub = ub, ylo = 0, yhi = 20000)
+  } else if (name == "spam") {
+    ub <- ifelse(cn == "capitalAve", 100, ifelse(cn == "capitalLong", 1000,
+                 ifelse(cn == "capitalTotal", 10000, 100)))
+    list(lb = rep(0, length(cn)), ub = ub, ylo = 0, yhi = 1)
+  } else stop("no public bounds for ", name)
+}
+clip_cols <- function(x, lb, ub)
+  pmin(pmax(x, rep(lb, each = nrow(x))), rep(ub, each = nrow(x)))
 
 # ---- fitters: each returns list(pred = test predictions, note = string) -----
 # (for binomial, predictions are probabilities or 0/1 classes; scored > 0.5)
 
 fit_null <- function(d) {
-  m <- mean(d$y_train)
-  if (d$family == "binomial") m <- as.numeric(m > 0.5)
+  if (d$family == "multinomial") {
+    tab <- table(d$y_train)
+    m <- names(tab)[which.max(tab)]
+  } else {
+    m <- mean(d$y_train)
+    if (d$family == "binomial") m <- as.numeric(m > 0.5)
+  }
   list(pred = rep(m, nrow(d$x_test)), note = "")
 }
 
 fit_glmnet <- function(d) {
   cv <- glmnet::cv.glmnet(d$x_train, d$y_train, family = d$family)
-  list(pred = drop(stats::predict(cv, d$x_test, s = "lambda.min", type = "response")),
+  list(pred = drop(stats::predict(cv, d$x_test, s = "lambda.min",
+                                  type = class_type(d$family))),
        note = sprintf("lambda.min %.3g", cv$lambda.min))
 }
 
@@ -166,8 +227,9 @@ fit_cv_dpsco <- function(d, m, e) {
   fam <- d$family
   n_train <- nrow(x_train)
   cvfit <- dpsco::cv.dpsco(x_train, y_train, family = fam, method = m, epsilon = e,
-                           delta = 1/n_train)
-  pred <- predict(cvfit, x_test, s = "lambda.min", type = "response")
+                           delta = 0.1/n_train)
+  pred <- predict(cvfit, x_test, s = "lambda.min",
+                  type = if (fam == "multinomial") "class" else "response")
   lam <- tryCatch(cvfit$lambda.min, error = function(err) NULL)
   list(pred = drop(pred),
        note = if (is.numeric(lam) && length(lam) == 1L) sprintf("lambda.min %.3g", lam) else "")
@@ -177,9 +239,9 @@ fit_cv_dpsco <- function(d, m, e) {
 fit_dpsco_paper <- function(d, e) {
   n_train <- nrow(d$x_train)
   fit <- dpsco::dpsco(d$x_train, d$y_train, family = d$family, method = "holland",
-                      epsilon = e, delta = 1/n_train, calibration = "paper",
+                      epsilon = e, delta = 0.1/n_train, calibration = "paper",
                       nlambda = 10)
-  list(pred = predict(fit, d$x_test, type = "response"), oracle = TRUE,
+  list(pred = predict(fit, d$x_test, type = class_type(d$family)), oracle = TRUE,
        lambda = fit$lambda)
 }
 
@@ -189,12 +251,24 @@ fit_adassp <- function(d, e) {
     # public bounds: rows of (1, raw x) scaled to L2 norm <= 1000 (adassp()
     # does the scaling, and adassp_predict() repeats it on the test rows),
     # y clipped to [-200, 200]
-    b <- adassp(d$x_train, d$y_train, e, 1/n_train, bx = 1000, by = 200)
+    b <- adassp(d$x_train, d$y_train, e, 0.1/n_train, bx = 1000, by = 200)
     pred <- adassp_predict(b, d$x_test)
+  } else if (d$name %in% c("diamonds", "spam")) {
+    # public column bounds (peer_bounds()): each column clipped to [lb, ub]
+    # and divided by max(|lb|, |ub|), so every entry is in [-1, 1] and
+    # ||(1, x')|| <= sqrt(p + 1); y clipped to [-yhi, yhi] (diamonds: a
+    # price of at most 20000; spam: y in {0, 1}, a linear probability
+    # model classified at 0.5)
+    pb <- peer_bounds(d$name, colnames(d$x_train))
+    u <- pmax(abs(pb$lb), abs(pb$ub))
+    sx <- function(x) clip_cols(x, pb$lb, pb$ub) / rep(u, each = nrow(x))
+    b <- adassp(sx(d$x_train), d$y_train, e, 0.1/n_train,
+                bx = sqrt(ncol(d$x_train) + 1), by = pb$yhi)
+    pred <- adassp_predict(b, sx(d$x_test))
   } else {
     # 8-bit bands: x / 255 is in [0, 1]^36, so ||(1, x/255)|| <= sqrt(37);
     # y in {0, 1}
-    b <- adassp(d$x_train / 255, d$y_train, e, 1/n_train, bx = sqrt(36 + 1), by = 1)
+    b <- adassp(d$x_train / 255, d$y_train, e, 0.1/n_train, bx = sqrt(36 + 1), by = 1)
     pred <- adassp_predict(b, d$x_test / 255)
   }
   list(pred = pred, note = sprintf("ridge %.3g", attr(b, "adassp")$lambda))
@@ -213,13 +287,24 @@ fit_dppack <- function(d, e) {
     # assumes squared errors of at most (100 - (-100))^2
     y_train <- pmin(pmax(d$y_train, -100), 100)
     models <- lapply(dppack_grid, function(g)
-      DPpack::LinearRegressionDP$new("l2", eps = e, delta = 1/n_train, gamma = g))
+      DPpack::LinearRegressionDP$new("l2", eps = e, delta = 0.1/n_train, gamma = g))
     tuned <- DPpack::tune_linear_regression_model(models, x_train, y_train, ub, lb,
                                                   add.bias = TRUE)
     x_test <- as.data.frame(pmin(pmax(d$x_test, -1000), 1000))
     pred <- drop(tuned$predict(x_test, add.bias = TRUE))
+  } else if (d$name == "diamonds") {
+    # public bounds of peer_bounds(); y clipped here as for blog
+    pb <- peer_bounds(d$name, colnames(d$x_train))
+    y_train <- pmin(pmax(d$y_train, pb$ylo), pb$yhi)
+    models <- lapply(dppack_grid, function(g)
+      DPpack::LinearRegressionDP$new("l2", eps = e, delta = 0.1/n_train, gamma = g))
+    tuned <- DPpack::tune_linear_regression_model(models, x_train, y_train,
+                                                  c(pb$ub, pb$yhi), c(pb$lb, pb$ylo),
+                                                  add.bias = TRUE)
+    x_test <- as.data.frame(clip_cols(d$x_test, pb$lb, pb$ub))
+    pred <- drop(tuned$predict(x_test, add.bias = TRUE))
   } else {
-    # public bounds: bands in [0, 255].
+    # public bounds: satellite, bands in [0, 255]; spam, peer_bounds().
     # Work-around for DPpack 0.2.2: LogisticRegressionDP's optimiser reads
     # `gamma` from DPpack's namespace (which holds a stray gamma = 1), not
     # the object's gamma, so with regularizer "l2" every model is fitted
@@ -232,9 +317,11 @@ fit_dppack <- function(d, e) {
       DPpack::LogisticRegressionDP$new(function(coeff) g * sum(coeff^2) / 2,
                                        eps = e, gamma = g,
                                        regularizer.gr = function(coeff) g * coeff))
+    pb <- if (d$name == "spam") peer_bounds(d$name, colnames(d$x_train))
+          else list(lb = rep(0, p), ub = rep(255, p))
     tuned <- DPpack::tune_classification_model(models, x_train, d$y_train,
-                                               rep(255, p), rep(0, p), add.bias = TRUE)
-    x_test <- as.data.frame(pmin(pmax(d$x_test, 0), 255))
+                                               pb$ub, pb$lb, add.bias = TRUE)
+    x_test <- as.data.frame(clip_cols(d$x_test, pb$lb, pb$ub))
     pred <- drop(tuned$predict(x_test, add.bias = TRUE, raw.value = FALSE))
   }
   list(pred = pred, note = sprintf("gamma %g", tuned$gamma))
@@ -284,6 +371,9 @@ run_fit <- function(d, split, e, row, f) {
 run_data <- function(ds) {
   res <- list()
   n <- nrow(ds$x)
+  if (ds$family == "multinomial")
+    cat(sprintf("  %s: AdaSSP and DPpack skipped (no multinomial model: AdaSSP is a linear\n", ds$name),
+        "   regression, DPpack's LogisticRegressionDP is binary)\n")
   for (s in seq_len(n_splits)) {
     set.seed(s)
     train <- sample.int(n, round(0.7 * n))
@@ -300,6 +390,7 @@ run_data <- function(ds) {
                                            function() fit_cv_dpsco(d, m, e))
       res[[length(res) + 1L]] <- run_fit(d, s, e, private_rows[4L],
                                          function() fit_dpsco_paper(d, e))
+      if (ds$family == "multinomial") next   # no multinomial AdaSSP or DPpack
       res[[length(res) + 1L]] <- run_fit(d, s, e, "adassp", function() fit_adassp(d, e))
       if (has[["DPpack"]])
         res[[length(res) + 1L]] <- run_fit(d, s, e, "DPpack", function() fit_dppack(d, e))
@@ -321,7 +412,7 @@ speed_check <- function(ds) {
   runners <- list(
     cv.glmnet = function() glmnet::cv.glmnet(x_train, y_train),
     cv.dpsco = function() dpsco::cv.dpsco(x_train, y_train, family = "gaussian",
-                                          epsilon = 1, delta = 1/n_train))
+                                          epsilon = 1, delta = 0.1/n_train))
   el <- cpu <- matrix(NA_real_, speed_rounds, 2L, dimnames = list(NULL, names(runners)))
   for (r in seq_len(speed_rounds)) {
     for (k in names(runners)) {
@@ -379,7 +470,8 @@ report <- function(ds, res) {
   cat("\nGain fraction G from the split means:",
       if (ds$higher_better) "(acc - acc_null) / (acc_glmnet - acc_null)"
       else "(RMSE_null - RMSE) / (RMSE_null - RMSE_glmnet)",
-      "\n(1 = as good as glmnet, 0 = as good as the null model, < 0 = worse than it)\n")
+      "\n(1 = as good as glmnet, 0 = as good as the null model, < 0 = worse than it;",
+      "\nin parentheses the sd over splits of the per-split G, the same ratio on each split)\n")
   if (!"glmnet" %in% rows) {
     cat("  (glmnet is not installed: no gain fraction)\n")
   } else {
@@ -390,8 +482,24 @@ report <- function(ds, res) {
     else
       (rep(means["null", ], each = length(dp)) - means[dp, , drop = FALSE]) /
         rep(means["null", ] - means["glmnet", ], each = length(dp))
-    gt <- matrix(ifelse(is.na(g), "NA", sprintf("%.3f", g)), nrow(g),
-                 dimnames = dimnames(g))
+    # per-split G: (v - null) / (glmnet - null) on each split (the same
+    # ratio for RMSE and accuracy), then its sd over the splits
+    by_split <- function(r, e) {
+      k <- res$fit == r & (is.na(res$epsilon) | res$epsilon == e)
+      v <- rep(NA_real_, n_splits)
+      v[res$split[k]] <- res$value[k]
+      v
+    }
+    g_sd <- g
+    for (r in dp) for (j in seq_along(eps_grid)) {
+      nu <- by_split("null", eps_grid[j])
+      gs <- (by_split(r, eps_grid[j]) - nu) / (by_split("glmnet", eps_grid[j]) - nu)
+      g_sd[r, j] <- if (sum(is.finite(gs)) > 1L) stats::sd(gs[is.finite(gs)]) else NA_real_
+    }
+    gt <- matrix(ifelse(is.na(g), "NA",
+                        paste0(sprintf("%.3f", g),
+                               ifelse(is.na(g_sd), " (-)", sprintf(" (%.3f)", g_sd)))),
+                 nrow(g), dimnames = dimnames(g))
     print(gt, quote = FALSE, right = TRUE)
   }
 
@@ -419,9 +527,9 @@ report <- function(ds, res) {
 
 report_speed <- function(sp) {
   cat(sprintf(paste0("\n==== Speed check: blog split 1 (n_train = %d, p = 280), epsilon = 1, ",
-                     "delta = 1/n_train; medians of %d interleaved round%s ====\n"),
+                     "delta = 0.1/n_train; medians of %d interleaved round%s ====\n"),
               sp$n_train, nrow(sp$elapsed), if (nrow(sp$elapsed) == 1L) "" else "s"))
-  cat("cv.dpsco(x, y, family = \"gaussian\", epsilon = 1, delta = 1/n_train) (default method)",
+  cat("cv.dpsco(x, y, family = \"gaussian\", epsilon = 1, delta = 0.1/n_train) (default method)",
       "against cv.glmnet(x, y)\n")
   med <- function(v) if (all(is.na(v))) NA_real_ else stats::median(v, na.rm = TRUE)
   el <- apply(sp$elapsed, 2L, med)
@@ -442,7 +550,7 @@ speed <- NULL
 for (nm in data_sets) {
   ds <- load_data(nm)
   if (is.null(ds)) {
-    cat(sprintf("Skipping %s: package mlbench is not installed.\n", nm))
+    cat(sprintf("Skipping %s: package %s is not installed.\n", nm, data_package[[nm]]))
     next
   }
   cat(sprintf("Running %s (%d x %d) ...\n", nm, nrow(ds$x), ncol(ds$x)))
