@@ -61,7 +61,7 @@ fit_fw <- function(prob, radius, budget, control, steps, chunked = FALSE,
       prob$y_bound + abs(prob$offset) + max(radius) * max(1, prob$x_bound))
     coord <- if (hard_clamp) hard else min(clip, hard)
     # one Kamath group is a coordinate clamp at rho / 2
-    oracle <- list(oracle = oracle_codes[["kamath"]], m = m, clip = 1,
+    oracle <- list(oracle = oracle_codes[["kamath"]], m = m, clip = Inf,
                    rho = 2 * coord, k = 1L, s = 1, nu = 1)
   }
   sens <- coord / m

@@ -87,7 +87,7 @@ em_audit <- function(method, trials, b = 1.5) {
           standardize = FALSE, control = ctl)
   fit <- run(x0, y0)
   st <- fit$settings
-  oracle <- list(oracle = oracle_codes[["kamath"]], m = n, clip = 1,
+  oracle <- list(oracle = oracle_codes[["kamath"]], m = n, clip = Inf,
                  rho = 2 * st$coordinate_bound, k = 1L, s = 1, nu = 1)
   prob0 <- fw_audit_problem(x0, y0)
   prob1 <- fw_audit_problem(x1, y1)
@@ -196,7 +196,7 @@ htdp_audit <- function(trials) {
   fit <- run(x0, y0)
   st <- fit$settings
   oracle <- list(oracle = oracle_codes[["holland"]], m = st$batch_size,
-                 clip = 1, rho = 0, k = 1L, s = st$s, nu = st$nu)
+                 clip = Inf, rho = 0, k = 1L, s = st$s, nu = st$nu)
   prob0 <- fw_audit_problem(x0, y0)
   prob1 <- fw_audit_problem(x1, y1)
   same <- identical(
