@@ -119,6 +119,20 @@ settings_family <- function(settings) {
                      nclass = settings$nclass))
 }
 
+# The limits of the engine's settings as dpsco_quad_lasso's options take
+# them: the lower then the upper limits of the penalised coordinates
+# (none when the settings have none); with `intercept` (a multinomial's
+# coordinates, intercepts penalised by 0) each of the K blocks starts with
+# its unbounded intercept.
+box_limits <- function(settings, K, intercept = FALSE) {
+  lo <- settings$lower_limits
+  hi <- settings$upper_limits
+  if (is.null(lo) && is.null(hi)) return(NULL)
+  p <- length(settings$penalty_factor)
+  block <- function(v, inf) rep(c(if (intercept) inf, v %||% rep(inf, p)), K)
+  c(block(lo, -Inf), block(hi, Inf))
+}
+
 converged_path <- function(x, y, settings, lambda, beta0) {
   fam <- settings_family(settings)
   # one predictor per class: the Hessian has K x K blocks per record
@@ -142,7 +156,8 @@ converged_path <- function(x, y, settings, lambda, beta0) {
   out <- matrix(0, d, length(lambda))
   for (l in seq_along(lambda)) {
     lam <- lambda[l]
-    opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor)
+    opts <- c(lam, alpha, as.double(intercept), settings$penalty_factor,
+              box_limits(settings, 1L))
     eta <- off + drop(z %*% b)
     f <- objective(eta, b, lam)
     # a loss that overflows at the start (a response near the largest
@@ -181,6 +196,10 @@ converged_path <- function(x, y, settings, lambda, beta0) {
 # not depend; the penalty and the tiny ridge settle it), and the line
 # search on the penalised objective of converged_path().
 converged_multinomial <- function(x, y, settings, lambda, beta0, fam) {
+  if (identical(settings$grouped, 1L))
+    arg_error("type.multinomial", "= \"grouped\" is fitted by the private ",
+              "paths and by method = \"none\" with `iterations` given; the ",
+              "converged baseline solves the ungrouped lasso.")
   K <- settings$nclass
   intercept <- settings$intercept == 1L
   # a lasso is solved on centred columns of unit sd with its penalty
@@ -194,6 +213,10 @@ converged_multinomial <- function(x, y, settings, lambda, beta0, fam) {
     sc$scale <- ifelse(sds > 1e-12 * pmax(1, abs(sc$centre)), sds, 1)
     x <- (x - rep(sc$centre, each = nrow(x))) / rep(sc$scale, each = nrow(x))
     settings$penalty_factor <- settings$penalty_factor / sc$scale
+    if (!is.null(settings$lower_limits))
+      settings$lower_limits <- settings$lower_limits * sc$scale
+    if (!is.null(settings$upper_limits))
+      settings$upper_limits <- settings$upper_limits * sc$scale
   }
   to_scaled <- function(b) {
     b <- matrix(b, ncol(x) + intercept)
@@ -229,7 +252,8 @@ converged_multinomial <- function(x, y, settings, lambda, beta0, fam) {
   for (l in seq_along(lambda)) {
     lam <- lambda[l]
     # every coordinate through its penalty factor (0: the intercepts)
-    opts <- c(lam, alpha, 0, rep(pen, K))
+    opts <- c(lam, alpha, 0, rep(pen, K),
+              box_limits(settings, K, intercept))
     eta <- z %*% B
     f <- objective(eta, B, lam)
     for (it in seq_len(baseline_maxit)) {

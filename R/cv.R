@@ -122,6 +122,14 @@
 #'   validation parts share the rest as `holdout` says), honest because
 #'   the support was chosen on other records, and at no extra epsilon
 #'   (parallel composition).  See [confint.dpsco()].
+#' @param relax `TRUE` for glmnet's relaxed fit: the model selected at
+#'   `lambda.min` refitted without penalty.  The refit is the selected
+#'   model's fit of `inference = "selected"` (which `relax = TRUE` turns
+#'   on): it uses the inference pool, records the path and the choice did
+#'   not see, so it costs no extra epsilon (parallel composition), but the
+#'   path and the choice see 60% of the records instead of all.
+#'   `coef(cvfit, gamma = 0)` and `predict(cvfit, newx, gamma = 0)` use
+#'   it.  Not for multinomial fits.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -162,7 +170,8 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                              public_n = NULL, holdout = 0.2,
                              type.measure = NULL, curve = 0, loss_bound = NULL,
                              tau = NULL, secure = FALSE, weights = NULL,
-                             offset = NULL, inference = FALSE, ...) {
+                             offset = NULL, inference = FALSE, relax = FALSE,
+                             ...) {
   this_call <- generic_call(match.call(), "cv.dpsco")
   family <- match_choice(family_arg(family), "family")
   # the family as the fit will have it; tau checked (check_tau())
@@ -179,7 +188,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   x <- dat$x
   # the checks of dpsco() that must come before the split; the fit checks
   # the rest
-  inf <- cv_inference_arg(inference)
+  inf <- cv_inference_arg(cv_relax_arg(relax, inference, fam))
   check_path_args(spec, c(list(x = x, caller = "cv.dpsco",
                                inference = inf$share %||% inf$pool,
                                tuning = list(...)$tuning %||% "private"),
@@ -250,7 +259,25 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
       family = family, method = method, epsilon = epsilon, delta = delta,
       tau = tau, secure = secure, weights = weights[pool],
       offset = offset[pool], ...))
+  if (isTRUE(relax)) out$relax <- TRUE
   out
+}
+
+# `relax`: TRUE asks for the selected model's refit, the fit of
+# inference = "selected" (which it turns on).
+cv_relax_arg <- function(relax, inference, fam) {
+  if (!is.logical(relax) || length(relax) != 1L || is.na(relax))
+    arg_error("relax", "must be TRUE or FALSE.")
+  if (!relax) return(inference)
+  if (fam$multi)
+    arg_error("relax", "is not available for family \"multinomial\": the ",
+              "refit on the selected support is the inference stage's, ",
+              "which fits one predictor.")
+  if (!isFALSE(inference) && !identical(inference, "selected"))
+    arg_error("relax", "refits the selected model on the inference pool of ",
+              "inference = \"selected\"; it does not combine with inference ",
+              "= ", deparse(inference), ".")
+  "selected"
 }
 
 # The cv.dpsco object: the path's values under their name (lambda or
@@ -309,6 +336,12 @@ cv_holdout <- function(holdout, n) {
 # The validation measure: the family's default or one it has.
 cv_measure <- function(type.measure, fam, family) {
   measure <- type.measure %||% fam$measures[1L]
+  if (identical(measure, "auc"))
+    arg_error("type.measure", "\"auc\" is not available: one record changes ",
+              "the AUC by an amount that depends on how many records of ",
+              "each class the validation part holds, counts the guarantee ",
+              "would have to privatise first; use \"class\" or ",
+              "\"deviance\".")
   measure <- match_choice(measure, "type.measure",
                           c("mse", "mae", "deviance", "class", "check"))
   if (!measure %in% fam$measures)
@@ -717,24 +750,57 @@ cv_s <- function(object, s) {
 #' @param s `"lambda.min"` (default) or penalty values; for a path of
 #'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
 #'   explains why a private choice has none (see [cv.dpsco()]).
+#' @param gamma for a `cv.dpsco(relax = TRUE)` fit, glmnet's mixing of
+#'   the penalised and the relaxed coefficients at `lambda.min`:
+#'   `gamma * lasso + (1 - gamma) * refit`; 1 (default) is the penalised
+#'   fit, 0 the selected model's unpenalised refit.
 #' @param ... not used; any argument given here is an error.
 #' @return As [coef.dpsco()] and [predict.dpsco()] (for a multinomial fit,
 #'   [coef.dpsco_multinomial()]: a list per class, arrays by class).
 #' @export
-coef.cv.dpsco <- function(object, s = NULL, ...) {
+coef.cv.dpsco <- function(object, s = NULL, gamma = 1, ...) {
   check_no_dots(list(...), "coef")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
+  b <- stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
+  relaxed_coef(object, b, s, gamma)
+}
+
+# The coefficients at lambda.min mixed with the selected model's refit
+# (cv.dpsco(relax = TRUE)): gamma b + (1 - gamma) refit, the refit 0
+# outside the selected columns (its intercept the refit's).
+relaxed_coef <- function(object, b, s, gamma) {
+  check_number(gamma, "gamma", 0, 1, lower_open = FALSE)
+  if (gamma == 1) return(b)
+  if (!isTRUE(object$relax))
+    arg_error("gamma", "needs a relaxed fit: cv.dpsco(relax = TRUE).")
+  if (!identical(s, paste0(cv_path(object)$name, ".min")))
+    arg_error("gamma", "applies at s = \"lambda.min\", the model that was ",
+              "refitted.")
+  est <- object$inference$estimate
+  r <- b
+  r[-1L, ] <- 0
+  r[names(est), ] <- est
+  gamma * b + (1 - gamma) * r
 }
 
 #' @rdname coef.cv.dpsco
 #' @export
 predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
-                             newoffset = NULL, ...) {
+                             newoffset = NULL, gamma = 1, ...) {
   check_no_dots(list(...), "predict")
   s <- s %||% paste0(cv_path(object)$name, ".min")
-  stats::predict(matrix_fit(object$dpsco.fit), newx, s = cv_s(object, s),
-                 type = type, newoffset = newoffset)
+  fit <- matrix_fit(object$dpsco.fit)
+  if (!identical(gamma, 1)) {
+    # the relaxed coefficients as a one-penalty path of the same fit
+    b <- relaxed_coef(object, stats::coef(fit, s = cv_s(object, s)), s,
+                      gamma)
+    fit$a0 <- stats::setNames(b[1L, 1L], "s0")
+    fit$beta <- b[-1L, , drop = FALSE]
+    fit$lambda <- fit$lambda[object$index]
+    s <- fit$lambda
+  }
+  stats::predict(fit, newx, s = cv_s(object, s), type = type,
+                 newoffset = newoffset)
 }
 
 # A fit as its matrix methods see it (a formula fit's methods take

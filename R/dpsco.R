@@ -555,17 +555,49 @@
 #'   which the guarantee then does not protect.
 #' @param lambda optional decreasing sequence of penalties (public).
 #' @param nlambda number of penalties of the default grid; default 10
-#'   (private tuning) or 20 (public).
+#'   (private tuning) or 20 (public).  The budget is shared by every
+#'   penalty's steps, so a longer grid adds noise to each step: glmnet's
+#'   `nlambda = 100` makes it about 3.2 times the default's.  A message
+#'   says so when a longer grid is asked for, and print() shows it.
 #' @param lambda.min.ratio smallest penalty as a fraction of the largest;
 #'   default `1e-3` with private tuning, otherwise `1e-4` if `n >= p` and
 #'   `0.01` if not (glmnet's rule).
 #' @param alpha elastic-net mixing in \[0, 1\]; 1 is the lasso.
 #' @param penalty.factor per-column penalty multipliers (0 leaves a column
-#'   unpenalised).
+#'   unpenalised, `Inf` excludes it as `exclude` does), rescaled to sum to
+#'   the number of columns as in glmnet.
+#' @param exclude columns of `x` (numbers or names) left out of the model:
+#'   their coefficients are 0 and they are never read, so they cost no
+#'   budget (the private bounds of the other columns get less noise).
+#' @param lower.limits,upper.limits limits on the coefficients, one value
+#'   or one per column, on the scale of the returned coefficients (`x` as
+#'   given), `lower.limits <= 0 <= upper.limits` as in glmnet.  Every
+#'   iterate is projected onto them, which is post-processing of the
+#'   released gradients: no privacy cost.  Penalised paths only.
+#' @param dfmax,pmax glmnet's caps: the path stops before the first
+#'   penalty with more than `dfmax` non-zero variables, or more than
+#'   `pmax` variables non-zero at some penalty so far.  The cut is
+#'   post-processing; the budget was shared by the whole grid requested,
+#'   so a shorter `nlambda` spends it better.
+#' @param type.multinomial `"ungrouped"` (default) penalises each class's
+#'   coefficients alone; `"grouped"` penalises feature j's coefficients
+#'   over the classes by their 2-norm, so a feature enters or leaves every
+#'   class at once (glmnet's grouped lasso).
+#' @param penalty.scale the scale the penalty applies on.  `"bounded"`
+#'   (default): under private tuning the columns of `x` (after
+#'   `standardize`) are divided by their private bounds `B_j`, and
+#'   `lambda` penalises the coefficients of those bounded columns, so a
+#'   `lambda` from glmnet is not on this scale.  `"glmnet"`: the penalty
+#'   factors are divided by the bounds (post-processing of released
+#'   values), so `lambda` penalises the coefficients of `x` as
+#'   `standardize` leaves it, as glmnet does; with `method = "none"` and
+#'   `standardize = TRUE` the fit then matches glmnet's.  The same under
+#'   public tuning, which has no bounds.
 #' @param intercept fit an unpenalised intercept?
 #' @param standardize how to scale the columns of `x` before fitting
-#'   (coefficients are always returned on the original scale, and penalties
-#'   apply on the standardised scale, as in glmnet): `FALSE` (default) uses
+#'   (coefficients are always returned on the original scale; penalties
+#'   apply on the standardised scale divided by the private bounds, see
+#'   `penalty.scale`): `FALSE` (default) uses
 #'   `x` as given; `list(center = , scale = )` applies centres and scales the
 #'   user declares public; `"private"` estimates the column means and
 #'   standard deviations privately on the share `control$std_share` of the
@@ -710,6 +742,10 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                   epsilon = 1, delta = NULL, public_n = NULL, lambda = NULL,
                   nlambda = NULL,
                   lambda.min.ratio = NULL, alpha = 1, penalty.factor = NULL,
+                  exclude = NULL, lower.limits = -Inf, upper.limits = Inf,
+                  dfmax = NULL, pmax = NULL,
+                  type.multinomial = c("ungrouped", "grouped"),
+                  penalty.scale = c("bounded", "glmnet"),
                   intercept = TRUE, standardize = FALSE,
                   tuning = c("private", "public"), optimizer = NULL,
                   batch_size = NULL, iterations = NULL, step_size = NULL,
@@ -733,6 +769,9 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
   # the family object, built once: the paths and the fit carry it
   fam <- as_family(family, tau, control, length(dat$classnames))
+  pen <- penalty_args(exclude, penalty.factor, lower.limits, upper.limits,
+                      dfmax, pmax, type.multinomial, penalty.scale, dat$x, fam)
+  dat$x <- keep_columns(dat$x, pen)
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
     arg_error("intercept", "must be TRUE or FALSE.")
   args <- c(tm, list(
@@ -741,7 +780,11 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
     epsilon_given = !missing(epsilon), delta = delta, secure = secure,
     intercept = intercept, standardize = standardize, lambda = lambda,
     nlambda = nlambda, lambda.min.ratio = lambda.min.ratio, alpha = alpha,
-    penalty.factor = penalty.factor, optimizer = optimizer,
+    penalty.factor = pen$pf, lower.limits = pen$lower,
+    upper.limits = pen$upper,
+    type.multinomial = if (pen$grouped) "grouped",
+    penalty.scale = if (pen$scale != "bounded") pen$scale,
+    optimizer = optimizer,
     batch_size = batch_size, iterations = iterations, step_size = step_size,
     trace = trace, threads = threads, radius = radius, lp = lp,
     trace.it = check_trace_it(trace.it), weights = dat$weights,
@@ -749,8 +792,9 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   check_path_args(spec, args, fam)
   args$x <- design_in_memory(args$x, standardize, spec$path == "radius")
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
-  if (spec$path == "radius") return(radius_path(spec, args))
-  baseline_fit(lambda_path(spec, args), spec, args)
+  fit <- if (spec$path == "radius") radius_path(spec, args)
+         else baseline_fit(lambda_path(spec, args), spec, args)
+  finish_penalty(fit, pen)
 }
 
 # tuning and calibration (matched; calibration first): "paper" implies

@@ -10,9 +10,12 @@
 #'     cloglog link is an error).}
 #'   \item{`poisson()`}{`"poisson"`, log link only.}
 #' }
-#' `quasi` families, other links and the function itself (`family =
-#' binomial` without the parentheses is accepted as `binomial()`) are
-#' checked the same way.
+#' Other links are an error, and so are `quasibinomial()` and
+#' `quasipoisson()`: their point estimates are those of `binomial()` and
+#' `poisson()`, but a quasi family promises a dispersion estimate that no
+#' private fit here releases, so the error asks for the plain family.  The
+#' function itself (`family = binomial` without the parentheses) is
+#' accepted as `binomial()`.
 #'
 #' **Not available.**  `family = "cox"`: the partial likelihood's gradient
 #' for one record sums over its risk set, the other records still at risk,
@@ -47,9 +50,9 @@ NULL
 family_map <- list(
   gaussian = list(name = "gaussian", link = "identity"),
   binomial = list(name = "binomial", link = "logit"),
-  quasibinomial = list(name = "binomial", link = "logit"),
   poisson = list(name = "poisson", link = "log"),
-  quasipoisson = list(name = "poisson", link = "log")
+  quasibinomial = list(name = "binomial", link = "logit", quasi = TRUE),
+  quasipoisson = list(name = "poisson", link = "log", quasi = TRUE)
 )
 
 # The family argument as a name the fitting functions match: a family
@@ -68,6 +71,11 @@ family_arg <- function(family) {
       arg_error("family", "= ", family$family, "() has no counterpart here; ",
                 "the families are ",
                 paste0("\"", names(family_codes), "\"", collapse = ", "), ".")
+    if (isTRUE(fam$quasi))
+      arg_error("family", "= ", family$family, "() is not available: its ",
+                "coefficients are those of family = \"", fam$name, "\", ",
+                "but no dispersion is estimated privately; use \"",
+                fam$name, "\".")
     if (!identical(family$link, fam$link))
       arg_error("family", "= ", family$family, "(link = \"", family$link,
                 "\") is not available: only the ", fam$link, " link is ",

@@ -35,6 +35,7 @@ lambda_path <- function(spec, a) {
   tn <- pr$tn
   pl <- finish_plan(pl, spec, a, pr)
   nz <- path_noise(spec, a, pl, pr$fixed, pr$std)
+  cost <- path_length_cost(a, pl, nz, pr$fixed)
   beta0 <- if (a$tuned) tn$beta0 else rep(0, pl$dd)
   # every iterate stays in a domain built from released or declared
   # ranges (R/domain.R)
@@ -72,7 +73,30 @@ lambda_path <- function(spec, a) {
                    privacy = record, trace_at = pl$trace_at, std = pr$std,
                    nobs = a$n, path = "lambda", support = sup$record)
   fit$inference <- inf$result
+  fit$path_cost <- cost
   lambda_path_flags(fit, a, pl, nz, tn, g0)
+}
+
+# The default grid size of a privately tuned path.
+default_nlambda <- 10L
+
+# What a grid size other than the default costs: the budget is shared by
+# every penalty's steps, so a step's noise sd grows with the grid (the
+# accountant's multiplier for the default grid against this one).  A
+# message says so when a longer `nlambda` is given; print() shows it.
+path_length_cost <- function(a, pl, nz, fixed) {
+  if (is.null(a$nlambda) || !pl$private || !a$tuned ||
+      a$calibration == "paper" || pl$nlam == default_nlambda) return(NULL)
+  per <- if (pl$disjoint) 1 else pl$steps
+  rel <- nz$releases - pl$nlam * per + default_nlambda * per
+  z_def <- calibrate_noise(fixed, nz$q, rel, pl$epsilon, pl$delta)
+  cost <- list(nlambda = pl$nlam, default_nlambda = default_nlambda,
+               ratio = nz$z / z_def)
+  if (pl$nlam > default_nlambda) message(sprintf(paste0(
+    "nlambda = %d: the budget is shared by %d penalties, so each step's ",
+    "noise sd is %s times that of the default nlambda = %d."),
+    pl$nlam, pl$nlam, format(signif(cost$ratio, 3)), default_nlambda))
+  cost
 }
 
 # Phase 1, from public values only: the optimiser, the target, batches and
@@ -96,7 +120,8 @@ plan_lambda_path <- function(spec, a) {
   bs <- path_batches(spec, a, optimizer)
   lambda <- if (!is.null(a$lambda)) check_lambda(a$lambda)
   nlam <- if (is.null(lambda))
-            check_count(a$nlambda %||% if (tuned) 10L else 20L, "nlambda")
+            check_count(a$nlambda %||% if (tuned) default_nlambda else 20L,
+                        "nlambda")
           else length(lambda)
   check_sizes(p, a$intercept, nlam, bs$steps, a$trace,
               is.null(a$iterations) && !tuned && !spec$disjoint)
@@ -105,7 +130,10 @@ plan_lambda_path <- function(spec, a) {
   c(target, list(n = n, m = bs$m,
     lambda = lambda,
     oracle_name = oracle_name, private = private, optimizer = optimizer,
-    alpha = a$alpha, pf = pf, nlam = nlam, steps = as.integer(bs$steps),
+    alpha = a$alpha, pf = pf, lower = a$lower.limits, upper = a$upper.limits,
+    grouped = identical(a$type.multinomial, "grouped"),
+    penalty_scale = a$penalty.scale %||% "bounded",
+    nlam = nlam, steps = as.integer(bs$steps),
     intercept = a$intercept, d = p + a$intercept, nclass = nclass,
     dd = nclass * (p + a$intercept), step_size = a$step_size,
     trace_at = check_trace(a$trace, bs$steps),
@@ -162,6 +190,7 @@ finish_plan <- function(pl, spec, a, pr) {
     pl$step_size <- pl$step_size %||%
       (1 / ((1 / pl$step_scale) * pl$d * pr$family$curvature))
   }
+  pl <- internal_penalty(pl, pr$std$scale, pr$tn$bound)
   mem <- pr$family$model_memory
   if (pl$optimizer == "newton" && !is.null(mem) &&
       !"memory" %in% attr(pl$control, "given"))
@@ -220,6 +249,9 @@ engine_settings <- function(fam, pl, nz, weights, offset, domain) {
          last_iterate = as.integer(pl$output == "last"),
          tail_average = as.integer(pl$output == "tail"), alpha = pl$alpha,
          penalty_factor = pl$pf, disjoint = as.integer(pl$disjoint)),
+    compact(list(lower_limits = pl$lower_limits,
+                 upper_limits = pl$upper_limits,
+                 grouped = if (pl$grouped) 1L)),
     domain)
 }
 

@@ -320,12 +320,37 @@ check_sizes <- function(p, intercept, nlambda, steps, trace, default_steps) {
 # one of dpsco()'s arguments (`allowed`) that the caller does not set
 # itself (`taken`), so that a misspelt name is an error naming it rather
 # than R's "unused argument" from deeper down, or a silent partial match.
+# glmnet arguments that dpsco() or cv.dpsco() do not take, with why and
+# what to use instead (the error names the argument).
+glmnet_reasons <- list(
+  nfolds = paste(
+    "is not available: cv.dpsco() holds out one private split (`holdout`,",
+    "0.2 by default) instead of k folds.  With folds each record would enter",
+    "k - 1 of the k fits, so each fit could spend only a (k - 1)-th of the",
+    "budget; one split gives the whole budget to the path and to the choice",
+    "(parallel composition)."),
+  relax = paste(
+    "is an argument of cv.dpsco(): a relaxed fit refits the model selected",
+    "at one penalty, which cv.dpsco() chooses privately; with relax = TRUE",
+    "it refits that model on records the path did not see (no extra",
+    "epsilon, by parallel composition)."),
+  parallel = paste(
+    "is not needed: the fit runs its passes over the records in threads",
+    "(`threads`), and cv.dpsco() fits one path, not one per fold."),
+  gamma = paste(
+    "is an argument of coef() and predict() on a cv.dpsco(relax = TRUE)",
+    "fit.")
+)
+glmnet_reasons$foldid <- glmnet_reasons$nfolds
+
 check_dots_names <- function(dots, allowed, taken, caller) {
   nm <- names(dots) %||% rep("", length(dots))
   if (any(!nzchar(nm)))
     arg_error("...", "must be named arguments of dpsco(), which ", caller,
               "() passes them on to.")
   bad <- nm[!nm %in% setdiff(allowed, taken)]
+  if (length(bad) && bad[1L] %in% setdiff(names(glmnet_reasons), "relax"))
+    arg_error(bad[1L], glmnet_reasons[[bad[1L]]])
   if (length(bad))
     arg_error(bad[1L], if (bad[1L] %in% taken)
                 paste0("is set by ", caller, "() itself; give it to ", caller,
@@ -345,6 +370,7 @@ check_no_dots <- function(dots, caller) {
     arg_error("exact", "is not available: refitting at new penalties would ",
               "read the data again outside the privacy budget; ", caller,
               "() interpolates along the released path.")
+  if (arg %in% names(glmnet_reasons)) arg_error(arg, glmnet_reasons[[arg]])
   arg_error(arg, "is not an argument of ", caller, "().")
 }
 

@@ -249,12 +249,29 @@ void holland_h_values(const double *a, R_xlen_t n, double nu, int tabulated,
                       double *out);
 
 /* ---- prox.c --------------------------------------------------------- */
+/* The penalty of a penalised path, lambda times
+ *   sum_j pf_j (alpha |b_j| + (1 - alpha) b_j^2 / 2)
+ * over the p penalised coefficients of each class block or, `grouped`
+ * (a multinomial's glmnet type.multinomial = "grouped"), the same in the
+ * 2-norm of feature j's coefficients over the classes.  Each penalised
+ * coefficient is kept in [lower_j, upper_j] (NULL: unbounded; lower_j <= 0
+ * <= upper_j, so the box holds the trivial model).  The box is not
+ * combined with grouping. */
+typedef struct {
+    double alpha;
+    const double *pf, *lower, *upper;
+    int grouped;
+} path_penalty;
+
+/* One proximal gradient step of size gamma. */
 void prox_step(double *beta, const double *grad, int p, int has_int,
-               double gamma, double lambda, double alpha, const double *pf);
+               double gamma, double lambda, const path_penalty *pen);
 /* The same step on each of nclass blocks of p + has_int coefficients. */
 void prox_classes(double *beta, const double *grad, int nclass, int p,
-                  int has_int, double gamma, double lambda, double alpha,
-                  const double *pf);
+                  int has_int, double gamma, double lambda,
+                  const path_penalty *pen);
+/* v clamped to coefficient j's box. */
+double penalty_box(const path_penalty *pen, int j, double v);
 
 /* ---- pass.c --------------------------------------------------------- */
 /* The problem every optimiser streams through pass.c: the records, the

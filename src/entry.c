@@ -150,6 +150,9 @@ static const field_spec fit_fields[] = {
     {"sqrt_schedule", REQUIRED}, {"last_iterate", REQUIRED},
     {"tail_average", REQUIRED}, {"alpha", REQUIRED},
     {"penalty_factor", REQUIRED},
+    /* p limits each (default none) and the multinomial grouping (0) */
+    {"lower_limits", OPTIONAL}, {"upper_limits", OPTIONAL},
+    {"grouped", OPTIONAL},
     {"disjoint", OPTIONAL},     /* one pass per lambda, default 0 */
     /* the Newton loop instead of SPGD when curvature is given */
     {"curvature", OPTIONAL},
@@ -180,6 +183,8 @@ static const field_spec release_fields[] = {
     {"domain_metric", IGNORED}, {"domain_centre", IGNORED},
     {"domain_radius", IGNORED},
     {"alpha", IGNORED}, {"penalty_factor", IGNORED}, {"disjoint", IGNORED},
+    {"lower_limits", IGNORED}, {"upper_limits", IGNORED},
+    {"grouped", IGNORED},
     {NULL, 0}
 };
 
@@ -449,6 +454,18 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
                  "offsets");
 }
 
+/* The penalty's fields (dpsco.h's path_penalty). */
+static void penalty_from(path_penalty *pen, const settings_list *s, int p)
+{
+    pen->alpha = num(s, "alpha");
+    pen->pf = per_record(s, "penalty_factor", p);
+    pen->lower = per_record(s, "lower_limits", p);
+    pen->upper = per_record(s, "upper_limits", p);
+    pen->grouped = integer_or(s, "grouped", 0);
+    if (pen->pf == NULL)
+        Rf_error("internal error: the penalty needs its factors");
+}
+
 /* The bounded domain's fields (all three or none). */
 static void domain_from(path_domain *dm, const settings_list *s, int width,
                         int nclass)
@@ -482,8 +499,7 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     sc.sqrt_schedule = integer(&s, "sqrt_schedule");
     sc.last_iterate = integer(&s, "last_iterate");
     sc.tail_average = integer(&s, "tail_average");
-    sc.alpha = num(&s, "alpha");
-    sc.pf = REAL(field(&s, "penalty_factor"));
+    penalty_from(&sc.pen, &s, pr.p);
     sc.trace_at = INTEGER(trace_at);
     sc.ntrace = Rf_length(trace_at);
     sc.disjoint = integer_or(&s, "disjoint", 0);
@@ -499,7 +515,7 @@ SEXP dpsco_fit(SEXP x, SEXP y, SEXP settings, SEXP lambda, SEXP beta0,
     /* the Newton path's settings, read before any draw */
     SEXP curv = opt(&s, "curvature");
     quad_model qm = {pr.p + pr.has_int, pr.has_int, NULL, sc.step0, 0.0,
-                     sc.alpha, sc.pf, pr.family.nclass, NULL};
+                     &sc.pen, pr.family.nclass, NULL};
     const double *g1 = NULL;
     if (!Rf_isNull(curv)) {
         qm.A = REAL(curv);

@@ -14,7 +14,11 @@ SEXP dpsco_quad_lasso(SEXP A, SEXP g, SEXP c, SEXP opts)
         Rf_error("dpsco_quad_lasso: bad arguments");
     const double *o = REAL(opts);
     int has_int = o[2] != 0.0;
-    if (Rf_length(opts) != 3 + dim - has_int)
+    /* opts: lambda, alpha, intercept, the penalty factors and, optionally,
+     * the lower and then the upper limits of the penalised coordinates */
+    int np = dim - has_int;
+    int limits = Rf_length(opts) == 3 + 3 * np;
+    if (Rf_length(opts) != 3 + np && !limits)
         Rf_error("dpsco_quad_lasso: bad penalty factors");
     quad_model qm;
     qm.nclass = 1;
@@ -24,8 +28,9 @@ SEXP dpsco_quad_lasso(SEXP A, SEXP g, SEXP c, SEXP opts)
     qm.A = REAL(A);
     qm.eta = 1.0;
     qm.memory = 0.0;
-    qm.alpha = o[1];
-    qm.pf = o + 3;
+    path_penalty pen = {o[1], o + 3, limits ? o + 3 + np : NULL,
+                        limits ? o + 3 + 2 * np : NULL, 0};
+    qm.pen = &pen;
     SEXP b = PROTECT(Rf_allocVector(REALSXP, dim));
     double *s = (double *) R_alloc(dim > 0 ? (size_t) dim : 1, sizeof(double));
     quad_lasso(&qm, REAL(g), REAL(c), o[0], REAL(b), s);

@@ -121,7 +121,7 @@ void spgd_path(const fit_problem *pr, const spgd_schedule *sc,
             double gamma = sc->sqrt_schedule ? sc->step0 / sqrt((double) t)
                                              : sc->step0;
             prox_classes(beta, est, pr->family.nclass, pr->p, pr->has_int,
-                         gamma, lambda[l], sc->alpha, sc->pf);
+                         gamma, lambda[l], &sc->pen);
             domain_project(&sc->domain, beta, pr->p + pr->has_int,
                            pr->family.nclass);
             path_record(sc, dim, beta, avg, t, tail_from, l, &next_trace,

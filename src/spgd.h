@@ -26,8 +26,7 @@ typedef struct {
     int sqrt_schedule;  /* gamma_t = step0 / sqrt(t) instead of step0 */
     int last_iterate;   /* output beta_T instead of the iterate average */
     int tail_average;   /* average only the iterates after step T / 2 */
-    double alpha;
-    const double *pf;
+    path_penalty pen;
     const int *trace_at; /* sorted steps (1-based) to record */
     int ntrace;
     int disjoint;       /* one pass per lambda: each record joins block
@@ -52,8 +51,7 @@ typedef struct {
     const double *A;    /* dim x dim released curvature, positive definite */
     double eta;         /* step: the model's curvature is A / eta */
     double memory;      /* weight of the carried gradient estimate */
-    double alpha;
-    const double *pf;
+    const path_penalty *pen;
     int nclass;         /* multinomial: K blocks of dim coefficients ... */
     const double *S;    /* ... whose model curvature is S (x) A / eta, S
                          * the K x K class matrix (NULL: one block) */

@@ -822,3 +822,34 @@ test_that("small data with no signal: cv.dpsco() returns the trivial model and s
     expect_lte(a0, yr[2L])
   }
 })
+
+test_that("relax = TRUE refits the selected model on the inference pool", {
+  set.seed(1)
+  n <- 20000
+  x <- matrix(rnorm(n * 5), n, dimnames = list(NULL, paste0("x", 1:5)))
+  y <- drop(x %*% c(2, -1, 0.5, 0, 0)) + rnorm(n)
+  set.seed(2); cv <- cv.dpsco(x, y, relax = TRUE)
+  # the same coins and fits as inference = "selected"
+  set.seed(2); sel <- cv.dpsco(x, y, inference = "selected")
+  expect_equal(coef(cv), coef(sel))
+  est <- cv$inference$estimate
+  r0 <- coef(cv, gamma = 0)
+  expect_equal(r0[names(est), 1], est)
+  expect_true(all(r0[setdiff(rownames(r0), names(est)), 1] == 0))
+  expect_equal(coef(cv, gamma = 0.25), 0.25 * coef(cv) + 0.75 * r0)
+  expect_equal(drop(predict(cv, x[1:4, ], gamma = 0)),
+               drop(cbind(1, x[1:4, ]) %*% r0), ignore_attr = TRUE)
+  expect_error(coef(cv, s = cv$lambda[2], gamma = 0), "`gamma` applies at")
+  expect_error(coef(sel, gamma = 0), "`gamma` needs a relaxed fit")
+  expect_error(cv.dpsco(x, y, relax = TRUE, inference = TRUE), "`relax`")
+})
+
+test_that("glmnet's fold and AUC arguments say why they are absent", {
+  x <- matrix(rnorm(400), 100)
+  y <- rnorm(100)
+  expect_error(cv.dpsco(x, y, nfolds = 5), "`nfolds` is not available.*holdout")
+  expect_error(cv.dpsco(x, y, foldid = rep(1:5, 20)), "`foldid` is not available")
+  expect_error(cv.dpsco(x, y > 0, family = "binomial", type.measure = "auc"),
+               "`type.measure` \"auc\" is not available")
+  expect_error(dpsco(x, y, relax = TRUE), "`relax` is an argument of cv.dpsco")
+})

@@ -69,3 +69,11 @@ test_that("a binomial count matrix is refused with the expansion to records", {
                 dpsco_arg_error = function(e) e)
   expect_identical(e$arg, "y")
 })
+
+test_that("quasi families are refused with the plain family named", {
+  x <- matrix(rnorm(40), 20)
+  expect_error(dpsco(x, rpois(20, 2), family = quasipoisson()),
+               "quasipoisson\\(\\) is not available.*use \"poisson\"")
+  expect_error(dpsco(x, rbinom(20, 1, 0.5), family = quasibinomial()),
+               "quasibinomial\\(\\) is not available.*use \"binomial\"")
+})
