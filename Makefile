@@ -1,7 +1,7 @@
 # Developer entry points for the dpsco package.
 #
 #   make deps     install the system and R packages the build needs (idempotent)
-#   make install  deps + R CMD INSTALL .
+#   make install  deps + R CMD build + R CMD INSTALL (vignettes included)
 #   make run      install + the BlogFeedback example (inst/scripts/blog_lasso.R)
 #   make check    deps + R CMD build + R CMD check --as-cran, then a verdict
 #   make report   the verdict alone, read from an existing dpsco.Rcheck/
@@ -128,10 +128,16 @@ deps:
 	$(call apt_install,$(DEB_PKGS))
 	@$(RSCRIPT) --vanilla -e '$(R_CHECK_LOAD)'
 
-# Objects are removed first: R CMD INSTALL does not track header changes.
+# Installs from the built tarball, so that the vignettes are built and
+# installed too (vignette(package = "dpsco") lists them; R CMD INSTALL on
+# the source directory installs none).  Objects are removed first:
+# R CMD INSTALL does not track header changes.
 install: deps
 	rm -f src/*.o src/*.so
-	$(R) CMD INSTALL --no-multiarch .
+	rm -f $(PKG)_*.tar.gz
+	$(R) CMD build .
+	$(R) CMD INSTALL --no-multiarch $(TARBALL)
+	@$(RSCRIPT) --vanilla -e 'v <- vignette(package = "$(PKG)")$$results; if (!NROW(v)) stop("no vignette installed"); cat("install: vignettes:", v[, "Item"], "\n")'
 
 run: install
 	$(RSCRIPT) inst/scripts/blog_lasso.R

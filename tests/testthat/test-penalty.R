@@ -147,3 +147,22 @@ test_that("a longer path says what its noise costs", {
   expect_silent(g <- dpsco(d$x, d$y))
   expect_null(g$path_cost)
 })
+
+test_that("multinomial limits match glmnet's converged fit", {
+  skip_if_not_installed("glmnet")
+  set.seed(4)
+  n <- 300
+  x <- matrix(rnorm(n * 4), n)
+  cl <- factor(sample(c("a", "b", "c"), n, TRUE))
+  x[, 1] <- x[, 1] + (cl == "a")
+  x[, 2] <- x[, 2] - 0.7 * (cl == "b")
+  lam <- c(0.05, 0.01)
+  g <- glmnet::glmnet(x, cl, family = "multinomial", lambda = lam,
+                      lower.limits = 0, standardize = FALSE, thresh = 1e-14)
+  f <- dpsco(x, cl, family = "multinomial", method = "none", lambda = lam,
+             lower.limits = 0, penalty.scale = "glmnet")
+  expect_equal(unname(sapply(coef(f), function(m) m[-1, 2])),
+               unname(sapply(coef(g, s = 0.01),
+                             function(m) as.matrix(m)[-1, 1])),
+               tolerance = 1e-6)
+})
