@@ -57,7 +57,8 @@ lambda_path <- function(spec, a) {
   # the trivial model is always on a private path: at the first penalty,
   # lambda_max, the intercept-only fit, whose private estimate is the
   # released start (the steps run there only to warm-start the next one)
-  if (a$tuned && pl$private) res$beta[, 1L] <- beta0
+  # (a grid the user gave starts wherever the user chose: fitted as is)
+  if (a$tuned && pl$private && is.null(pl$lambda)) res$beta[, 1L] <- beta0
   sup <- lambda_path_support(res$beta, pl, nz, tn, domain)
   res$beta <- sup$beta
   inf <- if (!is.null(pr$inference))
@@ -357,7 +358,7 @@ lambda_fit_settings <- function(a, pl, nz, fam, y_range) {
 # (cv.dpsco()'s prior), whether the range of y was lost in the noise and
 # whether the first release shows any signal (signal.R).
 lambda_path_flags <- function(fit, a, pl, nz, tn, g0) {
-  fit$trivial <- if (a$tuned && pl$private) 1L
+  fit$trivial <- if (a$tuned && pl$private && is.null(pl$lambda)) 1L
   if (a$tuned && isTRUE(tn$y_unresolved)) fit$y_unresolved <- TRUE
   if (nz$first_release && pl$private)
     fit$signal <- signal_check(g0, nz$noise$sd,
