@@ -4,7 +4,8 @@
 #' `"dpsco"` to parsnip's [parsnip::linear_reg()] (family `"gaussian"`),
 #' [parsnip::logistic_reg()] (`"binomial"`), [parsnip::poisson_reg()]
 #' (`"poisson"`; the function is parsnip's own since parsnip 1.0.0, the
-#' poissonreg package is not needed) and [parsnip::multinom_reg()]
+#' poissonreg package is not needed; an older parsnip gets the other three)
+#' and [parsnip::multinom_reg()]
 #' (`"multinomial"`), so that private fits run in workflows:
 #' ```
 #' library(dpsco)
@@ -81,7 +82,7 @@
 #'   spec <- parsnip::linear_reg(penalty = 0.05) |>
 #'     parsnip::set_engine("dpsco", epsilon = 1, public_n = 2000)
 #'   fit <- parsnip::fit(spec, y ~ ., data = d)
-#'   predict(fit, new_data = d[1:3, ])
+#'   print(predict(fit, new_data = d[1:3, ]))
 #'   privacy(fit$fit)$epsilon
 #' }
 #' @name dpsco_parsnip

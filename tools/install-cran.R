@@ -92,7 +92,8 @@ debian_candidates <- function(targets) {
     # epoch "1:", Debian revision "-1" and repack suffix "+dfsg" dropped
     up <- sub("[+~].*$", "", sub("-[^-]*$", "", sub("^[0-9]+:", "", v[1])))
     p <- pkgs[debian_name(pkgs) == name]
-    if (length(p)) cand[[p[1]]] <- tryCatch(package_version(up), error = function(e) NULL)
+    if (length(p))
+      cand[[p[1]]] <- tryCatch(package_version(up), error = function(e) NULL)
   }
   cand
 }
@@ -131,7 +132,8 @@ plan_installs <- function(targets) {
     decision[[p]] <- new
     # a CRAN build's own requirements are recorded once
     if (new != "cran" || identical(old, "cran")) next
-    deps <- do.call(rbind, lapply(db[p, c("Depends", "Imports", "LinkingTo")], parse_deps))
+    deps <- do.call(rbind, lapply(db[p, c("Depends", "Imports", "LinkingTo")],
+                                  parse_deps))
     deps <- deps[!deps$package %in% base_pkgs, ]
     for (i in seq_len(nrow(deps))) {
       d <- deps$package[i]
