@@ -289,3 +289,6 @@ shard_store <- dpsco:::shard_store
 signal_check <- dpsco:::signal_check
 signal_text <- dpsco:::signal_text
 crop_file_sha256 <- dpsco:::crop_file_sha256
+
+# ---- The parsnip engine (R/parsnip.R)
+register_parsnip <- dpsco:::register_parsnip
