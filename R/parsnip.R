@@ -23,17 +23,13 @@
 #' name: `epsilon`, `delta`, `public_n`, `method`, `nlambda`, `holdout`,
 #' `control`, ...  The penalty is on the scale of the fit that dpsco
 #' makes: with private tuning (the default) the columns are rescaled by
-#' their private bounds first, so it is not glmnet's scale (see
-#' [dpsco()]).
+#' their private bounds first, so it is not glmnet's scale unless
+#' `set_engine("dpsco", penalty.scale = "glmnet")` (see [dpsco()]).
 #'
-#' **With `penalty`** (a positive number), the engine fits [dpsco()] on
-#' the path `lambda = c(2 * penalty, penalty)` and predicts at `penalty`.
-#' On a private path the first penalty is the intercept-only model (see
-#' "Do no harm" in [dpsco()]), so a path of `penalty` alone would fit
-#' nothing else; the steps at `2 * penalty` warm-start those at
-#' `penalty`.  The budget is that of any path of two penalties: each gets
-#' its share.  **Without
-#' `penalty`** (left unset, as `linear_reg()` leaves it), it fits
+#' **With `penalty`** (a positive number), the engine fits [dpsco()] at
+#' `lambda = penalty` alone, the whole budget on that one penalty; the
+#' `penalty.scale` engine argument puts it on glmnet's scale.
+#' **Without `penalty`** (left unset, as `linear_reg()` leaves it), it fits
 #' [cv.dpsco()]: a path on a training part of the records and a private
 #' choice of the penalty on the rest, within the same `(epsilon, delta)`,
 #' and predicts at that choice (`lambda.min`).  This is the private way to
@@ -71,8 +67,8 @@
 #'   `NULL` for the private choice of [cv.dpsco()].
 #' @param alpha parsnip's `mixture`, in \[0, 1\].
 #' @param ... engine arguments, passed to [dpsco()] or [cv.dpsco()].
-#' @return A [dpsco()] fit on the path `c(2 * lambda, lambda)` (with
-#'   `lambda`) or a [cv.dpsco()] object (without).
+#' @return A [dpsco()] fit at `lambda` (with `lambda`) or a [cv.dpsco()]
+#'   object (without).
 #' @seealso [dpsco()], [cv.dpsco()], [privacy()]
 #' @examples
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
@@ -95,10 +91,7 @@ dpsco_parsnip_fit <- function(x, y, family, lambda = NULL, alpha = 1, ...) {
     arg_error("penalty", "must be a single number for the \"dpsco\" engine ",
               "(leave it unset for a private choice by cv.dpsco()).")
   check_number(lambda, "penalty", 0)
-  # a private path's first penalty is the trivial model (dpsco()'s "Do no
-  # harm"): a path of one penalty would be intercept-only
-  dpsco(x, y, family = family, lambda = c(2 * lambda, lambda), alpha = alpha,
-        ...)
+  dpsco(x, y, family = family, lambda = lambda, alpha = alpha, ...)
 }
 
 # The engine is added when parsnip's namespace loads, whichever of the two

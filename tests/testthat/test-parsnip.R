@@ -38,7 +38,7 @@ test_that("the engine is registered for the four models", {
   expect_identical(sum(parsnip::show_engines("linear_reg")$engine == "dpsco"), 1L)
 })
 
-test_that("linear_reg with a penalty is dpsco() on c(2 * penalty, penalty)", {
+test_that("linear_reg with a penalty is dpsco() at that penalty", {
   d <- tm_data()
   new <- d[1:7, ]
   spec <- parsnip::set_engine(parsnip::linear_reg(penalty = 0.02, mixture = 0.6),
@@ -46,15 +46,15 @@ test_that("linear_reg with a penalty is dpsco() on c(2 * penalty, penalty)", {
   wf <- tm_fit(spec, "y", d, 5)
   pred <- predict(wf, new_data = new)
   set.seed(5)
-  ref <- dpsco(tm_x(d), d$y, family = "gaussian", lambda = c(0.04, 0.02),
+  ref <- dpsco(tm_x(d), d$y, family = "gaussian", lambda = 0.02,
                alpha = 0.6, epsilon = 0.7, public_n = 600)
-  # the end of the path is more than the intercept-only model
-  expect_true(any(coef(ref)[-1L, 2L] != 0))
+  # a one-penalty fit is more than the intercept-only model
+  expect_true(any(coef(ref)[-1L, 1L] != 0))
   expect_equal(pred$.pred,
                as.vector(predict(ref, tm_x(new), s = 0.02, type = "response")),
                tolerance = 1e-12)
   eng <- workflows::extract_fit_engine(wf)
-  expect_identical(eng$lambda, c(0.04, 0.02))
+  expect_identical(eng$lambda, 0.02)
   expect_identical(eng$settings$alpha, 0.6)
   expect_identical(privacy(eng)$epsilon, 0.7)
   expect_identical(eng$nobs, 600)
@@ -88,11 +88,11 @@ test_that("poisson_reg predicts the fitted mean of dpsco()", {
                               epsilon = 2, method = "clip")
   wf <- tm_fit(spec, "yc", d, 7)
   set.seed(7)
-  ref <- dpsco(tm_x(d), d$yc, family = "poisson", lambda = c(0.02, 0.01),
+  ref <- dpsco(tm_x(d), d$yc, family = "poisson", lambda = 0.01,
                epsilon = 2, method = "clip")
   mu <- as.vector(predict(ref, tm_x(new), s = 0.01, type = "response"))
   expect_equal(predict(wf, new_data = new)$.pred, mu, tolerance = 1e-12)
-  expect_equal(mu, as.vector(exp(cbind(1, tm_x(new)) %*% coef(ref)[, 2])),
+  expect_equal(mu, as.vector(exp(cbind(1, tm_x(new)) %*% coef(ref)[, 1])),
                tolerance = 1e-12)
   expect_identical(workflows::extract_fit_engine(wf)$method, "clip")
 })
@@ -104,10 +104,10 @@ test_that("logistic_reg gives dpsco()'s classes and probabilities", {
                               epsilon = 1.5)
   wf <- tm_fit(spec, "yb", d, 8)
   set.seed(8)
-  ref <- dpsco(tm_x(d), d$yb, family = "binomial", lambda = c(0.02, 0.01),
+  ref <- dpsco(tm_x(d), d$yb, family = "binomial", lambda = 0.01,
                epsilon = 1.5)
   # the probability of the second level, "yes", from the coefficients
-  p <- as.vector(plogis(cbind(1, tm_x(new)) %*% coef(ref)[, 2]))
+  p <- as.vector(plogis(cbind(1, tm_x(new)) %*% coef(ref)[, 1]))
   prob <- predict(wf, new_data = new, type = "prob")
   expect_identical(names(prob), c(".pred_no", ".pred_yes"))
   expect_equal(prob$.pred_yes, p, tolerance = 1e-12)
@@ -125,11 +125,11 @@ test_that("multinom_reg gives dpsco()'s probabilities in the outcome's level ord
                               epsilon = 2)
   wf <- tm_fit(spec, "ym", d, 9)
   set.seed(9)
-  ref <- dpsco(tm_x(d), d$ym, family = "multinomial", lambda = c(0.01, 0.005),
+  ref <- dpsco(tm_x(d), d$ym, family = "multinomial", lambda = 0.005,
                epsilon = 2)
   # the softmax of the linear predictors, one column per class
   eta <- vapply(coef(ref), function(b)
-    as.vector(cbind(1, tm_x(new)) %*% b[, 2L]), numeric(nrow(new)))
+    as.vector(cbind(1, tm_x(new)) %*% b[, 1L]), numeric(nrow(new)))
   p <- exp(eta) / rowSums(exp(eta))
   prob <- predict(wf, new_data = new, type = "prob")
   expect_identical(names(prob), c(".pred_r", ".pred_p", ".pred_q"))
