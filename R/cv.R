@@ -512,6 +512,7 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   print(cv_choice_table(x, digits))
   cat("\n", paste(strwrap(cv_choice_note(x, digits)), collapse = "\n"), "\n",
       sep = "")
+  cat("\n", paste(strwrap(cv_default_note(x)), collapse = "\n"), "\n", sep = "")
   pr <- x$privacy
   if (pr$private)
     cat(sprintf("\nPrivacy: (epsilon, delta) = (%s, %s) for the whole procedure; accounted epsilon %s\n",
@@ -714,25 +715,27 @@ cv_s <- function(object, s) {
 #'
 #' @param object a `cv.dpsco` object.
 #' @param newx,type,newoffset as in [predict.dpsco()].
-#' @param s `"lambda.min"` (default) or penalty values; for a path of
-#'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
-#'   explains why a private choice has none (see [cv.dpsco()]).
+#' @param s `"lambda.min"` (default; glmnet's default is `"lambda.1se"`,
+#'   which a private choice does not have) or penalty values; for a path of
+#'   radii, `"radius.min"` (`"lambda.min"` is taken as it) or radii.
+#'   `"lambda.1se"` is an error that explains why a private choice has none
+#'   (see [cv.dpsco()]).
 #' @param ... not used; any argument given here is an error.
 #' @return As [coef.dpsco()] and [predict.dpsco()] (for a multinomial fit,
 #'   [coef.dpsco_multinomial()]: a list per class, arrays by class).
 #' @export
-coef.cv.dpsco <- function(object, s = NULL, ...) {
+coef.cv.dpsco <- function(object, s = "lambda.min", ...) {
   check_no_dots(list(...), "coef")
-  s <- s %||% paste0(cv_path(object)$name, ".min")
+  s <- cv_min_alias(object, s)
   stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
 }
 
 #' @rdname coef.cv.dpsco
 #' @export
-predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
+predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link",
                              newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
-  s <- s %||% paste0(cv_path(object)$name, ".min")
+  s <- cv_min_alias(object, s)
   stats::predict(matrix_fit(object$dpsco.fit), newx, s = cv_s(object, s),
                  type = type, newoffset = newoffset)
 }

@@ -108,10 +108,14 @@ interpolate_coef <- function(object, s) {
     b[, left, drop = FALSE] %*% diag(w, length(s)) +
       b[, right, drop = FALSE] %*% diag(1 - w, length(s))
   }
-  dimnames(out) <- list(c("(Intercept)", rownames(object$beta)),
-                        paste0("s", seq_along(s) - 1L))
+  dimnames(out) <- list(c("(Intercept)", rownames(object$beta)), s_names(s))
   out
 }
+
+# The columns of coefficients and predictions at a given `s`: s1, s2, ...
+# as glmnet names them (the fitted path's own columns, without `s`, are s0,
+# s1, ... in both packages).
+s_names <- function(s) paste0("s", seq_along(s))
 
 #' Coefficients and predictions of a dpsco fit
 #'
@@ -146,7 +150,10 @@ interpolate_coef <- function(object, s) {
 #'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
 #'   `predict()`: a matrix with one column per `s` (or a list for
-#'   `"nonzero"`).  A multinomial fit has its own methods, in glmnet's
+#'   `"nonzero"`).  As in glmnet, the columns are named `s0, s1, ...`
+#'   along the fitted path when `s` is not given (for the constraint-set
+#'   methods `r0, r1, ...`) and `s1, s2, ...` for the values of a given
+#'   `s`.  A multinomial fit has its own methods, in glmnet's
 #'   forms (a matrix per class, arrays by class): see
 #'   [coef.dpsco_multinomial()].
 #' @examples
@@ -223,7 +230,11 @@ predict.dpsco <- function(object, newx, s = NULL,
 #'   intercepts centred to sum to 0 over the classes).  `"link"` and
 #'   `"response"`: an `nrow(newx)` x `K` x `length(s)` array, dimnames the
 #'   rows of `newx`, the classes and the penalties.  `"class"`: an
-#'   `nrow(newx)` x `length(s)` character matrix of class names.
+#'   `nrow(newx)` x `length(s)` character matrix of class names.  The
+#'   penalties are named `s0, s1, ...` along the fitted path and `s1, s2,
+#'   ...` at a given `s`, as in [coef.dpsco()] (glmnet's multinomial
+#'   methods name a given `s` `1, 2, ...`; its other families `s1, s2,
+#'   ...`).
 #'   `"nonzero"`: a list named by the classes, each a list per `s` of the
 #'   indices of the non-zero coefficients.
 #' @examples
@@ -501,4 +512,22 @@ privacy_paragraph <- function(pr) {
     cal, std,
     " Treated as public: ", paste(pr$public, collapse = ", "), ". ",
     privacy_status(pr)$sentence)
+}
+
+# The `s` of coef() / predict() of a cv.dpsco object: "lambda.min" by
+# default, as glmnet users type it, is the private choice on a path of
+# radii too ("radius.min"); NULL (as older callers pass it) is the same.
+cv_min_alias <- function(object, s) {
+  name <- cv_path(object)$name
+  if (is.null(s) || identical(s, "lambda.min")) paste0(name, ".min") else s
+}
+
+# The line print(<cv.dpsco>) gives on the default of coef() and predict():
+# glmnet's default is lambda.1se, which a private choice has not.
+cv_default_note <- function(x) {
+  name <- cv_path(x)$name
+  sprintf(paste("coef() and predict() use %s.min by default (glmnet:",
+                "lambda.1se); there is no private %s.1se: its rule reads the",
+                "validation records' curve and standard error, which are not",
+                "released."), name, name)
 }
