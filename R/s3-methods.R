@@ -43,7 +43,10 @@ path_values <- function(object) path_axis(object)$values
 #' privacy status (covered, not covered with what and how to fix it, or
 #' not private; see [privacy()]).  For a
 #' multinomial fit `Df` is, as in glmnet, the number of predictors with a
-#' non-zero coefficient in any class (per class: `fit$dfmat`).  Unlike
+#' non-zero coefficient in any class (per class: `fit$dfmat`).  A
+#' coefficient counts as non-zero when its magnitude exceeds `1e-10` times
+#' the largest on the path (a Frank-Wolfe path leaves coordinates at
+#' 1e-15 and below, zeros in every display).  Unlike
 #' glmnet no deviance is shown: it would be a statistic of the data outside
 #' the privacy budget.
 #'
@@ -142,7 +145,9 @@ s_names <- function(s) paste0("s", seq_along(s))
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean (for
 #'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label; multinomial: see
 #'   [predict.dpsco_multinomial()]), `"coefficients"` or
-#'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
+#'   `"nonzero"` (indices of non-zero coefficients, a list per `s`; as in
+#'   `Df`, a coefficient within `1e-10` times the path's largest magnitude
+#'   counts as zero).
 #' @param newoffset offsets of the new records, added to the linear
 #'   predictor: needed (and only allowed) when the fit had an `offset`, as
 #'   in glmnet.  Not used for `"coefficients"` and `"nonzero"`.
@@ -191,7 +196,7 @@ predict.dpsco <- function(object, newx, s = NULL,
   b <- coef.dpsco(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")
-    return(lapply(seq_len(ncol(b)), function(j) which(b[-1L, j] != 0)))
+    return(nonzero_rows(b[-1L, , drop = FALSE], nonzero_tol(object$beta)))
   fam <- fit_family(object)
   if (type == "class" && !fam$classes)
     arg_error("type", "\"class\" needs a binomial fit.")
@@ -275,8 +280,8 @@ predict.dpsco_multinomial <- function(object, newx, s = NULL,
   b <- coef.dpsco_multinomial(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")
-    return(lapply(b, function(bk) lapply(seq_len(ncol(bk)), function(j)
-      which(bk[-1L, j] != 0))))
+    return(lapply(b, function(bk) nonzero_rows(bk[-1L, , drop = FALSE],
+                                               nonzero_tol(object$beta))))
   if (!is.null(newoffset))
     arg_error("newoffset", "does not apply: a multinomial fit takes no ",
               "offset.")
@@ -298,6 +303,13 @@ predict.dpsco_multinomial <- function(object, newx, s = NULL,
     names(b)[max.col(matrix(eta[, , j], n, K), ties.method = "first")],
     character(n))
   matrix(cls, n, ns, dimnames = dimnames(eta)[c(1L, 3L)])
+}
+
+# predict(type = "nonzero"): per column of the slopes, the indices of
+# those Df counts (nonzero_tol()).
+nonzero_rows <- function(slopes, tol) {
+  nz <- is_nonzero(slopes, tol)
+  lapply(seq_len(ncol(slopes)), function(j) which(nz[, j]))
 }
 
 # predict()'s newx, checked: given, a design (dense, sparse or mapped)

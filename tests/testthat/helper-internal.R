@@ -45,6 +45,7 @@ prepare_path <- dpsco:::prepare_path
 
 # ---- The fit objects (R/fit-object.R)
 new_dpsco <- dpsco:::new_dpsco
+nonzero_tol <- dpsco:::nonzero_tol
 unstandardize_split <- dpsco:::unstandardize_split
 
 # ---- The method registry and the front doors' methods
