@@ -219,6 +219,14 @@ draw_path <- function(beta, df, axis, xvar, label, ylab, dots, dev = NULL,
   }
 }
 
+# The subtitle of a released curve: what it is and what its zeros are.
+curve_caption <- function(x) {
+  sh <- x$privacy$shares
+  sprintf(paste("noisy validation curve, released with share %s of the",
+                "budget: points at 0 are clamped noise"),
+          format(signif(sh$share[sh$part == "curve"], 3)))
+}
+
 # The top axis of both path plots: the number of non-zero coefficients at
 # `at`, "Df" above it, and the title above both (the axis and its label
 # take lines 0-3 of the top margin; a title at R's default line would sit
@@ -236,7 +244,9 @@ top_axis <- function(at, labels, main = NULL, tick = TRUE) {
 #' `log(lambda)`, clamped to `[0, loss_bound]` (post-processing: a mean
 #' of clamped losses cannot lie outside), with bars of one noise sd; the
 #' title and the legend say that the points are a noisy release and give
-#' the noise sd.  Without a curve (the default `curve = 0`): the
+#' the noise sd, and the subtitle gives the share of the budget spent on
+#' it and says that points at 0 are clamped noise (a release below 0
+#' projected on the range), not a loss of 0.  Without a curve (the default `curve = 0`): the
 #' coefficient path of the fit on the training part ([plot.dpsco()]).
 #' Either way a dotted line marks the private choice `lambda.min`, drawn
 #' by the exponential mechanism: it need not sit at the lowest point of
@@ -299,5 +309,6 @@ plot.cv.dpsco <- function(x, ...) {
                      paste0("noisy release, clamped at 0; bars +-1 noise sd = ", sd)
                      else "exact validation loss", choice),
                    pch = c(20, NA), lty = c(NA, 3), col = c("red", "black"))
+  if (private) graphics::title(sub = curve_caption(x), cex.sub = 0.8)
   invisible(x)
 }

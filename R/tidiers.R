@@ -32,11 +32,13 @@
 #' training data are not part of the fit.
 #'
 #' `tidy(<cv.dpsco>)`: one row per path value: `lambda` (or `radius`),
-#' `estimate` (the noisy validation curve `cvm`), `std.error` (the
-#' standard deviation of the noise added to it, `cvsd`), `conf.low`,
-#' `conf.high` (the released band `cvlo`, `cvup`, one noise sd either
-#' side) and `nzero`; the curve columns are `NA` when no curve was
-#' released (`curve = 0`).  `glance(<cv.dpsco>)`:
+#' `estimate` (the noisy validation curve `cvm`), `noise.sd` (the
+#' standard deviation of the noise added to it, `cvsd`), `noise.low`,
+#' `noise.high` (`cvlo`, `cvup`: the estimate minus and plus one noise sd,
+#' kept in `[0, loss_bound]`; a band of the release noise, not a confidence
+#' interval, hence not broom's `std.error`, `conf.low`, `conf.high`) and
+#' `nzero`; the curve columns are `NA` when no curve was released
+#' (`curve = 0`).  `glance(<cv.dpsco>)`:
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
 #' `epsilon_accounted`, `privacy_status`.
 #'
@@ -214,9 +216,9 @@ tidy.cv.dpsco <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   vals <- x[[1L]]
   na <- rep(NA_real_, length(vals))
   out <- data.frame(vals, estimate = x$cvm %||% na,
-                    std.error = if (is.null(x$cvm)) na
-                                else rep_len(x$cvsd, length(vals)),
-                    conf.low = x$cvlo %||% na, conf.high = x$cvup %||% na,
+                    noise.sd = if (is.null(x$cvm)) na
+                               else rep_len(x$cvsd, length(vals)),
+                    noise.low = x$cvlo %||% na, noise.high = x$cvup %||% na,
                     nzero = as.integer(x$nzero))
   names(out)[1L] <- axis
   rownames(out) <- NULL

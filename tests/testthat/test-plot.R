@@ -206,6 +206,11 @@ test_that("plot(cvfit) draws the clamped noisy release, never below 0, and says 
                                     sd_txt))
     expect_match(leg[2], "^private choice, lambda = ")
     expect_false(any(grepl("min", c(leg, ttl[[1]]$args[[1]]))))
+    sub <- Filter(function(cl) length(cl$args) > 1 && !is.null(cl$args[[2]]),
+                  calls_named(calls, "C_title"))
+    expect_identical(sub[[1]]$args[[2]], paste(
+      "noisy validation curve, released with share 0.25 of the budget:",
+      "points at 0 are clamped noise"))
   })
   # the seeds include releases that went below 0
   raw <- unlist(lapply(1:6, function(s) plot_cv(seed = s)$cvm_noisy))

@@ -69,10 +69,13 @@ test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
   td <- tidy(cvf)
   expect_equal(td$lambda, cvf$lambda)
   expect_equal(td$estimate, unname(cvf$cvm))
-  expect_equal(td$std.error, rep(cvf$cvsd, length(cvf$lambda)))
-  expect_equal(td$conf.low, unname(cvf$cvlo))
-  expect_equal(td$conf.high, unname(cvf$cvup))
-  expect_true(all(td$conf.low < td$conf.high))
+  expect_identical(names(td), c("lambda", "estimate", "noise.sd", "noise.low",
+                                "noise.high", "nzero"))
+  expect_equal(td$noise.sd, rep(cvf$cvsd, length(cvf$lambda)))
+  # one noise sd either side of the clamped release, kept in [0, L]
+  expect_equal(td$noise.low, unname(pmax(cvf$cvm - cvf$cvsd, 0)))
+  expect_equal(td$noise.high, unname(pmin(cvf$cvm + cvf$cvsd, cvf$loss_bound)))
+  expect_true(all(td$noise.low < td$noise.high))
   expect_equal(td$nzero, unname(cvf$dpsco.fit$df))
   gl <- glance(cvf)
   expect_equal(gl$lambda.min, cvf$lambda.min)
