@@ -31,6 +31,13 @@
 #' residual `.resid` when `newy` is given.  There is no default data: the
 #' training data are not part of the fit.
 #'
+#' `augment(<cv.dpsco>)`: as `augment(<dpsco>)` of the fit on the training
+#' part (`x$dpsco.fit`), at the private choice `lambda.min` (`radius.min`)
+#' unless `s` says otherwise: the same `.fitted`, `.resid` and, for a
+#' multinomial fit, `.pred_<class>` columns, from `predict(x, newx, s =
+#' s, type = "response")`.  Your own evaluation on data you pass, not a
+#' private output.
+#'
 #' `tidy(<cv.dpsco>)`: one row per path value: `lambda` (or `radius`),
 #' `estimate` (the noisy validation curve `cvm`), `noise.sd` (the
 #' standard deviation of the noise added to it, `cvsd`), `noise.low`,
@@ -62,8 +69,9 @@
 #' @param newoffset (augment) offsets of the records, for a fit made with
 #'   an offset, as in [predict.dpsco()] (with `newdata`, as in
 #'   [predict.dpsco_formula()]).
-#' @param s (augment) one penalty (or radius); default the smallest
-#'   penalty of the path (the last value).
+#' @param s (augment) one penalty (or radius); for a `dpsco` fit default
+#'   the smallest penalty of the path (the last value), for a `cv.dpsco`
+#'   object `"lambda.min"`, the private choice, as in [coef.cv.dpsco()].
 #' @param ... not used.
 #' @return A data frame.
 #' @examples
@@ -203,6 +211,19 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
     data$.resid <- yy$y - data$.fitted
   }
   data
+}
+
+#' @rdname dpsco_tidiers
+#' @exportS3Method augment cv.dpsco
+augment.cv.dpsco <- function(x, newx, newy = NULL, newdata = NULL,
+                             s = "lambda.min", newoffset = NULL, ...) {
+  check_no_dots(list(...), "augment")
+  s <- cv_s(x, cv_min_alias(x, s))
+  if (missing(newx))
+    return(augment.dpsco(x$dpsco.fit, newy = newy, newdata = newdata, s = s,
+                         newoffset = newoffset))
+  augment.dpsco(x$dpsco.fit, newx, newy = newy, newdata = newdata, s = s,
+                newoffset = newoffset)
 }
 
 #' @rdname dpsco_tidiers
