@@ -535,11 +535,10 @@ cv_min_alias <- function(object, s) {
 }
 
 # The line print(<cv.dpsco>) gives on the default of coef() and predict():
-# glmnet's default is lambda.1se, which a private choice has not.
+# glmnet's default is lambda.1se, whose rule reads the validation curve's
+# minimum and standard error, which cv.dpsco() does not release.
 cv_default_note <- function(x) {
   name <- cv_path(x)$name
-  sprintf(paste("coef() and predict() use %s.min by default (glmnet:",
-                "lambda.1se); there is no private %s.1se: its rule reads the",
-                "validation records' curve and standard error, which are not",
-                "released."), name, name)
+  sprintf("coef()/predict(): %s.min; %s.1se needs unreleased statistics.",
+          name, name)
 }
