@@ -717,7 +717,7 @@ cv_s <- function(object, s) {
 #' @param newx,type,newoffset as in [predict.dpsco()].
 #' @param s `"lambda.min"` (default; glmnet's default is `"lambda.1se"`,
 #'   which a private choice does not have) or penalty values; for a path of
-#'   radii, `"radius.min"` (`"lambda.min"` is taken as it) or radii.
+#'   radii, `"radius.min"` (the default there) or radii.
 #'   `"lambda.1se"` is an error that explains why a private choice has none
 #'   (see [cv.dpsco()]).
 #' @param ... not used; any argument given here is an error.
@@ -726,7 +726,7 @@ cv_s <- function(object, s) {
 #' @export
 coef.cv.dpsco <- function(object, s = "lambda.min", ...) {
   check_no_dots(list(...), "coef")
-  s <- cv_min_alias(object, s)
+  s <- cv_min_alias(object, if (!missing(s)) s)
   stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
 }
 
@@ -735,7 +735,7 @@ coef.cv.dpsco <- function(object, s = "lambda.min", ...) {
 predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link",
                              newoffset = NULL, ...) {
   check_no_dots(list(...), "predict")
-  s <- cv_min_alias(object, s)
+  s <- cv_min_alias(object, if (!missing(s)) s)
   stats::predict(matrix_fit(object$dpsco.fit), newx, s = cv_s(object, s),
                  type = type, newoffset = newoffset)
 }

@@ -526,12 +526,12 @@ privacy_paragraph <- function(pr) {
     privacy_status(pr)$sentence)
 }
 
-# The `s` of coef() / predict() of a cv.dpsco object: "lambda.min" by
-# default, as glmnet users type it, is the private choice on a path of
-# radii too ("radius.min"); NULL (as older callers pass it) is the same.
+# The `s` of coef() / predict() / augment() of a cv.dpsco object: not
+# given (NULL), the private choice, "lambda.min" or, on a path of radii,
+# "radius.min" (the signatures' default "lambda.min" names it as glmnet
+# users know it); given, as the user wrote it.
 cv_min_alias <- function(object, s) {
-  name <- cv_path(object)$name
-  if (is.null(s) || identical(s, "lambda.min")) paste0(name, ".min") else s
+  s %||% paste0(cv_path(object)$name, ".min")
 }
 
 # The line print(<cv.dpsco>) gives on the default of coef() and predict():

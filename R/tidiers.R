@@ -218,7 +218,7 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
 augment.cv.dpsco <- function(x, newx, newy = NULL, newdata = NULL,
                              s = "lambda.min", newoffset = NULL, ...) {
   check_no_dots(list(...), "augment")
-  s <- cv_s(x, cv_min_alias(x, s))
+  s <- cv_s(x, cv_min_alias(x, if (!missing(s)) s))
   if (missing(newx))
     return(augment.dpsco(x$dpsco.fit, newy = newy, newdata = newdata, s = s,
                          newoffset = newoffset))
