@@ -545,6 +545,7 @@ print.cv.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
   print(cv_choice_table(x, digits))
   cat("\n", paste(strwrap(cv_choice_note(x, digits)), collapse = "\n"), "\n",
       sep = "")
+  cat("\n", paste(strwrap(cv_default_note(x)), collapse = "\n"), "\n", sep = "")
   pr <- x$privacy
   if (pr$private)
     cat(sprintf("\nPrivacy: (epsilon, delta) = (%s, %s) for the whole procedure; accounted epsilon %s\n",
@@ -747,9 +748,11 @@ cv_s <- function(object, s) {
 #'
 #' @param object a `cv.dpsco` object.
 #' @param newx,type,newoffset as in [predict.dpsco()].
-#' @param s `"lambda.min"` (default) or penalty values; for a path of
-#'   radii, `"radius.min"` or radii.  `"lambda.1se"` is an error that
-#'   explains why a private choice has none (see [cv.dpsco()]).
+#' @param s `"lambda.min"` (default; glmnet's default is `"lambda.1se"`,
+#'   which a private choice does not have) or penalty values; for a path of
+#'   radii, `"radius.min"` (the default there) or radii.
+#'   `"lambda.1se"` is an error that explains why a private choice has none
+#'   (see [cv.dpsco()]).
 #' @param gamma for a `cv.dpsco(relax = TRUE)` fit, glmnet's mixing of
 #'   the penalised and the relaxed coefficients at `lambda.min`:
 #'   `gamma * lasso + (1 - gamma) * refit`; 1 (default) is the penalised
@@ -758,9 +761,9 @@ cv_s <- function(object, s) {
 #' @return As [coef.dpsco()] and [predict.dpsco()] (for a multinomial fit,
 #'   [coef.dpsco_multinomial()]: a list per class, arrays by class).
 #' @export
-coef.cv.dpsco <- function(object, s = NULL, gamma = 1, ...) {
+coef.cv.dpsco <- function(object, s = "lambda.min", gamma = 1, ...) {
   check_no_dots(list(...), "coef")
-  s <- s %||% paste0(cv_path(object)$name, ".min")
+  s <- cv_min_alias(object, if (!missing(s)) s)
   b <- stats::coef(matrix_fit(object$dpsco.fit), s = cv_s(object, s))
   relaxed_coef(object, b, s, gamma)
 }
@@ -785,10 +788,10 @@ relaxed_coef <- function(object, b, s, gamma) {
 
 #' @rdname coef.cv.dpsco
 #' @export
-predict.cv.dpsco <- function(object, newx, s = NULL, type = "link",
+predict.cv.dpsco <- function(object, newx, s = "lambda.min", type = "link",
                              newoffset = NULL, gamma = 1, ...) {
   check_no_dots(list(...), "predict")
-  s <- s %||% paste0(cv_path(object)$name, ".min")
+  s <- cv_min_alias(object, if (!missing(s)) s)
   fit <- matrix_fit(object$dpsco.fit)
   if (!identical(gamma, 1)) {
     # the relaxed coefficients as a one-penalty path of the same fit

@@ -36,6 +36,10 @@
 #'   frame, only the part of the `offset` argument (the formula's
 #'   `offset()` terms are computed from the data frame, see
 #'   [predict.dpsco_formula()]).
+#' @param weights (optional) non-negative weights of the new records, on
+#'   any scale: the deviance is then the weighted sum of the records'
+#'   deviances (your own weighting of the evaluation, as glmnet's
+#'   `weights`; not a privacy setting).
 #' @param ... not used.
 #' @return `deviance()`: one deviance per value of the path (or of `s`).
 #'   `nobs()`: a number.
@@ -49,7 +53,7 @@
 #' @importFrom stats deviance
 #' @export
 deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
-                           ...) {
+                           weights = NULL, ...) {
   check_no_dots(list(...), "deviance")
   from_frame <- !missing(newx) && inherits(object, "dpsco_formula") &&
     is.data.frame(newx)
@@ -64,14 +68,37 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
         "for a private validation curve."), call = user_call()))
     stop(cond)
   }
-  if (from_frame) {
-    if (missing(newy))
+  path_deviance(object, eval_data(object, newx, if (!missing(newy)) newy,
+                                   newoffset, weights), s)
+}
+
+# The deviance of the path (or at s) on checked evaluation data `ev`
+# (eval_data()).
+path_deviance <- function(object, ev, s = NULL) {
+  eta <- stats::predict(matrix_fit(object), newx = ev$x, s = s,
+                        type = "link", newoffset = ev$offset)
+  dev <- if (is.null(ev$weights)) ev$family$deviance(eta, ev$y)
+         else colSums(ev$weights * record_deviance(ev$family, eta, ev$y))
+  # one value per penalty, the last dimension of eta (a multinomial's
+  # n x K x s array, the others' n x s matrix)
+  stats::setNames(dev, dimnames(eta)[[length(dim(eta))]])
+}
+
+# The user's evaluation data for a fit, checked: the design `x`, the
+# response `y` coded as the family's (0/1, classes 0 to K - 1), the offsets
+# and the weights (non-negative, any scale: they weigh the user's own
+# evaluation, not a fit), and the family object.  A formula fit also takes
+# a data frame as newx, its response read from it when newy is NULL.
+eval_data <- function(object, newx, newy, newoffset = NULL, weights = NULL) {
+  if (inherits(object, "dpsco_formula") && is.data.frame(newx)) {
+    if (is.null(newy))
       newy <- stats::model.response(stats::model.frame(
         object$terms, newx, xlev = object$xlevels))
     nd <- formula_newdata(object, newx, newoffset)
     newx <- nd$x
     newoffset <- nd$offset
   }
+  if (is.null(newy)) arg_error("newy", "is needed with newx.")
   fam <- fit_family(object)
   newx <- check_design(newx, "newx", min_rows = 1L)
   yy <- check_y(newy, nrow(newx), fam)
@@ -80,13 +107,69 @@ deviance.dpsco <- function(object, newx, newy, s = NULL, newoffset = NULL,
     arg_error("newy", "has classes ", paste(yy$classnames, collapse = ", "),
               " but the fit has ", paste(object$classnames, collapse = ", "),
               ".")
-  eta <- stats::predict(structure(object, class = setdiff(class(object),
-                                                           "dpsco_formula")),
-                        newx = newx, s = s, type = "link",
-                        newoffset = newoffset)
-  # one value per penalty, the last dimension of eta (a multinomial's
-  # n x K x s array, the others' n x s matrix)
-  stats::setNames(fam$deviance(eta, yy$y), dimnames(eta)[[length(dim(eta))]])
+  list(x = newx, y = yy$y, offset = newoffset, family = fam,
+       weights = check_eval_weights(weights, nrow(newx)))
+}
+
+# Evaluation weights: non-negative numbers, one per record, not all 0.
+check_eval_weights <- function(weights, n) {
+  if (is.null(weights)) return(NULL)
+  if (!is.numeric(weights) || length(weights) != n || anyNA(weights) ||
+      any(!is.finite(weights)) || any(weights < 0) || !any(weights > 0))
+    arg_error("weights", "must be ", n, " finite non-negative numbers, one ",
+              "per row of newx, not all 0.")
+  as.double(weights)
+}
+
+# Each record's deviance (n x K; the terms family$deviance() sums): twice
+# the family's loss, the Poisson unit deviance for poisson.  For a
+# multinomial eta, the n x classes x K array.
+record_deviance <- function(fam, eta, y) {
+  if (length(dim(eta)) == 3L)
+    return(vapply(seq_len(dim(eta)[3L]), function(j)
+      2 * fam$eval_loss(matrix(eta[, , j], nrow(eta)), y), numeric(nrow(eta))))
+  if (identical(fam$name, "poisson")) return(poisson_deviance(y, exp(eta)))
+  2 * fam$eval_loss(eta, y)
+}
+
+# The deviance of the intercept-only model fitted to the evaluation data
+# itself (beside their offsets), as glmnet's null deviance: the weighted
+# mean (gaussian, binomial, poisson: by glm.fit with the offsets), the class
+# shares (multinomial) or the weighted tau-quantile of y - offset
+# (quantile).
+null_deviance <- function(fam, y, weights = NULL, offset = NULL) {
+  n <- length(y)
+  w <- weights %||% rep(1, n)
+  off <- offset %||% rep(0, n)
+  eta <- if (fam$multi) {
+    share <- vapply(seq_len(fam$nclass), function(k) sum(w[y == k - 1L]), 0)
+    eta <- matrix(log(pmax(share / sum(w), 1e-300)), n, fam$nclass,
+                  byrow = TRUE)
+    array(eta, c(n, fam$nclass, 1L))
+  } else if (identical(fam$name, "quantile")) {
+    r <- y - off
+    o <- order(r)
+    cw <- cumsum(w[o]) / sum(w)
+    matrix(off + r[o][which(cw >= fam$tau)[1L]], n, 1L)
+  } else {
+    glm_fam <- switch(fam$name, gaussian = stats::gaussian(),
+                      binomial = stats::binomial(), poisson = stats::poisson())
+    mu <- suppressWarnings(stats::glm.fit(matrix(1, n, 1L), y, weights = w,
+                                          offset = off, family = glm_fam,
+                                          intercept = TRUE))$fitted.values
+    matrix(glm_fam$linkfun(mu), n, 1L)
+  }
+  sum(w * record_deviance(fam, eta, y))
+}
+
+# The fraction of deviance explained on the evaluation data, per value of
+# the path: 1 - deviance / null deviance (glmnet's dev.ratio, there on the
+# training data).  The user's own computation on data they pass.
+dev_fraction <- function(object, newx, newy, newoffset = NULL,
+                         weights = NULL) {
+  ev <- eval_data(object, newx, newy, newoffset, weights)
+  1 - path_deviance(object, ev) /
+    null_deviance(ev$family, ev$y, ev$weights, ev$offset)
 }
 
 #' @rdname deviance.dpsco

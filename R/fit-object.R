@@ -48,7 +48,7 @@ new_dpsco <- function(res, x, lambda, intercept, call, fam, method,
     support$beta_raw <- raw
   }
   out <- list(a0 = a0, beta = beta, lambda = lambda,
-              df = colSums(beta != 0), dim = dim(beta), nobs = nobs,
+              df = count_nonzero(beta), dim = dim(beta), nobs = nobs,
               family = fam$name, method = method, intercept = intercept,
               call = call, settings = settings, privacy = privacy,
               standardize = std[c("mode", "center", "scale")],
@@ -88,13 +88,14 @@ new_dpsco_multinomial <- function(res, x, lambda, intercept, call, fam, method,
   if (!all(is.finite(a0)) || !all(vapply(beta, function(b) all(is.finite(b)), TRUE)))
     warning("the iterates diverged (non-finite coefficients); use a smaller ",
             "step_size or rescale x", call. = FALSE)
-  dfmat <- do.call(rbind, lapply(beta, function(b) colSums(b != 0)))
+  tol <- nonzero_tol(beta)
+  dfmat <- do.call(rbind, lapply(beta, count_nonzero, tol = tol))
   dimnames(dfmat) <- list(classnames, lam_names)
   if (!is.null(support))
     support$beta_raw <- stats::setNames(lapply(blocks(support$raw),
                                                `[[`, "beta"), classnames)
   out <- list(a0 = a0, beta = beta, lambda = lambda,
-              df = colSums(Reduce(`|`, lapply(beta, function(b) b != 0))),
+              df = colSums(Reduce(`|`, lapply(beta, is_nonzero, tol = tol))),
               dfmat = dfmat, dim = c(p, length(lambda)), nobs = nobs,
               family = fam$name, method = method, intercept = intercept,
               call = call, settings = settings, privacy = privacy,
@@ -110,4 +111,20 @@ unstandardize_split <- function(sp, std) {
   out <- unstandardize(sp$a0, sp$beta, std)
   out$beta[sp$beta == 0] <- 0  # keep exact zeros exact
   out
+}
+
+# What counts as a non-zero coefficient in Df (print, plot, summary, cv's
+# nzero) and in predict(type = "nonzero"): a magnitude above 1e-10 times
+# the path's largest (over all classes of a multinomial path), exact zero
+# when the path is all zero.  A Frank-Wolfe path shrinks the coordinates it
+# left by a factor at every step, to 1e-15 and below, and those are zeros
+# in every display.
+nonzero_tol <- function(beta) {
+  if (is.list(beta)) return(max(vapply(beta, nonzero_tol, 0)))
+  big <- suppressWarnings(max(abs(beta[is.finite(beta)])))
+  if (!is.finite(big)) 0 else 1e-10 * big
+}
+is_nonzero <- function(beta, tol = nonzero_tol(beta)) abs(beta) > tol
+count_nonzero <- function(beta, tol = nonzero_tol(beta)) {
+  colSums(is_nonzero(beta, tol))
 }

@@ -43,7 +43,10 @@ path_values <- function(object) path_axis(object)$values
 #' privacy status (covered, not covered with what and how to fix it, or
 #' not private; see [privacy()]).  For a
 #' multinomial fit `Df` is, as in glmnet, the number of predictors with a
-#' non-zero coefficient in any class (per class: `fit$dfmat`).  Unlike
+#' non-zero coefficient in any class (per class: `fit$dfmat`).  A
+#' coefficient counts as non-zero when its magnitude exceeds `1e-10` times
+#' the largest on the path (a Frank-Wolfe path leaves coordinates at
+#' 1e-15 and below, zeros in every display).  Unlike
 #' glmnet no deviance is shown: it would be a statistic of the data outside
 #' the privacy budget.
 #'
@@ -108,10 +111,14 @@ interpolate_coef <- function(object, s) {
     b[, left, drop = FALSE] %*% diag(w, length(s)) +
       b[, right, drop = FALSE] %*% diag(1 - w, length(s))
   }
-  dimnames(out) <- list(c("(Intercept)", rownames(object$beta)),
-                        paste0("s", seq_along(s) - 1L))
+  dimnames(out) <- list(c("(Intercept)", rownames(object$beta)), s_names(s))
   out
 }
+
+# The columns of coefficients and predictions at a given `s`: s1, s2, ...
+# as glmnet names them (the fitted path's own columns, without `s`, are s0,
+# s1, ... in both packages).
+s_names <- function(s) paste0("s", seq_along(s))
 
 #' Coefficients and predictions of a dpsco fit
 #'
@@ -138,7 +145,9 @@ interpolate_coef <- function(object, s) {
 #' @param type `"link"` (linear predictor), `"response"` (fitted mean (for
 #'   poisson `exp(link)`, the mean count), `tau`-quantile or probability), `"class"` (binomial class label; multinomial: see
 #'   [predict.dpsco_multinomial()]), `"coefficients"` or
-#'   `"nonzero"` (indices of non-zero coefficients, a list per `s`).
+#'   `"nonzero"` (indices of non-zero coefficients, a list per `s`; as in
+#'   `Df`, a coefficient within `1e-10` times the path's largest magnitude
+#'   counts as zero).
 #' @param newoffset offsets of the new records, added to the linear
 #'   predictor: needed (and only allowed) when the fit had an `offset`, as
 #'   in glmnet.  Not used for `"coefficients"` and `"nonzero"`.
@@ -146,7 +155,10 @@ interpolate_coef <- function(object, s) {
 #'   particular glmnet's `exact = TRUE`, which would refit on the data).
 #' @return `coef()`: a `(p + 1)` x `length(s)` matrix, intercept first.
 #'   `predict()`: a matrix with one column per `s` (or a list for
-#'   `"nonzero"`).  A multinomial fit has its own methods, in glmnet's
+#'   `"nonzero"`).  As in glmnet, the columns are named `s0, s1, ...`
+#'   along the fitted path when `s` is not given (for the constraint-set
+#'   methods `r0, r1, ...`) and `s1, s2, ...` for the values of a given
+#'   `s`.  A multinomial fit has its own methods, in glmnet's
 #'   forms (a matrix per class, arrays by class): see
 #'   [coef.dpsco_multinomial()].
 #' @examples
@@ -184,7 +196,7 @@ predict.dpsco <- function(object, newx, s = NULL,
   b <- coef.dpsco(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")
-    return(lapply(seq_len(ncol(b)), function(j) which(b[-1L, j] != 0)))
+    return(nonzero_rows(b[-1L, , drop = FALSE], nonzero_tol(object$beta)))
   fam <- fit_family(object)
   if (type == "class" && !fam$classes)
     arg_error("type", "\"class\" needs a binomial fit.")
@@ -223,7 +235,11 @@ predict.dpsco <- function(object, newx, s = NULL,
 #'   intercepts centred to sum to 0 over the classes).  `"link"` and
 #'   `"response"`: an `nrow(newx)` x `K` x `length(s)` array, dimnames the
 #'   rows of `newx`, the classes and the penalties.  `"class"`: an
-#'   `nrow(newx)` x `length(s)` character matrix of class names.
+#'   `nrow(newx)` x `length(s)` character matrix of class names.  The
+#'   penalties are named `s0, s1, ...` along the fitted path and `s1, s2,
+#'   ...` at a given `s`, as in [coef.dpsco()] (glmnet's multinomial
+#'   methods name a given `s` `1, 2, ...`; its other families `s1, s2,
+#'   ...`).
 #'   `"nonzero"`: a list named by the classes, each a list per `s` of the
 #'   indices of the non-zero coefficients.
 #' @examples
@@ -264,8 +280,8 @@ predict.dpsco_multinomial <- function(object, newx, s = NULL,
   b <- coef.dpsco_multinomial(object, s)
   if (type == "coefficients") return(b)
   if (type == "nonzero")
-    return(lapply(b, function(bk) lapply(seq_len(ncol(bk)), function(j)
-      which(bk[-1L, j] != 0))))
+    return(lapply(b, function(bk) nonzero_rows(bk[-1L, , drop = FALSE],
+                                               nonzero_tol(object$beta))))
   if (!is.null(newoffset))
     arg_error("newoffset", "does not apply: a multinomial fit takes no ",
               "offset.")
@@ -287,6 +303,13 @@ predict.dpsco_multinomial <- function(object, newx, s = NULL,
     names(b)[max.col(matrix(eta[, , j], n, K), ties.method = "first")],
     character(n))
   matrix(cls, n, ns, dimnames = dimnames(eta)[c(1L, 3L)])
+}
+
+# predict(type = "nonzero"): per column of the slopes, the indices of
+# those Df counts (nonzero_tol()).
+nonzero_rows <- function(slopes, tol) {
+  nz <- is_nonzero(slopes, tol)
+  lapply(seq_len(ncol(slopes)), function(j) which(nz[, j]))
 }
 
 # predict()'s newx, checked: given, a design (dense, sparse or mapped)
@@ -501,4 +524,21 @@ privacy_paragraph <- function(pr) {
     cal, std,
     " Treated as public: ", paste(pr$public, collapse = ", "), ". ",
     privacy_status(pr)$sentence)
+}
+
+# The `s` of coef() / predict() / augment() of a cv.dpsco object: not
+# given (NULL), the private choice, "lambda.min" or, on a path of radii,
+# "radius.min" (the signatures' default "lambda.min" names it as glmnet
+# users know it); given, as the user wrote it.
+cv_min_alias <- function(object, s) {
+  s %||% paste0(cv_path(object)$name, ".min")
+}
+
+# The line print(<cv.dpsco>) gives on the default of coef() and predict():
+# glmnet's default is lambda.1se, whose rule reads the validation curve's
+# minimum and standard error, which cv.dpsco() does not release.
+cv_default_note <- function(x) {
+  name <- cv_path(x)$name
+  sprintf("coef()/predict(): %s.min; %s.1se needs unreleased statistics.",
+          name, name)
 }

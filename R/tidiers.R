@@ -31,12 +31,21 @@
 #' residual `.resid` when `newy` is given.  There is no default data: the
 #' training data are not part of the fit.
 #'
+#' `augment(<cv.dpsco>)`: as `augment(<dpsco>)` of the fit on the training
+#' part (`x$dpsco.fit`), at the private choice `lambda.min` (`radius.min`)
+#' unless `s` says otherwise: the same `.fitted`, `.resid` and, for a
+#' multinomial fit, `.pred_<class>` columns, from `predict(x, newx, s =
+#' s, type = "response")`.  Your own evaluation on data you pass, not a
+#' private output.
+#'
 #' `tidy(<cv.dpsco>)`: one row per path value: `lambda` (or `radius`),
-#' `estimate` (the noisy validation curve `cvm`), `std.error` (the
-#' standard deviation of the noise added to it, `cvsd`), `conf.low`,
-#' `conf.high` (the released band `cvlo`, `cvup`, one noise sd either
-#' side) and `nzero`; the curve columns are `NA` when no curve was
-#' released (`curve = 0`).  `glance(<cv.dpsco>)`:
+#' `estimate` (the noisy validation curve `cvm`), `noise.sd` (the
+#' standard deviation of the noise added to it, `cvsd`), `noise.low`,
+#' `noise.high` (`cvlo`, `cvup`: the estimate minus and plus one noise sd,
+#' kept in `[0, loss_bound]`; a band of the release noise, not a confidence
+#' interval, hence not broom's `std.error`, `conf.low`, `conf.high`) and
+#' `nzero`; the curve columns are `NA` when no curve was released
+#' (`curve = 0`).  `glance(<cv.dpsco>)`:
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
 #' `epsilon_accounted`, `privacy_status`.
 #'
@@ -60,8 +69,9 @@
 #' @param newoffset (augment) offsets of the records, for a fit made with
 #'   an offset, as in [predict.dpsco()] (with `newdata`, as in
 #'   [predict.dpsco_formula()]).
-#' @param s (augment) one penalty (or radius); default the smallest
-#'   penalty of the path (the last value).
+#' @param s (augment) one penalty (or radius); for a `dpsco` fit default
+#'   the smallest penalty of the path (the last value), for a `cv.dpsco`
+#'   object `"lambda.min"`, the private choice, as in [coef.cv.dpsco()].
 #' @param ... not used.
 #' @return A data frame.
 #' @examples
@@ -204,6 +214,19 @@ augment.dpsco <- function(x, newx, newy = NULL, newdata = NULL, s = NULL,
 }
 
 #' @rdname dpsco_tidiers
+#' @exportS3Method augment cv.dpsco
+augment.cv.dpsco <- function(x, newx, newy = NULL, newdata = NULL,
+                             s = "lambda.min", newoffset = NULL, ...) {
+  check_no_dots(list(...), "augment")
+  s <- cv_s(x, cv_min_alias(x, if (!missing(s)) s))
+  if (missing(newx))
+    return(augment.dpsco(x$dpsco.fit, newy = newy, newdata = newdata, s = s,
+                         newoffset = newoffset))
+  augment.dpsco(x$dpsco.fit, newx, newy = newy, newdata = newdata, s = s,
+                newoffset = newoffset)
+}
+
+#' @rdname dpsco_tidiers
 #' @exportS3Method tidy cv.dpsco
 tidy.cv.dpsco <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   check_no_dots(list(...), "tidy")
@@ -214,9 +237,9 @@ tidy.cv.dpsco <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   vals <- x[[1L]]
   na <- rep(NA_real_, length(vals))
   out <- data.frame(vals, estimate = x$cvm %||% na,
-                    std.error = if (is.null(x$cvm)) na
-                                else rep_len(x$cvsd, length(vals)),
-                    conf.low = x$cvlo %||% na, conf.high = x$cvup %||% na,
+                    noise.sd = if (is.null(x$cvm)) na
+                               else rep_len(x$cvsd, length(vals)),
+                    noise.low = x$cvlo %||% na, noise.high = x$cvup %||% na,
                     nzero = as.integer(x$nzero))
   names(out)[1L] <- axis
   rownames(out) <- NULL

@@ -45,6 +45,13 @@ prepare_path <- dpsco:::prepare_path
 
 # ---- The fit objects (R/fit-object.R)
 new_dpsco <- dpsco:::new_dpsco
+nonzero_tol <- dpsco:::nonzero_tol
+
+# ---- Plots and the evaluation on the user's data (R/plot.R, R/deviance.R)
+noise_band <- dpsco:::noise_band
+dev_fraction <- dpsco:::dev_fraction
+null_deviance <- dpsco:::null_deviance
+record_deviance <- dpsco:::record_deviance
 unstandardize_split <- dpsco:::unstandardize_split
 
 # ---- The method registry and the front doors' methods

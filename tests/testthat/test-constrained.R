@@ -369,3 +369,22 @@ test_that("the Frank-Wolfe engine refuses unknown and missing settings fields", 
   s$eps0 <- NULL
   expect_error(fw(s), "dpsco_fw: settings field 'eps0' is missing", fixed = TRUE)
 })
+
+test_that("a Frank-Wolfe path's Df leaves out the coordinates it shrank to 1e-15", {
+  set.seed(21)
+  n <- 2000
+  x <- matrix(rnorm(n * 30), n)
+  y <- drop(x[, 1:3] %*% c(1, -1, 0.5)) + rnorm(n)
+  fit <- dpsco(x, y, method = "fw", epsilon = 1)
+  b <- fit$beta
+  tol <- 1e-10 * max(abs(b))
+  # the path does leave tiny coordinates behind, which the count drops
+  expect_true(any(b != 0 & abs(b) <= tol))
+  expect_identical(unname(fit$df), unname(colSums(abs(b) > tol)))
+  expect_true(any(fit$df < colSums(b != 0)))
+  # print() shows the same Df
+  out <- capture.output(print(fit))
+  rows <- out[grep("^[0-9]+ +[0-9]+ ", out)]
+  expect_identical(as.numeric(sub("^[0-9]+ +([0-9]+) .*", "\\1", rows)),
+                   unname(as.numeric(colSums(abs(b) > tol))))
+})

@@ -120,3 +120,46 @@ test_that("deviance() of a fit with an offset takes the new records' newoffset",
                 dpsco_arg_error = function(e) e)
   expect_identical(e$arg, "newoffset")
 })
+
+test_that("weights weigh each record's deviance; the null deviance is glm's intercept-only fit on the data", {
+  d <- dv_data()
+  tr <- 1:200
+  te <- 201:300
+  set.seed(5)
+  w <- runif(100, 0, 3)
+  f <- dpsco(d$x[tr, ], d$y[tr], epsilon = 1, nlambda = 4)
+  eta <- lin(f, d$x[te, ])
+  y <- d$y[te]
+  expect_equal(unname(deviance(f, newx = d$x[te, ], newy = y, weights = w)),
+               unname(colSums(w * (y - eta)^2)), tolerance = 1e-10)
+  expect_equal(null_deviance(f$settings$family_object, y, w),
+               sum(w * (y - weighted.mean(y, w))^2), tolerance = 1e-10)
+  expect_equal(unname(dev_fraction(f, d$x[te, ], y, weights = w)),
+               unname(1 - colSums(w * (y - eta)^2) /
+                        sum(w * (y - weighted.mean(y, w))^2)),
+               tolerance = 1e-10)
+  # binomial and poisson, with an offset: glm's null deviance
+  off <- rnorm(100, sd = 0.3)
+  yb <- d$yb[te]
+  fam_b <- dpsco(d$x[tr, ], d$yb[tr], family = "binomial", epsilon = 1,
+                 nlambda = 3)$settings$family_object
+  g <- suppressWarnings(glm(yb ~ 1, family = binomial(), weights = w,
+                           offset = off))   # (non-integer weighted counts)
+  expect_equal(null_deviance(fam_b, yb, w, off), g$deviance, tolerance = 1e-8)
+  yp <- rpois(100, 2)
+  fam_p <- family_object("poisson")
+  g <- glm(yp ~ 1, family = poisson(), offset = off)
+  expect_equal(null_deviance(fam_p, yp, NULL, off), g$deviance,
+               tolerance = 1e-8)
+  # quantile: twice the check loss at the tau-quantile of y
+  fam_q <- family_object("quantile", list(tau = 0.3))
+  q <- sort(y)[ceiling(0.3 * 100)]
+  u <- y - q
+  expect_equal(null_deviance(fam_q, y), 2 * sum(u * (0.3 - (u < 0))),
+               tolerance = 1e-12)
+  # the records' deviances sum to the family's deviance
+  expect_equal(unname(colSums(record_deviance(fam_b, eta, yb))),
+               unname(fam_b$deviance(eta, yb)), tolerance = 1e-10)
+  expect_error(deviance(f, newx = d$x[te, ], newy = y, weights = -w),
+               class = "dpsco_arg_error")
+})

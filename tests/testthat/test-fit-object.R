@@ -83,3 +83,37 @@ test_that("unstandardize_split() keeps exact zeros, even a negative zero", {
   none <- list(mode = "none", center = c(0, 0), scale = c(1, 1))
   expect_identical(unstandardize_split(sp, none), sp)
 })
+
+test_that("df counts magnitudes above 1e-10 times the path's largest", {
+  # a Frank-Wolfe-like path: coordinates left behind at 1e-15 and 1e-12
+  b <- cbind(c(0, 3, 1e-15, 0), c(1, 1e-12, 2e-9, -4), c(0, 0, 0, 0))
+  std <- list(mode = "none", center = 0, scale = 1, range = NULL)
+  fit <- fo_make(b, std = std,
+                 x = matrix(0, 3, 3, dimnames = list(NULL, c("u", "v", "w"))),
+                 lambda = c(0.5, 0.1, 0.01))
+  tol <- 1e-10 * 4
+  expect_identical(nonzero_tol(fit$beta), tol)
+  expect_identical(unname(fit$df), unname(colSums(abs(b[-1, ]) > tol)))
+  expect_identical(unname(fit$df), c(1, 2, 0))
+  # an all-zero path: exact zeros only
+  expect_identical(nonzero_tol(matrix(0, 2, 2)), 0)
+  # predict(type = "nonzero") agrees with df
+  nz <- predict(fit, type = "nonzero")
+  expect_identical(lengths(nz), c(1L, 2L, 0L))
+  expect_identical(unname(nz[[2]]), c(2L, 3L))
+})
+
+test_that("a multinomial path counts non-zeros with one tolerance over the classes", {
+  # three classes, p = 2: rows (intercept, u, v) per class
+  b <- cbind(c(0, 2, 1e-14, 0, 0, 1e-13, 0, 0, 0),
+             c(0, 0, 0, 0, 0, 0, 0, 5e-9, 0))
+  std <- list(mode = "none", center = c(0, 0), scale = c(1, 1), range = NULL)
+  fam <- family_object("multinomial", list(nclass = 3L))
+  fit <- fo_make(b, std = std, fam = fam, classnames = c("a", "b", "c"))
+  slopes <- lapply(0:2, function(k) b[3 * k + 2:3, , drop = FALSE])
+  tol <- 1e-10 * max(abs(unlist(slopes)))
+  ref <- t(vapply(slopes, function(bk) colSums(abs(bk) > tol), numeric(2)))
+  expect_identical(unname(fit$dfmat), ref)
+  expect_identical(unname(fit$dfmat), rbind(c(1, 0), c(0, 0), c(0, 1)))
+  expect_identical(unname(fit$df), c(1, 1))
+})

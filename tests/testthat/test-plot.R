@@ -206,6 +206,11 @@ test_that("plot(cvfit) draws the clamped noisy release, never below 0, and says 
                                     sd_txt))
     expect_match(leg[2], "^private choice, lambda = ")
     expect_false(any(grepl("min", c(leg, ttl[[1]]$args[[1]]))))
+    sub <- Filter(function(cl) length(cl$args) > 1 && !is.null(cl$args[[2]]),
+                  calls_named(calls, "C_title"))
+    expect_identical(sub[[1]]$args[[2]], paste(
+      "noisy validation curve, released with share 0.25 of the budget:",
+      "points at 0 are clamped noise"))
   })
   # the seeds include releases that went below 0
   raw <- unlist(lapply(1:6, function(s) plot_cv(seed = s)$cvm_noisy))
@@ -242,11 +247,19 @@ test_that("without a curve plot(cvfit) shows the path with the private choice ma
   calls <- recorded_calls()
   fit <- cvf$dpsco.fit
   xy <- calls_named(calls, "C_plotXY")
-  # one line per coefficient: the path (legend symbols are lines too)
+  # one line per coefficient: the path (legend symbols are lines too),
+  # grey under the colour beyond the support rule's noise band
   paths <- Filter(function(cl) length(cl$args[[1]]$x) == length(fit$lambda), xy)
-  expect_length(paths, nrow(fit$beta))
-  for (j in seq_len(nrow(fit$beta)))
+  band <- noise_band(fit)
+  expect_true(any(band))
+  expect_length(paths, 2 * nrow(fit$beta))
+  bright <- fit$beta
+  bright[band] <- NA
+  for (j in seq_len(nrow(fit$beta))) {
     expect_equal(unname(paths[[j]]$args[[1]]$y), unname(fit$beta[j, ]))
+    expect_equal(unname(paths[[nrow(fit$beta) + j]]$args[[1]]$y),
+                 unname(bright[j, ]))
+  }
   ab <- Filter(function(cl) !is.null(cl$args[[4]]), calls_named(calls, "C_abline"))
   expect_equal(ab[[1]]$args[[4]], log(cvf$lambda.min))
   leg <- calls_named(calls, "C_text")[[1]]$args[[2]]
@@ -326,8 +339,15 @@ test_that("plot(cvfit) of a multinomial fit: the 2-norm path with the choice, or
   fit <- cvf$dpsco.fit
   nrm <- sqrt(fit$beta$u^2 + fit$beta$v^2 + fit$beta$w^2)
   xy <- calls_named(calls, "C_plotXY")
-  expect_length(xy, nrow(nrm))
+  # grey under the colour: a norm is within the band where every class is
+  band <- Reduce(`&`, noise_band(fit))
+  expect_true(any(band))
+  expect_length(xy, 2 * nrow(nrm))
   expect_equal(unname(xy[[1]]$args[[1]]$y), unname(nrm[1, ]), tolerance = 1e-12)
+  bright <- nrm
+  bright[band] <- NA
+  expect_equal(unname(xy[[nrow(nrm) + 1]]$args[[1]]$y), unname(bright[1, ]),
+               tolerance = 1e-12)
   ab <- calls_named(calls, "C_abline")
   expect_equal(ab[[length(ab)]]$args[[4]], log(cvf$lambda.min))
   set.seed(8)
@@ -338,4 +358,100 @@ test_that("plot(cvfit) of a multinomial fit: the 2-norm path with the choice, or
                 calls_named(recorded_calls(), "C_plotXY"))
   expect_equal(unname(pts[[1]]$args[[1]]$y),
                unname(pmin(pmax(cvc$cvm_noisy, 0), cvc$loss_bound)))
+})
+
+# ---- xvar = "dev" and the noise band --------------------------------------
+
+# x clamped to a fit's bounds, column by column (NULL: none)
+clamp_to <- function(x, range) {
+  if (is.null(range)) return(x)
+  for (j in seq_len(ncol(x)))
+    x[, j] <- pmin(pmax(x[, j], range[1, j]), range[2, j])
+  x
+}
+
+dev_data <- function(family, n = 1500, seed = 61) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 4), n, 4)
+  eta <- drop(x %*% c(1, -1, 0.5, 0))
+  y <- if (family == "binomial") rbinom(n, 1, plogis(eta)) else eta + rnorm(n)
+  list(x = x, y = y, fit = dpsco(x[1:1000, ], y[1:1000], family = family,
+                                 epsilon = 2, nlambda = 6),
+       nx = x[1001:n, ], ny = y[1001:n])
+}
+
+test_that("xvar = 'dev' plots against the fraction of deviance explained on newx, newy", {
+  for (family in c("gaussian", "binomial")) local({
+    d <- dev_data(family)
+    fit <- d$fit
+    eta <- sweep(clamp_to(d$nx, fit$x_range) %*% fit$beta, 2, fit$a0, `+`)
+    y <- d$ny
+    if (family == "gaussian") {
+      dev <- colSums((y - eta)^2)
+      null <- sum((y - mean(y))^2)
+    } else {
+      pr <- plogis(eta)
+      dev <- -2 * colSums(y * log(pr) + (1 - y) * log(1 - pr))
+      p0 <- mean(y)
+      null <- -2 * sum(y * log(p0) + (1 - y) * log(1 - p0))
+    }
+    ref <- 1 - dev / null
+    local_null_device()
+    plot(fit, xvar = "dev", newx = d$nx, newy = d$ny)
+    calls <- recorded_calls()
+    xy <- calls_named(calls, "C_plotXY")
+    expect_equal(unname(xy[[1]]$args[[1]]$x), unname(ref), tolerance = 1e-10)
+    xlab <- Filter(function(cl) identical(cl$args[[3]],
+                                          "Fraction of deviance explained (newx, newy)"),
+                   calls_named(calls, "C_title"))
+    expect_length(xlab, 1)
+    # the first penalty is the intercept-only model: about 0 explained
+    expect_lt(abs(ref[1]), 0.01)
+  })
+})
+
+test_that("xvar = 'dev' without newx and newy says why and what to pass", {
+  d <- dev_data("gaussian")
+  local_null_device()
+  err <- expect_error(plot(d$fit, xvar = "dev"), class = "dpsco_arg_error")
+  expect_identical(err$arg, "xvar")
+  expect_match(conditionMessage(err), "training data is not released",
+               fixed = TRUE)
+  expect_match(conditionMessage(err), "newx = , newy = ", fixed = TRUE)
+})
+
+test_that("the noise band is the support rule's: |raw| <= level x sd on the penalised columns", {
+  set.seed(71)
+  n <- 3000
+  x <- matrix(rexp(n * 6), n, 6)
+  y <- drop(x[, 1:2] %*% c(1, -1)) + rt(n, df = 3)
+  fit <- dpsco(x, y, epsilon = 1, nlambda = 8,
+               penalty.factor = c(0, 1, 1, 1, 1, 1))
+  sup <- fit$support
+  # the record in the units of beta: the engine's slopes over the scale
+  sd_beta <- sup$sd[-1, ] / fit$standardize$scale
+  ref <- abs(sup$beta_raw) <= sup$level * sd_beta
+  ref[1, ] <- FALSE                       # penalty factor 0: never zeroed
+  band <- noise_band(fit)
+  expect_identical(unname(band), unname(ref))
+  expect_true(any(band) && !all(band[-1, ]))
+  # on a one-class path the penalised zeros, and nothing else
+  expect_identical(unname(band[-1, ]), unname(fit$beta[-1, ] == 0))
+  # the plot draws grey under everything and colour beyond the band only
+  local_null_device()
+  plot(fit)
+  calls <- recorded_calls()
+  xy <- calls_named(calls, "C_plotXY")
+  expect_length(xy, 2 * 6)
+  bright <- fit$beta
+  bright[band] <- NA
+  for (j in 1:6)
+    expect_equal(unname(xy[[6 + j]]$args[[1]]$y), unname(bright[j, ]))
+  sub <- Filter(function(cl) identical(cl$args[[2]],
+                                       "grey: within the noise band (support rule)"),
+                calls_named(calls, "C_title"))
+  expect_length(sub, 1)
+  # a fit without the rule has no band and no subtitle
+  expect_null(noise_band(dpsco(x, y, epsilon = 1, nlambda = 4,
+                               control = dpsco_control(support = "none"))))
 })

@@ -84,7 +84,7 @@ test_that("coef() between two lambdas is the linear interpolation in lambda", {
   # an arbitrary, unsorted vector of s, including both ends and outside
   s_vec <- c(0.07, 0.5, 0.0301, 0.2, 0.011)
   cf <- coef(fit, s = s_vec)
-  expect_identical(colnames(cf), paste0("s", 0:4))
+  expect_identical(colnames(cf), paste0("s", 1:5))
   expect_equal(unname(cf), unname(hand_coef(fit, s_vec)), tolerance = 1e-12)
   # the interpolation really is in lambda (not log lambda): midpoint check
   mid <- (lam[4] + lam[5]) / 2
@@ -149,6 +149,40 @@ test_that("predict(type = 'link') is cbind(1, newx) %*% coef", {
   # a numeric data frame newx is accepted
   expect_equal(unname(predict(fit, as.data.frame(newx))), hand,
                tolerance = 1e-12)
+})
+
+test_that("columns are named as glmnet's: s0, s1, ... on the path, s1, s2, ... at s", {
+  skip_if_not_installed("glmnet")
+  g <- meth_gauss()
+  b <- meth_binom()
+  gg <- glmnet::glmnet(g$x, g$y, lambda = g$lam)
+  gb <- glmnet::glmnet(b$x, b$y, family = "binomial", lambda = b$lam)
+  s <- c(0.3, 0.05, 0.01)
+  nx <- g$x[1:3, ]
+  expect_identical(colnames(coef(g$fit)), colnames(as.matrix(coef(gg))))
+  expect_identical(colnames(coef(g$fit, s = s)),
+                   colnames(as.matrix(coef(gg, s = s))))
+  expect_identical(colnames(coef(g$fit, s = s)), c("s1", "s2", "s3"))
+  expect_identical(colnames(predict(g$fit, nx)), colnames(predict(gg, nx)))
+  expect_identical(colnames(predict(g$fit, nx, s = s)),
+                   colnames(predict(gg, nx, s = s)))
+  expect_identical(colnames(predict(g$fit, nx, s = 0.1)), "s1")
+  expect_identical(colnames(predict(b$fit, b$x[1:3, ], s = s, type = "class")),
+                   colnames(predict(gb, b$x[1:3, ], s = s, type = "class")))
+  # multinomial: the same names per class and along the third dimension
+  # (glmnet names a given s 1, 2, ... there; see ?coef.dpsco_multinomial)
+  d <- mn_data()
+  set.seed(1)
+  fm <- dpsco(d$x, d$y, family = "multinomial", epsilon = 2, nlambda = 5)
+  expect_identical(lapply(coef(fm), colnames),
+                   list(u = paste0("s", 0:4), v = paste0("s", 0:4),
+                        w = paste0("s", 0:4)))
+  sm <- fm$lambda[c(2, 4)]
+  expect_identical(colnames(coef(fm, s = sm)$v), c("s1", "s2"))
+  expect_identical(dimnames(predict(fm, d$x[1:2, ], s = sm))[[3]],
+                   c("s1", "s2"))
+  expect_identical(colnames(predict(fm, d$x[1:2, ], s = sm, type = "class")),
+                   c("s1", "s2"))
 })
 
 test_that("binomial predict: response is plogis(link), class thresholds at 0.5", {
@@ -599,4 +633,26 @@ test_that("predict() is the model linear in the clamped features (clamp_x())", {
   expect_identical(clamp_x(cvf, newx), clamp_x(cvf$dpsco.fit, newx))
   expect_error(clamp_x(fit, newx[, 1:2]), class = "dpsco_arg_error")
   expect_error(clamp_x(list(), newx), class = "dpsco_arg_error")
+})
+
+test_that("coef() and predict() of a cv.dpsco object default to lambda.min, and print() says so", {
+  set.seed(11)
+  x <- matrix(rnorm(1500 * 4), 1500, 4)
+  y <- drop(x %*% c(1, -1, 0, 0)) + rnorm(1500)
+  cvf <- cv.dpsco(x, y, epsilon = 1, nlambda = 5)
+  expect_identical(formals(coef.cv.dpsco)$s, "lambda.min")
+  expect_identical(formals(predict.cv.dpsco)$s, "lambda.min")
+  ref <- coef(cvf$dpsco.fit, s = cvf$lambda.min)
+  expect_identical(coef(cvf), ref)
+  expect_identical(predict(cvf, x[1:4, ]),
+                   predict(cvf$dpsco.fit, x[1:4, ], s = cvf$lambda.min))
+  expect_true(any(capture.output(print(cvf)) ==
+    "coef()/predict(): lambda.min; lambda.1se needs unreleased statistics."))
+  # a path of radii: "lambda.min", glmnet's spelling, is its radius.min
+  set.seed(12)
+  cvr <- cv.dpsco(x, y, method = "fw", epsilon = 1, nlambda = 4)
+  expect_identical(coef(cvr), coef(cvr$dpsco.fit, s = cvr$radius.min))
+  expect_identical(coef(cvr, s = "radius.min"), coef(cvr))
+  expect_true(any(capture.output(print(cvr)) ==
+    "coef()/predict(): radius.min; radius.1se needs unreleased statistics."))
 })

@@ -69,10 +69,13 @@ test_that("tidy() and glance() of cv.dpsco follow tidy.cv.glmnet", {
   td <- tidy(cvf)
   expect_equal(td$lambda, cvf$lambda)
   expect_equal(td$estimate, unname(cvf$cvm))
-  expect_equal(td$std.error, rep(cvf$cvsd, length(cvf$lambda)))
-  expect_equal(td$conf.low, unname(cvf$cvlo))
-  expect_equal(td$conf.high, unname(cvf$cvup))
-  expect_true(all(td$conf.low < td$conf.high))
+  expect_identical(names(td), c("lambda", "estimate", "noise.sd", "noise.low",
+                                "noise.high", "nzero"))
+  expect_equal(td$noise.sd, rep(cvf$cvsd, length(cvf$lambda)))
+  # one noise sd either side of the clamped release, kept in [0, L]
+  expect_equal(td$noise.low, unname(pmax(cvf$cvm - cvf$cvsd, 0)))
+  expect_equal(td$noise.high, unname(pmin(cvf$cvm + cvf$cvsd, cvf$loss_bound)))
+  expect_true(all(td$noise.low < td$noise.high))
   expect_equal(td$nzero, unname(cvf$dpsco.fit$df))
   gl <- glance(cvf)
   expect_equal(gl$lambda.min, cvf$lambda.min)
@@ -146,4 +149,33 @@ test_that("glance() gives the privacy status that the displays state", {
   expect_identical(names(glance(cv0)),
                    c("lambda.min", "nobs", "epsilon", "delta",
                      "epsilon_accounted", "privacy_status"))
+})
+
+test_that("augment() of a cv.dpsco object predicts at lambda.min, as predict() does", {
+  d <- td_data()
+  set.seed(17)
+  cvf <- cv.dpsco(d$x, d$y, epsilon = 1, nlambda = 5)
+  nx <- d$x[1:20, ]
+  ny <- d$y[1:20]
+  au <- augment(cvf, newx = nx, newy = ny)
+  fitted <- drop(predict(cvf, nx, type = "response"))
+  b <- coef(cvf$dpsco.fit, s = cvf$lambda.min)
+  expect_equal(au$.fitted, fitted, tolerance = 1e-12)
+  expect_equal(au$.fitted, drop(cbind(1, clamp_x(cvf, nx)) %*% b),
+               tolerance = 1e-12)
+  expect_equal(au$.resid, ny - au$.fitted, tolerance = 1e-12)
+  expect_equal(unname(as.matrix(au[, 1:ncol(nx)])), unname(nx))
+  # another s, and a binomial fit's probabilities
+  s2 <- cvf$lambda[2]
+  expect_equal(augment(cvf, newx = nx, s = s2)$.fitted,
+               drop(predict(cvf$dpsco.fit, nx, s = s2, type = "response")))
+  yb <- as.numeric(d$y > median(d$y))
+  set.seed(18)
+  cvb <- cv.dpsco(d$x, yb, family = "binomial", epsilon = 1, nlambda = 4)
+  ab <- augment(cvb, newx = nx, newy = yb[1:20])
+  pb <- plogis(drop(cbind(1, clamp_x(cvb, nx)) %*%
+                      coef(cvb$dpsco.fit, s = cvb$lambda.min)))
+  expect_equal(ab$.fitted, pb, tolerance = 1e-12)
+  expect_equal(ab$.resid, yb[1:20] - pb, tolerance = 1e-12)
+  expect_error(augment(cvf), class = "dpsco_arg_error")
 })
