@@ -77,12 +77,21 @@ print.dpsco <- function(x, digits = max(3, getOption("digits") - 3), ...) {
                 format(signif(pr$epsilon_accounted, digits)), pa$over(pr),
                 pr$calibration))
   else cat("\nPrivacy: none (epsilon = Inf)\n")
+  if (!is.null(x$path_cost))
+    cat(path_cost_line(x$path_cost), "\n", sep = "")
   cat(privacy_status(pr)$lines, sep = "\n")
   for (sig in c(y_range_text(x, x$nobs, pr$epsilon),
                 signal_text(x$signal, x$nobs, pr$epsilon),
                 inference_line(x$inference)))
     cat("\n", paste(strwrap(sig), collapse = "\n"), "\n", sep = "")
   invisible(x)
+}
+
+# What the grid size did to each step's noise (lambda_path()'s path_cost).
+path_cost_line <- function(cost) {
+  sprintf(paste("Path: %d penalties share the budget; each step's noise",
+                "sd is %s x that of the default %d."),
+          cost$nlambda, format(signif(cost$ratio, 3)), cost$default_nlambda)
 }
 
 # Coefficients (intercept first) at penalties s by linear interpolation in

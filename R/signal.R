@@ -33,10 +33,11 @@ signal_check <- function(g0, noise_sd, penalised, level = 5) {
 signal_text <- function(sig, n, epsilon) {
   if (is.null(sig) || isTRUE(sig$detected)) return(NULL)
   head <- paste0(
-    "No predictor can be told apart from the privacy noise: the largest ",
+    "No predictor stands out clearly from the privacy noise: the largest ",
     "coordinate of the released gradient at the intercept-only model is ",
-    format(signif(sig$ratio, 2)), " noise sds, about what noise alone ",
-    "gives (", format(signif(sig$noise_max, 2)), ").")
+    format(signif(sig$ratio, 2)), " noise sds, less than ", sig$level,
+    " sds beyond the ", format(signif(sig$noise_max, 2)), " that noise ",
+    "alone gives, so the path's non-zero coefficients may be noise.")
   more <- if (is.null(sig$factor))
     paste0(" The data show no signal at n = ", format_count(n),
            " and epsilon = ", format(signif(epsilon, 3)), "; the fit is ",

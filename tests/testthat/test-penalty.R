@@ -166,3 +166,15 @@ test_that("multinomial limits match glmnet's converged fit", {
                              function(m) as.matrix(m)[-1, 1])),
                tolerance = 1e-6)
 })
+
+test_that("print() shows what the grid size did to the noise", {
+  d <- penalty_data(1000)
+  f <- suppressMessages(dpsco(d$x, d$y, nlambda = 40))
+  out <- utils::capture.output(print(f))
+  expect_true(any(out == sprintf(paste0("Path: 40 penalties share the ",
+    "budget; each step's noise sd is %s x that of the default 10."),
+    format(signif(f$path_cost$ratio, 3)))))
+  expect_equal(f$path_cost$ratio, 2, tolerance = 0.05)
+  s <- dpsco(d$x, d$y, nlambda = 5)
+  expect_lt(s$path_cost$ratio, 1)
+})

@@ -24,15 +24,19 @@ test_that("print() and summary() say when no predictor stands out of the noise",
   noise_only <- dpsco(x, stats::rnorm(n), epsilon = 0.5)
   expect_false(noise_only$signal$detected)
   out <- paste(utils::capture.output(print(noise_only)), collapse = " ")
-  expect_match(out, "No predictor can be told apart from the privacy noise")
+  sig <- noise_only$signal
+  expect_match(out, paste0("No predictor stands out clearly from the privacy ",
+                           "noise: .* is ", format(signif(sig$ratio, 2)),
+                           " noise sds, less than 5 sds beyond the ",
+                           format(signif(sqrt(2 * log(10)), 2))))
   expect_match(paste(summary(noise_only)$text, collapse = " "),
-               "No predictor can be told apart")
+               "No predictor stands out clearly")
   # a strong signal at a larger n: detected, and nothing said
   n <- 5000
   x <- matrix(stats::rnorm(n * 5), n)
   strong <- dpsco(x, 3 * x[, 1] + stats::rnorm(n), epsilon = 2)
   expect_true(strong$signal$detected)
-  expect_false(grepl("told apart", paste(utils::capture.output(print(strong)),
+  expect_false(grepl("stands out", paste(utils::capture.output(print(strong)),
                                          collapse = " ")))
 })
 
