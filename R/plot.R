@@ -201,7 +201,8 @@ draw_path <- function(beta, df, axis, xvar, label, ylab, dots, dev = NULL,
     # the colour only between two values beyond the band
     bright <- beta
     bright[band] <- NA
-    graphics::matlines(h, t(bright), lty = 1, col = col)
+    if (!all(is.na(bright)))
+      graphics::matlines(h, t(bright), lty = 1, col = col)
     graphics::title(sub = "grey: within the noise band (support rule)",
                     cex.sub = 0.8)
   }
