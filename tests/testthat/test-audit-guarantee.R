@@ -160,7 +160,7 @@ test_that("the harness has a case for every registered private method", {
 })
 
 test_that("audit harness: every method, at the same public n, both sizes and directions", {
-  trials <- if (guarantee_long) 100 else 25
+  trials <- if (guarantee_long) 60 else 25
   set.seed(20261125)
   for (name in names(guarantee_cases)) {
     a <- guarantee_audit(name, trials)
@@ -586,7 +586,7 @@ test_that("edge records: cv.dpsco(), the record in either part", {
 # At epsilon 1, as the findings were measured: 100 fits a side can show a
 # lower bound above 1 for a release that fails on one side only (the last
 # test below), and 0.10.0 failed these two cases.
-edge_finding_trials <- if (guarantee_long) 200 else 100
+edge_finding_trials <- if (guarantee_long) 120 else 100
 
 test_that("edge records: the two records that broke 0.10.0, audited for epsilon", {
   set.seed(20261127)
