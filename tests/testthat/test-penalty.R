@@ -10,6 +10,16 @@ penalty_data <- function(n = 1500, p = 6, seed = 1) {
   list(x = x, y = y)
 }
 
+# Three classes, two informative columns of four.
+class_data <- function(n = 300) {
+  set.seed(4)
+  x <- matrix(rnorm(n * 4), n)
+  cl <- factor(sample(c("a", "b", "c"), n, TRUE))
+  x[, 1] <- x[, 1] + (cl == "a")
+  x[, 2] <- x[, 2] - 0.7 * (cl == "b")
+  list(x = x, cl = cl)
+}
+
 test_that("exclude and penalty.factor = Inf fit the other columns alone", {
   d <- penalty_data()
   set.seed(3); a <- dpsco(d$x, d$y, exclude = c(2, 4), epsilon = 2)
@@ -107,12 +117,9 @@ test_that("dfmax and pmax cut the path where glmnet stops", {
 
 test_that("grouped multinomial paths match glmnet's grouped lasso", {
   skip_if_not_installed("glmnet")
-  set.seed(4)
-  n <- 300
-  x <- matrix(rnorm(n * 4), n)
-  cl <- factor(sample(c("a", "b", "c"), n, TRUE))
-  x[, 1] <- x[, 1] + (cl == "a")
-  x[, 2] <- x[, 2] - 0.7 * (cl == "b")
+  d <- class_data()
+  x <- d$x
+  cl <- d$cl
   lam <- c(0.05, 0.02)
   g <- glmnet::glmnet(x, cl, family = "multinomial", lambda = lam,
                       type.multinomial = "grouped", standardize = FALSE,
@@ -150,12 +157,9 @@ test_that("a longer path says what its noise costs", {
 
 test_that("multinomial limits match glmnet's converged fit", {
   skip_if_not_installed("glmnet")
-  set.seed(4)
-  n <- 300
-  x <- matrix(rnorm(n * 4), n)
-  cl <- factor(sample(c("a", "b", "c"), n, TRUE))
-  x[, 1] <- x[, 1] + (cl == "a")
-  x[, 2] <- x[, 2] - 0.7 * (cl == "b")
+  d <- class_data()
+  x <- d$x
+  cl <- d$cl
   lam <- c(0.05, 0.01)
   g <- glmnet::glmnet(x, cl, family = "multinomial", lambda = lam,
                       lower.limits = 0, standardize = FALSE, thresh = 1e-14)
