@@ -117,11 +117,13 @@ cap_path <- function(fit, dfmax, pmax) {
 }
 
 # Which variables are non-zero at each penalty (p x nlambda; a
-# multinomial's in any class).
+# multinomial's in any class), by Df's rule (nonzero_tol()).
 path_nonzero <- function(fit) {
+  tol <- nonzero_tol(fit$beta)
   if (is.list(fit$beta))
-    return(Reduce(`|`, lapply(fit$beta, function(b) as.matrix(b) != 0)))
-  as.matrix(fit$beta) != 0
+    return(Reduce(`|`, lapply(fit$beta, function(b)
+      is_nonzero(as.matrix(b), tol))))
+  is_nonzero(as.matrix(fit$beta), tol)
 }
 
 # The fit restricted to the penalties `i` of its path.
