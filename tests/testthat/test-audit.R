@@ -414,7 +414,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "kamath", "holland"))
     for (above in if (method == "clip") c(FALSE, TRUE) else FALSE) {
-    a <- fit_audit(method, trials = if (method == "kamath") 1000 else 1600,
+    a <- fit_audit(method, trials = if (method == "kamath") 1000 else 2500,
                    above = above)
     message(sprintf("audit dpsco   %-8s %s target %.3f  eps_lb %.3f  own row count %s",
                     method, if (above) "n + 1" else "n    ", audit_eps_target,
