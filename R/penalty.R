@@ -136,13 +136,13 @@ subset_path <- function(fit, i) {
   fit$df <- fit$df[i]
   if (!is.null(fit$dfmat)) fit$dfmat <- cols(fit$dfmat)
   fit$dim[2L] <- length(i)
-  raw <- fit$support$beta_raw
-  if (!is.null(raw))
-    fit$support$beta_raw <- if (is.list(raw)) lapply(raw, cols) else cols(raw)
+  sup <- fit$support
+  for (f in intersect(c("beta_raw", "raw", "sd"), names(sup)))
+    sup[[f]] <- if (is.list(sup[[f]])) lapply(sup[[f]], cols) else cols(sup[[f]])
+  fit$support <- sup
   if (!is.null(fit$trace))
     fit$trace$beta <- fit$trace$beta[, , i, drop = FALSE]
   if (!is.null(fit$trace)) fit$trace$a0 <- fit$trace$a0[, i, drop = FALSE]
-  fit$cut <- length(i)
   fit
 }
 
@@ -164,9 +164,14 @@ restore_columns <- function(fit, pen) {
   }
   fit$beta <- if (is.list(fit$beta)) lapply(fit$beta, named)
               else named(fit$beta)
-  raw <- fit$support$beta_raw
-  if (!is.null(raw))
-    fit$support$beta_raw <- if (is.list(raw)) lapply(raw, named) else named(raw)
+  nclass <- if (inherits(fit, "dpsco_multinomial")) length(fit$classnames)
+            else 1L
+  fit$support <- restore_support(fit$support, pen, fit$intercept, nclass,
+                                 named)
+  # an excluded column's factor is glmnet's Inf
+  if (!is.null(fit$settings$penalty.factor))
+    fit$settings$penalty.factor <- replace(rep(Inf, p), pen$keep,
+                                           fit$settings$penalty.factor)
   if (!is.null(fit$trace)) {
     tb <- fit$trace$beta
     out <- array(0, c(p, dim(tb)[2:3]),
@@ -186,6 +191,32 @@ restore_columns <- function(fit, pen) {
   fit$dim[1L] <- p
   fit$exclude <- pen$drop
   fit
+}
+
+# The support rule's record (R/support.R) over all of x's columns: the
+# returned-scale coefficients as beta, and the engine-scale rows (`raw`,
+# `sd`: per class, the intercept then the columns) with 0 for an
+# excluded column, which is exactly 0 and within any band.
+restore_support <- function(sup, pen, intercept, nclass, named) {
+  if (is.null(sup)) return(NULL)
+  raw <- sup$beta_raw
+  if (!is.null(raw))
+    sup$beta_raw <- if (is.list(raw)) lapply(raw, named) else named(raw)
+  rows <- function(m) {
+    if (is.null(m)) return(NULL)
+    d <- length(pen$keep) + intercept
+    dn <- pen$p + intercept
+    out <- matrix(0, dn * nclass, ncol(m))
+    for (k in seq_len(nclass)) {
+      from <- (k - 1L) * d + seq_len(d)
+      to <- (k - 1L) * dn + c(if (intercept) 1L, intercept + pen$keep)
+      out[to, ] <- m[from, ]
+    }
+    out
+  }
+  sup$raw <- rows(sup$raw)
+  sup$sd <- rows(sup$sd)
+  sup
 }
 
 # The names of all of x's columns, as the fit names the kept ones.

@@ -36,6 +36,16 @@ test_that("exclude and penalty.factor = Inf fit the other columns alone", {
   expect_equal(predict(a, d$x), predict(r, d$x[, -c(2, 4)]),
                tolerance = 1e-12)
   expect_equal(a$df, r$df)
+  # the support rule's band: the kept columns' as without them, the
+  # excluded ones (exactly 0) inside it
+  expect_equal(unname(noise_band(a)[-c(2, 4), ]), unname(noise_band(r)))
+  expect_true(all(noise_band(a)[c(2, 4), ]))
+  pdf(NULL)
+  expect_silent(plot(a))
+  dev.off()
+  # a cut path keeps the band's columns in step
+  set.seed(3); cut <- dpsco(d$x, d$y, exclude = 4, dfmax = 1, epsilon = 2)
+  expect_identical(ncol(noise_band(cut)), length(cut$lambda))
 })
 
 test_that("cv.dpsco() passes exclude on and predicts from the whole x", {
