@@ -34,7 +34,8 @@ penalty_args <- function(exclude, penalty.factor, lower.limits, upper.limits,
     arg_error("type.multinomial", "\"grouped\" does not take lower.limits ",
               "or upper.limits (a box does not combine with the group ",
               "penalty's prox).")
-  list(keep = keep, drop = drop, p = p, names = colnames(x), pf = pf[keep],
+  list(keep = keep, drop = drop, p = p,
+       names = colnames(x) %||% paste0("V", seq_len(p)), pf = pf[keep],
        lower = lower[keep], upper = upper[keep],
        dfmax = if (!is.null(dfmax)) check_count(dfmax, "dfmax", 0),
        pmax = if (!is.null(pmax)) check_count(pmax, "pmax", 0),
@@ -73,10 +74,14 @@ check_limits <- function(v, arg, p, side) {
   if (all(is.infinite(v))) NULL else v
 }
 
-# x without the excluded columns.
+# x without the excluded columns, named as in the whole x (V1, ... for a
+# column of an unnamed x), so the fit names each column as without
+# `exclude`.
 keep_columns <- function(x, pen) {
   if (!length(pen$drop)) return(x)
-  x[, pen$keep, drop = FALSE]
+  x <- x[, pen$keep, drop = FALSE]
+  colnames(x) <- pen$names[pen$keep]
+  x
 }
 
 # The internal penalty settings of a path once the columns' scales are
@@ -156,7 +161,7 @@ restore_columns <- function(fit, pen) {
     out[pen$keep, ] <- as.matrix(m)
     out
   }
-  names_all <- fit_column_names(fit, pen)
+  names_all <- pen$names
   named <- function(m) {
     m <- widen(m)
     rownames(m) <- names_all
@@ -219,11 +224,3 @@ restore_support <- function(sup, pen, intercept, nclass, named) {
   sup
 }
 
-# The names of all of x's columns, as the fit names the kept ones.
-fit_column_names <- function(fit, pen) {
-  kept <- rownames(if (is.list(fit$beta)) fit$beta[[1L]] else fit$beta)
-  out <- paste0("V", seq_len(pen$p))
-  if (!is.null(pen$names)) out <- pen$names
-  out[pen$keep] <- kept
-  out
-}

@@ -192,3 +192,11 @@ test_that("print() shows what the grid size did to the noise", {
   s <- dpsco(d$x, d$y, nlambda = 5)
   expect_lt(s$path_cost$ratio, 1)
 })
+
+test_that("an unnamed x keeps its column names V1, ... with columns excluded", {
+  d <- penalty_data(600)
+  x <- unname(d$x)
+  f <- dpsco(x, d$y, exclude = c(1, 3), epsilon = 2)
+  expect_identical(rownames(coef(f)), c("(Intercept)", paste0("V", 1:6)))
+  expect_identical(rownames(f$beta), paste0("V", 1:6))
+})
