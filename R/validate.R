@@ -316,10 +316,6 @@ check_sizes <- function(p, intercept, nlambda, steps, trace, default_steps) {
   invisible(total)
 }
 
-# Arguments passed on through `...` to dpsco(): each must be named and be
-# one of dpsco()'s arguments (`allowed`) that the caller does not set
-# itself (`taken`), so that a misspelt name is an error naming it rather
-# than R's "unused argument" from deeper down, or a silent partial match.
 # glmnet arguments that dpsco() or cv.dpsco() do not take, with why and
 # what to use instead (the error names the argument).
 glmnet_reasons <- list(
@@ -343,13 +339,17 @@ glmnet_reasons <- list(
 )
 glmnet_reasons$foldid <- glmnet_reasons$nfolds
 
+# Arguments passed on through `...` to dpsco(): each must be named and be
+# one of dpsco()'s arguments (`allowed`) that the caller does not set
+# itself (`taken`), so that a misspelt name is an error naming it rather
+# than R's "unused argument" from deeper down, or a silent partial match.
 check_dots_names <- function(dots, allowed, taken, caller) {
   nm <- names(dots) %||% rep("", length(dots))
   if (any(!nzchar(nm)))
     arg_error("...", "must be named arguments of dpsco(), which ", caller,
               "() passes them on to.")
   bad <- nm[!nm %in% setdiff(allowed, taken)]
-  if (length(bad) && bad[1L] %in% setdiff(names(glmnet_reasons), "relax"))
+  if (length(bad) && bad[1L] %in% names(glmnet_reasons))
     arg_error(bad[1L], glmnet_reasons[[bad[1L]]])
   if (length(bad))
     arg_error(bad[1L], if (bad[1L] %in% taken)
