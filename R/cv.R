@@ -24,8 +24,9 @@
 #' moves every sum by at most `L`, all in the same direction, so
 #' `P(k) \propto exp(-eps_sel S_k / L)` is `eps_sel`-DP (McSherry and
 #' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  On a
-#' private path the first penalty is the intercept-only model (see "Do no
-#' harm" in [dpsco()]), and the mechanism draws with a public prior that
+#' private path on the released grid the first penalty is the
+#' intercept-only model (see "Do no harm" in [dpsco()]), and the mechanism
+#' draws with a public prior that
 #' weighs it `19 (K - 1)` times each other penalty
 #' (`P(k) \propto mu_k exp(-eps_sel S_k / L)`, still `eps_sel`-DP: the
 #' prior reads no data): when no fit beats the trivial model on the

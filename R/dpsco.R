@@ -120,12 +120,13 @@
 #' **Do no harm.**  A private path never strays far from the trivial
 #' model, and says so when the data cannot support more:
 #' \describe{
-#'   \item{the trivial model is on every private path}{the first penalty,
-#'     `lambda_max`, is the intercept-only model at the released centre of
-#'     `y` (the mean, the event rate, the mean count), and
-#'     [cv.dpsco()]'s private choice prefers it unless another penalty's
-#'     fit does better on the validation part by more than the noise of
-#'     the choice could produce;}
+#'   \item{the trivial model is on every private path}{the first penalty
+#'     of the released grid, `lambda_max`, is the intercept-only model at
+#'     the released centre of `y` (the mean, the event rate, the mean
+#'     count), and [cv.dpsco()]'s private choice prefers it unless another
+#'     penalty's fit does better on the validation part by more than the
+#'     noise of the choice could produce (a `lambda` the user gives is
+#'     fitted as given, without that prior);}
 #'   \item{a bounded domain}{every iterate is projected onto the set where
 #'     the root mean square change of the linear predictor away from the
 #'     trivial model, measured in the released curvature (the second
@@ -553,7 +554,8 @@
 #'   and noise scale is derived from it, whatever the number of rows of `x`
 #'   (see "The guarantee" in Details).  Default `NULL`: the number of rows,
 #'   which the guarantee then does not protect.
-#' @param lambda optional decreasing sequence of penalties (public).
+#' @param lambda optional decreasing sequence of penalties (public),
+#'   fitted as given (one value included).
 #' @param nlambda number of penalties of the default grid; default 10
 #'   (private tuning) or 20 (public).  The budget is shared by every
 #'   penalty's steps, so a longer grid adds noise to each step: glmnet's
