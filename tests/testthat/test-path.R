@@ -229,3 +229,17 @@ test_that("a multinomial grid starts at the largest released coordinate of any c
   expect_equal(lam[1], 4)
   expect_equal(lam, 4 * c(1, sqrt(0.1), 0.1))
 })
+
+test_that("a lambda the user gives is fitted as given, one value included", {
+  set.seed(11)
+  n <- 3000
+  x <- matrix(rnorm(n * 4), n)
+  y <- 2 * x[, 1] + rnorm(n)
+  one <- dpsco(x, y, lambda = 0.01, epsilon = 2)
+  # the fit at 0.01, not the intercept-only start of a released grid
+  expect_gt(abs(one$beta[1L, 1L]), 1)
+  expect_null(one$trivial)
+  grid <- dpsco(x, y, epsilon = 2)
+  expect_identical(grid$trivial, 1L)
+  expect_true(all(grid$beta[, 1L] == 0))
+})
