@@ -395,10 +395,15 @@ void settings_gram(const column_data *cd, int has_int, const double *w,
     int d = cd->p + has_int, nt = cd->threads, threaded = use_threads(cd);
     int nblock = (cd->n + cd->block - 1) / cd->block;
     (void) threaded;
-    size_t dd = (size_t) d * d, cap = (size_t) cd->block * d;
+    /* buffers for the rows a block can hold, and for no more blocks at
+     * once than there are: a small x must not allocate R's whole block */
+    int rows = cd->n < cd->block ? (cd->n > 0 ? cd->n : 1) : cd->block;
+    if (nt > nblock)
+        nt = nblock > 0 ? nblock : 1;
+    size_t dd = (size_t) d * d, cap = (size_t) rows * d;
     double *vals = (double *) R_alloc((size_t) nt * cap, sizeof(double));
     int *ci = (int *) R_alloc((size_t) nt * cap, sizeof(int));
-    int *rp = (int *) R_alloc((size_t) nt * (cd->block + 1), sizeof(int));
+    int *rp = (int *) R_alloc((size_t) nt * (rows + 1), sizeof(int));
     double *part = (double *) R_alloc((size_t) nt * dd, sizeof(double));
     memset(h, 0, dd * sizeof(double));
     for (int g = 0; g < nblock; g += nt) {
@@ -410,7 +415,7 @@ void settings_gram(const column_data *cd, int has_int, const double *w,
             int a = blk * cd->block, u = blk - g;
             int b = cd->n - a < cd->block ? cd->n : a + cd->block;
             gram_block(cd, has_int, w, a, b, part + (size_t) u * dd,
-                       vals + (size_t) u * cap, rp + (size_t) u * (cd->block + 1),
+                       vals + (size_t) u * cap, rp + (size_t) u * (rows + 1),
                        ci + (size_t) u * cap);
         }
         /* in block order, whatever thread formed each */
