@@ -828,9 +828,12 @@ check_data_args <- function(x, y, family, public_n, weights, offset,
     check_y_columns(y, family)
     yy <- check_y(y, nrow(x), family_object(family))
   }
+  # (sharded: the workers checked their own, shards.R)
   list(x = x, n = n, y = yy$y, classnames = yy$classnames,
-       weights = check_weights(weights, nrow(x)),
-       offset = check_offset(offset, nrow(x)))
+       weights = if (is_sharded(weights)) weights
+                 else check_weights(weights, nrow(x)),
+       offset = if (is_sharded(offset)) offset
+                else check_offset(offset, nrow(x)))
 }
 
 # A sparse or file-backed x made a dense matrix where the fit needs one:

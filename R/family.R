@@ -475,7 +475,7 @@ family_quantile <- function(tau = 0.5, smoother = "gaussian", kernel = NULL,
                check_loss(y - eta, tau)),
              # (no "deviance" measure: the label cv.R's table gives)
              deviance_bound = NULL, deviance_label = NULL,
-             y_error_scale = TRUE, shardable = FALSE)
+             y_error_scale = TRUE, shardable = TRUE)
 }
 
 # Minus the check loss's subgradient at the intercept-only fit (the
@@ -505,6 +505,13 @@ softmax_rows <- function(eta) {
 # The largest entry of each row (max.col() finds it in C; a row with a
 # NaN gives NaN).
 row_max <- function(m) m[cbind(seq_len(nrow(m)), max.col(m, "first"))]
+
+# The counts of the K classes of y, coded 0 to K - 1 (sharded: summed over
+# the workers, shards.R).
+class_counts <- function(y, K) {
+  if (is_sharded(y)) return(shard_class_counts(y, K))
+  tabulate(y + 1L, K)
+}
 
 # The n x K indicators of y's classes, coded 0 to K - 1.
 class_indicators <- function(y, K) {
@@ -567,7 +574,7 @@ family_multinomial <- function(nclass = NULL) {
              # the public n, one record moving it by e_(y_i), of norm 1
              centre_release = function(y, z, n) {
                # K is the number of declared classes, never read from y
-               est <- tabulate(y + 1L, nclass) / n
+               est <- class_counts(y, nclass) / n
                sens <- 1 / n
                if (noise_secure() && z > 0)
                  est <- secure_values(est, z, sens)
@@ -603,7 +610,7 @@ family_multinomial <- function(nclass = NULL) {
              # a probability of 1/1000 on the observed class
              deviance_bound = function(r_bound) 2 * log(1000),
              deviance_label = "Multinomial deviance",
-             y_error_scale = FALSE, shardable = FALSE)
+             y_error_scale = FALSE, shardable = TRUE)
 }
 
 # The residual at the fit of the intercepts alone (the class shares,

@@ -243,7 +243,9 @@ engine_settings <- function(fam, pl, nz, weights, offset, domain) {
     fam$settings,
     list(rate = if (pl$disjoint) pl$m / pl$n else nz$q,
          noise_sd = nz$noise$sd, noise_grid = nz$noise$grid),
-    compact(list(weights = weights, offsets = offset)),
+    # (sharded: the workers' own, which never come here)
+    compact(list(weights = if (!is_sharded(weights)) weights,
+                 offsets = if (!is_sharded(offset)) offset)),
     nz$oracle,
     list(steps = pl$steps, step_size = pl$step_size,
          sqrt_schedule = as.integer(pl$control$schedule == "sqrt"),

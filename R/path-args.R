@@ -52,8 +52,12 @@ path_arg_rules <- list(
       "no exact sampler here.")
   },
   # the radius methods' settings read x in memory, and so do the
-  # multinomial engine and cv.dpsco()'s split
+  # multinomial engine (on shards too: the workers' passes) and
+  # cv.dpsco()'s split
   x = function(spec, a, fam) {
+    if (is_sharded(a$x) && isTRUE(a$x$shards$mapped) && fam$multi)
+      return(c("x", "holds file-backed shards; a ", fam$name, " fit needs ",
+               "the shards in memory (matrices or dgCMatrix)."))
     if (!is_mapped(a$x)) return(NULL)
     who <- if (identical(a$caller, "cv.dpsco"))
              "cv.dpsco(), which splits the records,"

@@ -139,10 +139,18 @@ kernel_density <- function(u, smoother = "gaussian", tau = 0.5) {
 release_y_histogram <- function(y, bound, z, nbins = 201L) {
   w <- 2 * bound / nbins
   centres <- -bound + w * (seq_len(nbins) - 0.5)
-  b <- clamp(floor((y + bound) / w) + 1, 1, nbins)
-  counts <- if (noise_secure()) secure_values(tabulate(b, nbins), z, 1)
-            else tabulate(b, nbins) + z * stats::rnorm(nbins)
+  n_b <- y_bin_counts(y, bound, nbins)
+  counts <- if (noise_secure()) secure_values(n_b, z, 1)
+            else n_b + z * stats::rnorm(nbins)
   list(counts = counts, centres = centres, width = w, sd = z)
+}
+
+# The counts of clamp(y, -B, B) in nbins equal bins of [-B, B] (sharded:
+# summed over the workers, shards.R).
+y_bin_counts <- function(y, bound, nbins) {
+  if (is_sharded(y)) return(shard_y_hist(y, bound, nbins))
+  w <- 2 * bound / nbins
+  tabulate(clamp(floor((y + bound) / w) + 1, 1, nbins), nbins)
 }
 
 hist_level <- function(hist, level) {

@@ -392,7 +392,9 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
     st
   }
   y_obs <- y
-  if (!is.null(offset)) y <- fam$net_offset(y, offset)
+  if (!is.null(offset))
+    y <- if (is_sharded(y)) shard_net_offset(y, fam)  # (shards.R)
+         else fam$net_offset(y, offset)
   sc <- scale_bounds(x, y, fam, intercept, control, constrained, st)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
@@ -611,14 +613,10 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # one pass over the rows (design_row_stats()): the norms ||w_i||, and
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
-  resid <- if (need_clip) {
-    r <- if (fam$multi)
-           # a multinomial record's residual vector enters by its norm
-           sqrt(rowSums(fam$residual(start_intercepts(beta0, fam, d,
-                                                      intercept), y)^2))
-         else record_residual(fam, beta0[1L] + (offset %||% 0), y)  # (shards.R)
-    if (is.null(weights)) r else weights * r
-  }
+  resid <- if (need_clip)
+    start_residuals(fam, if (fam$multi) start_intercepts(beta0, fam, d,
+                                                         intercept)
+                         else beta0[1L], y, weights, offset)
   rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
   # a family whose curvature at b0 grows with the exposure e^offset_i
   # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
@@ -631,7 +629,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   if (nhist) {                         # none: every level declared
     z <- part_multiplier(st$z1, st$shares[["quantiles"]])
     rc <- release_counts(counts = cbind(
-      rs$counts, if (need_expo) tabulate(exposure_bin(offset), 64L)), z = z)
+      rs$counts, if (need_expo) exposure_counts(offset)), z = z)
     k <- 1L
     if (need_clip) {
       clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
@@ -675,6 +673,25 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   out
 }
 
+# Each record's residual at the start, eta its predictor there (the
+# start's intercept, or a multinomial's K intercepts), times its weight:
+# |r_i| for one predictor, ||r_i|| for a multinomial record, whose residual
+# vector enters by its norm.  On sharded data the workers form them
+# (shards.R), each with its records' weights and offsets.
+start_residuals <- function(fam, eta, y, weights = NULL, offset = NULL) {
+  if (is_sharded(y)) return(shard_residuals(fam, eta))
+  r <- if (fam$multi) sqrt(rowSums(fam$residual(eta, y)^2))
+       else fam$residual(eta + (offset %||% 0), y)
+  if (is.null(weights)) r else weights * r
+}
+
+# The octave counts (64) of the exposures e^offset_i (sharded: summed over
+# the workers).
+exposure_counts <- function(offset) {
+  if (is_sharded(offset)) return(shard_exposure_counts(offset))
+  tabulate(exposure_bin(offset), 64L)
+}
+
 # The octave bin (log2_bin()) of the exposure e^offset, from the offset
 # itself so that no offset overflows.
 exposure_bin <- function(offset)
@@ -709,6 +726,7 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
 # e^-b0, as the Hessian requires.
 curvature_row_weights <- function(fam, weights, offset, exposure) {
   if (!fam$offset_curvature || is.null(offset)) return(weights)
+  if (is_sharded(offset)) return(shard_row_weights(exposure))  # (shards.R)
   (weights %||% 1) * exp(pmin(offset - log(exposure), 0))
 }
 
@@ -772,7 +790,9 @@ release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
   # a record's weight in [0, 1] enters as the square root on its row, so
   # its term stays within the row bound
   sc <- row_scale(norms, row_bound)  # (shards.R: norms on the workers)
-  if (!is.null(weights)) sc <- sc * sqrt(weights)
+  if (!is.null(weights))
+    sc <- if (is_sharded(sc)) shard_weigh_rows(sc, weights)
+          else sc * sqrt(weights)
   h <- if (inherits(w, "design_cols"))
          design_gram(w$x, sc, intercept) / n
        else crossprod(w * sc) / n

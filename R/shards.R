@@ -16,11 +16,14 @@ NULL
 # What leaves a worker: at dpsco_shards() time its row count, column count,
 # column names and the levels of a factor y (the coordinator needs the
 # counts to map the sampled indices to shards; they are never printed,
-# saved or released); then only sums: per column octave counts (and
-# signed octave counts of y), one clamped sum of y, 64-bin histogram
-# counts, the d x d second-moment matrix
-# of the rows and per step the oracle's d (k d for kamath) accumulator
-# sums.  What reaches a worker: its own sampled indices, labels and split
+# saved or released) and whether it holds weights and offsets; then only
+# sums: per column octave counts (and signed octave counts of y), one
+# clamped sum of y, the class counts of a multinomial y, the bin counts of
+# the quantile family's histogram of y, 64-bin histogram counts (of the
+# residuals, the row norms and the exposures), the d x d second-moment
+# matrix of the rows and per step the oracle's d (k d for kamath; K d for
+# K classes) accumulator sums.  A shard's weights and offsets stay there
+# and enter these sums on the worker.  What reaches a worker: its own sampled indices, labels and split
 # coins, and otherwise public or released values (the roxygen below lists
 # them).
 #
@@ -79,9 +82,14 @@ shard_rows <- function(sh) {
 #' Worker `i` runs `load(i)` once; it returns `list(x = , y = )` with `x` a
 #' numeric matrix, a sparse `Matrix` or a file-backed
 #' `bigmemory::big.matrix` that the worker attaches itself (read in place,
-#' never copied), and `y` that shard's responses.  Each shard is checked
+#' never copied), and `y` that shard's responses; and, when the fit has
+#' them, `weights =` and `offset =`, that shard's records' weights (in
+#' `[0, 1]`) and offsets, which are data like `y` and stay on the worker
+#' (every shard returns them, or none).  Each shard is checked
 #' there: a non-numeric or non-finite `x`, a `y` of the wrong length, with
-#' missing or infinite values, or a column count that differs from the
+#' missing or infinite values, weights or offsets that [dpsco()] would
+#' refuse (the wrong length, not finite, weights outside `[0, 1]`), or a
+#' column count that differs from the
 #' other shards' is a [`dpsco_arg_error`][dpsco_errors] naming the shard.
 #' The workers need dpsco installed (the same version as here).
 #'
@@ -105,10 +113,18 @@ shard_rows <- function(sh) {
 #' them and adds the noise once, as a single-process fit does, so the
 #' sensitivity, the noise and the accounting are the single-process fit's.
 #' A worker returns only sums: octave counts per column (of `|x_j|`, and
-#' the signed octaves of `y`), a clamped sum of `y`, histogram counts, the second-moment matrix of the rows and, per
-#' step, the oracle's `d` (Kamath: `k d`) sums.  It also reports its row
-#' count once, which the coordinator needs to map sampled records to
-#' shards; the row counts are data: they are never printed or saved (the
+#' the signed octaves of `y`, net of the offsets), a clamped sum of `y`
+#' (net of the offsets), the counts of each class of a multinomial `y`,
+#' the bin counts of the quantile family's histogram of `y` (net of the
+#' offsets), histogram counts (of the weighted residuals at the start, of
+#' the row norms and, for poisson with offsets, of the exposures
+#' `exp(offset_i)`), the second-moment matrix of the rows (weighted by
+#' the records' weights and exposures) and, per step, the oracle's `d`
+#' (Kamath: `k d`; a multinomial's `K d` for `K` classes) sums, with each
+#' record's weight and offset applied on the worker.  It also reports its
+#' row count once, and whether it holds weights and offsets, which the
+#' coordinator needs to map sampled records to shards and to ask for the
+#' right sums; the row counts are data: they are never printed or saved (the
 #' handle keeps them in memory outside its serialisable data, so a handle
 #' restored by [readRDS()] or [load()] holds none and is refused), and a
 #' sharded fit needs `public_n`.
@@ -120,11 +136,16 @@ shard_rows <- function(sh) {
 #' Everything else a worker is sent is public or already released: the
 #' family and the method's public parameters; the released values of the
 #' private settings that its later sums depend on (the bounds that scale
-#' `x`, the range of `y` that clamps its sum, the
-#' start, whose intercept forms the residuals for the clipping level, and
-#' the row bound of the second-moment matrix); the oracle's parameters,
-#' among them the clipping level (released, or declared); the iterates
-#' `beta`; and in [cv.dpsco()] the training fit (the `dpsco.fit` it
+#' `x`, the range of `y` that clamps its sum and, for the quantile
+#' family, the bound on `|y|` that sets its histogram's bins, the
+#' start, whose intercepts form the residuals for the clipping level, the
+#' row bound of the second-moment matrix and, for poisson with offsets,
+#' the released bound on the exposures that weights its rows); the
+#' family's loss derivative and, with offsets, its function that nets `y`
+#' of them; the oracle's parameters, among them the clipping level
+#' (released, or declared), and the family's public parameters (the
+#' number of classes; the quantile level, kernel and released bandwidth);
+#' the iterates `beta`; and in [cv.dpsco()] the training fit (the `dpsco.fit` it
 #' returns, without its call and trace), whose validation losses the
 #' worker sums, and the bound they are clamped to.  Workers never see the
 #' noise, a total over all shards, or other shards' indices.
@@ -146,11 +167,13 @@ shard_rows <- function(sh) {
 #' `"poisson"`.  The other methods are refused with an error that says so:
 #' the constraint-set and one-pass methods run their own loops over
 #' records, and `"none"` (not private) takes its lambda grid from a data
-#' statistic.  `weights`, `offset`, `standardize` other than `FALSE`,
-#' declared `x_bound` and the quantile family are not available on shards.
+#' statistic.  Every family is available (the multinomial one on shards
+#' held in memory, as for a single `x`), and weights and offsets when
+#' `load()` returns them.  `standardize` other than `FALSE` and declared
+#' `x_bound` are not available on shards.
 #' [cv.dpsco()] takes shards held in memory (not file-backed ones, as for a
-#' single `x`): the record split, the training fit and the validation
-#' losses' sums run on the workers.
+#' single `x`) and without weights or offsets: the record split, the
+#' training fit and the validation losses' sums run on the workers.
 #'
 #' **Faults.**  A worker whose `load()` or pass raises an error, or that
 #' stops answering, stops the fit with a `dpsco_shard_error` naming the
@@ -163,7 +186,8 @@ shard_rows <- function(sh) {
 #' @param cl a cluster from [parallel::makeCluster()] (or any object of
 #'   class `cluster`), one shard per worker.
 #' @param load a function of the worker number `i` that returns
-#'   `list(x = , y = )` on worker `i`.  It runs on the worker: data it
+#'   `list(x = , y = )` on worker `i`, with `weights = ` and `offset = `
+#'   when the records have them.  It runs on the worker: data it
 #'   needs must be there (files), or in its environment, which is sent
 #'   along (but not the global environment: make it with [local()] or in
 #'   a function).
@@ -229,6 +253,16 @@ dpsco_shards <- function(cl, load, threads = 1L) {
     if (!identical(info[[i]]$levels, lev))
       arg_error("load", "returned a y with other levels on worker ", i,
                 " than on worker 1: declare the same levels on every shard.")
+  # per-record data come from every shard or from none
+  for (a in c("weights", "offset")) {
+    has <- vapply(info, function(v) isTRUE(v[[a]]), NA)
+    if (any(has != has[1L])) {
+      i <- which(has != has[1L])[1L]
+      arg_error("load", "returned ", a, " on worker ",
+                if (has[1L]) 1L else i, " but not on worker ",
+                if (has[1L]) i else 1L, ": every shard needs them, or none.")
+    }
+  }
   rows <- vapply(info, function(v) as.double(v$rows), 0)
   if (sum(rows) > .Machine$integer.max)
     arg_error("load", "returned more than ", .Machine$integer.max,
@@ -236,7 +270,9 @@ dpsco_shards <- function(cl, load, threads = 1L) {
   structure(list(cluster = cl, id = id, rows = shard_rows_keep(rows),
                  p = p[1L],
                  colnames = cn, threads = threads,
-                 mapped = any(vapply(info, `[[`, NA, "mapped"))),
+                 mapped = any(vapply(info, `[[`, NA, "mapped")),
+                 weights = isTRUE(info[[1L]]$weights),
+                 offset = isTRUE(info[[1L]]$offset)),
             class = "dpsco_shards")
 }
 
@@ -255,13 +291,14 @@ print.dpsco_shards <- function(x, ...) {
 #' @section Sharded data:
 #' `dpsco(shards, ...)` fits data held by the workers of a cluster (see
 #' [dpsco_shards()]) with the same arguments as on a matrix, except `x`,
-#' `y`, `weights` and `offset`; `public_n` is required (the total row count
+#' `y`, `weights` and `offset`, which the workers' `load()` returns;
+#' `public_n` is required (the total row count
 #' is data) and the fit equals the single-process fit of the stacked shards
 #' for the same seed, up to rounding.
 #' @export
 dpsco.dpsco_shards <- function(x, ...) {
   a <- shard_args(x, list(...))
-  fit <- dpsco.default(a$x, a$y, ...)
+  fit <- dpsco.default(a$x, a$y, weights = a$weights, offset = a$offset, ...)
   fit$call <- generic_call(match.call(), "dpsco")
   fit
 }
@@ -278,6 +315,11 @@ cv.dpsco.dpsco_shards <- function(x, ...) {
   if (isTRUE(x$mapped))
     arg_error("x", "holds file-backed shards; cv.dpsco() splits the ",
               "records and needs them in memory (matrices or dgCMatrix).")
+  for (w in c("weights", "offset"))
+    if (isTRUE(x[[w]]))
+      arg_error("x", "holds shards with ", w, " (from load()); cv.dpsco() ",
+                "on shards does not take them yet: fit with dpsco(), or ",
+                "load the shards without them.")
   a <- shard_args(x, list(...))
   # the workers' copies of the training part go with the call
   on.exit(shard_drop_views(a$x), add = TRUE)
@@ -297,7 +339,9 @@ shard_args <- function(x, dots) {
               "scale of the fit must come from a public n.")
   for (a in c("weights", "offset"))
     if (!is.null(dots[[a]]))
-      arg_error(a, "is not available for sharded data.")
+      arg_error(a, "is per-record data, which the workers hold for sharded ",
+                "data: load() returns it with x and y (list(x = , y = , ",
+                a, " = )).")
   if (!is.null(dots$standardize) && !isFALSE(dots$standardize))
     arg_error("standardize", "must be FALSE for sharded data (private ",
               "tuning puts the columns on a common scale).")
@@ -305,8 +349,8 @@ shard_args <- function(x, dots) {
     arg_error("control", "$x_bound: declared bounds on x are not available ",
               "for sharded data; leave them to private tuning.")
   # the families whose every release is a sum the workers form (their
-  # `shardable`; a name outside every family is left to dpsco()'s own
-  # error)
+  # `shardable`, now every family; a name outside every family is left to
+  # dpsco()'s own error)
   fam <- if (!is.null(dots$family)) family_arg(dots$family)
   if (is.character(fam) && length(fam) == 1L &&
       fam %in% names(family_codes) && !family_object(fam)$shardable) {
@@ -335,7 +379,14 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
                           ledger = ledger, views = views),
                      class = c("dpsco_shard_x", "dpsco_sharded")),
        y = structure(list(shards = sh, ledger = ledger, views = views),
-                     class = c("dpsco_shard_y", "dpsco_sharded")))
+                     class = c("dpsco_shard_y", "dpsco_sharded")),
+       # the records' weights and offsets, held by the workers
+       weights = if (isTRUE(sh$weights))
+         structure(list(shards = sh, ledger = ledger),
+                   class = c("dpsco_shard_weights", "dpsco_sharded")),
+       offset = if (isTRUE(sh$offset))
+         structure(list(shards = sh, ledger = ledger),
+                   class = c("dpsco_shard_offset", "dpsco_sharded")))
 }
 
 # x[i, ] and y[i] of the handles, i a logical over the stacked rows (the
@@ -512,7 +563,8 @@ shard_note <- function(ledger, what) {
 shard_octaves <- function(v) {
   sh <- v$shards
   what <- if (inherits(v, "dpsco_shard_y")) "y" else "x"
-  res <- shard_apply(sh$cluster, sh$id, "octaves", NULL, list(what = what),
+  res <- shard_apply(sh$cluster, sh$id, "octaves", NULL,
+                     list(what = what, net = v$net),
                      stage = "counting octaves", ledger = v$ledger)
   shard_note(v$ledger, paste("octave counts of", what))
   shard_sum(res)
@@ -522,17 +574,86 @@ shard_octaves <- function(v) {
 shard_centred_sum <- function(y, range) {
   sh <- y$shards
   res <- shard_apply(sh$cluster, sh$id, "centre", NULL,
-                     list(lo = range[1L, 1L], hi = range[2L, 1L]),
+                     list(lo = range[1L, 1L], hi = range[2L, 1L], net = y$net),
                      stage = "summing y", ledger = y$ledger)
   shard_note(y$ledger, "clamped sum of y")
   shard_sum(res)
 }
 
-# Record i's residual at the start, formed on the worker that holds y_i.
-record_residual <- function(fam, eta, y) {
-  if (!is_sharded(y)) return(fam$residual(eta, y))
-  structure(list(fun = fam$residual, eta = eta),
+# The residuals at the start (start_residuals(), R/settings.R), formed on
+# the workers that hold y, the weights and the offsets: a handle with the
+# family's loss derivative and the start's predictors.
+shard_residuals <- function(fam, eta) {
+  structure(list(fam = list(multi = fam$multi, residual = fam$residual),
+                 eta = eta),
             class = c("dpsco_shard_resid", "dpsco_sharded"))
+}
+
+# y net of the offsets (the family's net_offset()), formed on the workers:
+# the handle carries the function, which the workers' sums of y apply.
+shard_net_offset <- function(y, fam) {
+  y$net <- fam$net_offset
+  y
+}
+
+# A shard's y as the settings' sums read it: as loaded, or net of its
+# offsets.
+shard_y <- function(st, net) if (is.null(net)) st$yf else net(st$yf, st$offset)
+
+# The counts of each of the K classes of a multinomial y (the class
+# shares' release, family_multinomial()).
+shard_class_counts <- function(y, K) {
+  sh <- y$shards
+  res <- shard_apply(sh$cluster, sh$id, "classes", NULL, list(K = K),
+                     stage = "counting the classes", ledger = y$ledger)
+  shard_note(y$ledger, "class counts of y")
+  shard_sum(res)
+}
+
+# The bin counts of the quantile family's histogram of y
+# (y_bin_counts(), R/quantile.R).
+shard_y_hist <- function(y, bound, nbins) {
+  sh <- y$shards
+  res <- shard_apply(sh$cluster, sh$id, "y_hist", NULL,
+                     list(bound = bound, nbins = nbins, net = y$net),
+                     stage = "forming the histogram of y", ledger = y$ledger)
+  shard_note(y$ledger, "histogram counts of y")
+  shard_sum(res)
+}
+
+# The octave counts of the exposures exp(offset_i) (exposure_counts(),
+# R/settings.R).
+shard_exposure_counts <- function(offset) {
+  sh <- offset$shards
+  res <- shard_apply(sh$cluster, sh$id, "exposure", NULL, list(),
+                     stage = "counting exposures", ledger = offset$ledger)
+  shard_note(offset$ledger, "exposure counts")
+  shard_sum(res)
+}
+
+# The rows' weights of the curvature release (curvature_row_weights(),
+# R/settings.R) for sharded offsets: each worker forms its records'
+# weights times their exposures over the released bound E.
+shard_row_weights <- function(exposure)
+  structure(list(exposure = exposure),
+            class = c("dpsco_shard_row_weights", "dpsco_sharded"))
+
+# release_curvature()'s row scales times the square roots of the rows'
+# weights (the records' weights, or shard_row_weights()), on the workers.
+shard_weigh_rows <- function(sc, weights) {
+  sc$weighted <- TRUE
+  sc$exposure <- if (inherits(weights, "dpsco_shard_row_weights"))
+                   weights$exposure
+  sc
+}
+
+# The weights of a shard's rows in the second-moment matrix: its records'
+# weights, or with an exposure bound (poisson with offsets) those times
+# their exposures over it, as curvature_row_weights() forms them.
+shard_curvature_weights <- function(st, exposure) {
+  if (is.null(exposure)) return(st$weights)
+  curvature_row_weights(list(offset_curvature = TRUE), st$weights, st$offset,
+                        exposure)
 }
 
 # design_row_stats() over the shards: the histograms' counts added; the
@@ -542,7 +663,7 @@ shard_row_stats <- function(x, intercept, residual, coordinate, row_hist) {
   res <- shard_apply(sh$cluster, sh$id, "row_stats", NULL,
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(intercept),
-                          residual = residual$fun, eta = residual$eta,
+                          residual = if (!is.null(residual)) unclass(residual),
                           coordinate = coordinate, row_hist = row_hist),
                      stage = "forming histograms", ledger = x$ledger)
   shard_note(x$ledger, "histogram counts")
@@ -564,7 +685,8 @@ shard_gram <- function(x, w, intercept) {
   res <- shard_apply(sh$cluster, sh$id, "gram", NULL,
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(intercept),
-                          row_bound = w$row_bound),
+                          row_bound = w$row_bound, weighted = w$weighted,
+                          exposure = w$exposure),
                      stage = "forming the second-moment matrix",
                      ledger = x$ledger)
   shard_note(x$ledger, "second-moment matrix")
@@ -591,7 +713,7 @@ y_matrix <- function(y) if (is_sharded(y)) y else matrix(y)
 # required one by name (a renamed "clip" must not become "no clipping"),
 # and takes an optional one's stated default.
 shard_pass_fields <- c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
-                       "family")
+                       "family", "tau", "bandwidth", "kernel", "nclass")
 
 shard_pass_settings <- function(settings, threads) {
   st <- lapply(stats::setNames(nm = shard_pass_fields),
@@ -662,13 +784,18 @@ shard_task <- function(task, id, job, common) {
       yy$classnames
     },
     octaves = if (common$what == "x") design_octaves(st$x)
-              else signed_octave_counts(st$yf),
-    centre = sum(clamp(st$yf, common$lo, common$hi) -
+              else signed_octave_counts(shard_y(st, common$net)),
+    centre = sum(clamp(shard_y(st, common$net), common$lo, common$hi) -
                    (common$lo + common$hi) / 2),
+    classes = class_counts(st$yf, common$K),
+    y_hist = y_bin_counts(shard_y(st, common$net), common$bound,
+                          common$nbins),
+    exposure = exposure_counts(st$offset),
     row_stats = {
       xt <- shard_scaled(st, common$key, common$bound)
       resid <- if (!is.null(common$residual))
-                 common$residual(common$eta, st$yf)
+                 start_residuals(common$residual$fam, common$residual$eta,
+                                 st$yf, st$weights, st$offset)
       rs <- design_row_stats(xt, common$intercept, resid, common$coordinate,
                              common$row_hist)
       st$norm <- rs$norm
@@ -679,7 +806,10 @@ shard_task <- function(task, id, job, common) {
       if (!identical(st$norm_key, common$key))
         stop("internal error: the row norms of another fit")
       xt <- shard_scaled(st, common$key, common$bound)
-      design_gram(xt, pmin(1, common$row_bound / st$norm), common$intercept)
+      w <- pmin(1, common$row_bound / st$norm)
+      if (isTRUE(common$weighted))
+        w <- w * sqrt(shard_curvature_weights(st, common$exposure))
+      design_gram(xt, w, common$intercept)
     },
     subset = {
       sub <- new.env(parent = emptyenv())
@@ -700,8 +830,11 @@ shard_task <- function(task, id, job, common) {
     },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)
-      .Call(C_dpsco_shard_pass, lay, st$yf, common$settings, common$beta,
-            job$idx, job$label)
+      # the shard's own weights and offsets join the sent settings
+      .Call(C_dpsco_shard_pass, lay, st$yf,
+            c(common$settings, compact(list(weights = st$weights,
+                                            offsets = st$offset))),
+            common$beta, job$idx, job$label)
     },
     stop("internal error: unknown shard task ", task))
 }
@@ -710,7 +843,8 @@ shard_task <- function(task, id, job, common) {
 shard_load <- function(id, load, i) {
   d <- load(i)
   if (!is.list(d) || is.null(d$x) || is.null(d$y))
-    arg_error("load", "must return list(x = , y = ).")
+    arg_error("load", "must return list(x = , y = ) (with weights = and ",
+              "offset = when the records have them).")
   x <- if (is_mapped(d$x)) d$x else check_design(d$x, "x", min_rows = 0L)
   y <- d$y
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
@@ -724,9 +858,13 @@ shard_load <- function(id, load, i) {
   st$x <- x
   st$y <- y
   st$rows <- nrow(x)
+  # the records' weights and offsets, checked as dpsco() checks them
+  st$weights <- check_weights(d$weights, nrow(x))
+  st$offset <- check_offset(d$offset, nrow(x))
   assign(id, st, envir = shard_store)
   list(rows = nrow(x), p = ncol(x), colnames = colnames(x),
-       levels = if (is.factor(y)) levels(y), mapped = is_mapped(x))
+       levels = if (is.factor(y)) levels(y), mapped = is_mapped(x),
+       weights = !is.null(st$weights), offset = !is.null(st$offset))
 }
 
 # x on the fit's scale (clamp(x_j / bound_j, -1, 1), or as loaded without

@@ -325,8 +325,8 @@ void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
 /* A worker's part of a step (the .Call entry dpsco_shard_pass() in
  * entry.c reads its settings): the shard's problem from its layout, then
  * the oracle's sums over its sampled rows. */
-void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
-                   int nchunks);
+void shard_problem(fit_problem *pr, SEXP lay, SEXP y,
+                   const loss_family *family, int nchunks);
 SEXP shard_sums(fit_problem *pr, oracle_state *o, SEXP beta, SEXP idx,
                 SEXP label);
 

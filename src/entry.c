@@ -245,14 +245,18 @@ static const field_spec oracle_mean_fields[] = {
 };
 
 /* dpsco_shard_pass (shard.c), a cluster worker's part of one step: the
- * oracle's fields, the family (one of the families without parameters of
- * their own that shards take: gaussian, binomial, poisson) and the chunks
- * (threads) the pass is cut into.  R (R/shards.R shard_pass_settings())
- * sends exactly these names, a field the fit's settings lack as NULL, so
- * a required one renamed there is an error here, never a default. */
+ * oracle's fields, the family (with the quantile family's tau, bandwidth
+ * and kernel and the multinomial's nclass, each at family_from()'s
+ * default when NULL) and the chunks (threads) the pass is cut into.  R
+ * (R/shards.R shard_pass_settings()) sends exactly these names, a field
+ * the fit's settings lack as NULL, so a required one renamed there is an
+ * error here, never a default.  The worker adds its shard's own weights
+ * and offsets (R/shards.R shard_task()), never sent by the coordinator. */
 static const field_spec shard_pass_fields[] = {
     ORACLE_FIELDS,
-    {"family", REQUIRED}, {"threads", REQUIRED},
+    {"family", REQUIRED}, {"tau", OPTIONAL}, {"bandwidth", OPTIONAL},
+    {"kernel", OPTIONAL}, {"nclass", OPTIONAL}, {"threads", REQUIRED},
+    {"weights", OPTIONAL}, {"offsets", OPTIONAL},
     {NULL, 0}
 };
 
@@ -777,14 +781,19 @@ SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
     int nchunks = integer(&s, "threads");
     if (nchunks < 1)
         Rf_error("%s: threads must be positive", entry);
-    int family = integer(&s, "family");
-    if (family != FAMILY_GAUSSIAN && family != FAMILY_BINOMIAL &&
-        family != FAMILY_POISSON)
-        Rf_error("internal error: %s takes no family %d", entry, family);
+    loss_family family;
+    family_from(&family, &s);
+    if (family.kind < FAMILY_GAUSSIAN || family.kind > FAMILY_MULTINOMIAL)
+        Rf_error("internal error: %s takes no family %d", entry, family.kind);
     fit_problem pr;
-    shard_problem(&pr, lay, y, family, nchunks);
+    shard_problem(&pr, lay, y, &family, nchunks);
+    pr.weight = per_record(&s, "weights", pr.n);
+    pr.roff = per_record(&s, "offsets", pr.n);
+    if (family.nclass > 1 && pr.roff)
+        Rf_error("internal error: a multinomial pass with offsets");
     oracle_state o;
     setup_from(&o, &s, pr.p, pr.has_int, nchunks);
+    oracle_classes(&o, family.nclass);
     return shard_sums(&pr, &o, beta, idx, label);
 }
 

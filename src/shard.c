@@ -164,11 +164,13 @@ static void records_of(records *rec, SEXP lay, int nchunks)
 
 /* A shard's problem for one pass: the records of a layout from
  * dpsco_shard_layout(), y (the shard's responses) and the loss `family`
- * (one without parameters of its own: gaussian, binomial or poisson), cut
- * into nchunks chunks.  The settings are read by the .Call entry
- * (entry.c dpsco_shard_pass(), against its table of fields). */
-void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
-                   int nchunks)
+ * (with the quantile family's level, kernel and bandwidth and the
+ * multinomial's classes), cut into nchunks chunks; without weights or
+ * offsets (the .Call entry sets the shard's own).  The settings are read
+ * by the .Call entry (entry.c dpsco_shard_pass(), against its table of
+ * fields). */
+void shard_problem(fit_problem *pr, SEXP lay, SEXP y,
+                   const loss_family *family, int nchunks)
 {
     memset(pr, 0, sizeof(*pr));
     records_of(&pr->rec, lay, nchunks);
@@ -181,11 +183,10 @@ void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
     pr->weight = NULL;
     pr->roff = NULL;
     pr->offset = 0.0;
-    pr->family.kind = family;
-    pr->family.tau = 0.5;        /* unread by these families */
-    pr->family.h = 1.0;
-    pr->family.kernel = KERNEL_GAUSSIAN;
-    pr->family.nclass = 1;
+    pr->family = *family;
+    /* a multinomial pass streams dense or sparse rows (pass.c) */
+    if (family->nclass > 1 && pr->rec.layout == LAYOUT_MAPPED)
+        Rf_error("internal error: a multinomial pass on a mapped shard");
     pr->noise_sd = 0.0;
     pr->noise_grid = 0.0;
     int limit = dpsco_thread_limit();
@@ -199,9 +200,9 @@ void shard_problem(fit_problem *pr, SEXP lay, SEXP y, int family,
 SEXP shard_sums(fit_problem *pr, oracle_state *o, SEXP beta, SEXP idx,
                 SEXP label)
 {
-    if (Rf_length(beta) != pr->p + pr->has_int)
+    if (Rf_length(beta) != problem_dim(pr))
         Rf_error("internal error: beta has %d values for dimension %d",
-                 Rf_length(beta), pr->p + pr->has_int);
+                 Rf_length(beta), problem_dim(pr));
 
     int count;
     const int *ix;
@@ -249,7 +250,7 @@ SEXP shard_sums(fit_problem *pr, oracle_state *o, SEXP beta, SEXP idx,
 void remote_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                  const int *idx, const int *label, int count)
 {
-    int dim = pr->p + pr->has_int;
+    int dim = problem_dim(pr);    /* every class's block */
     size_t set = (size_t) o->k * o->dim;
     SEXP fn = need(pr->rec.remote, "pass");
     SEXP b = PROTECT(copy_doubles(beta, dim));
