@@ -14,7 +14,9 @@
 #
 # A job: list(x = , y = , parts = list of row indices per worker,
 # layout = "dense" | "sparse" | "file", fun = "dpsco" | "cv.dpsco",
-# args = list of arguments, seed = ).  The workers also run a full gc()
+# args = list of arguments, seed = , records = NULL or list(weights = ,
+# offset = ), per-record vectors that each worker's load() returns its
+# rows of).  The workers also run a full gc()
 # per message (their replies), which costs more the more they have loaded:
 # with Matrix loaded (sparse shards) about 0.8 s per step here.
 
@@ -57,6 +59,9 @@ loader <- function(job, name) {
   x <- job$x
   y <- job$y
   parts <- job$parts
+  records <- job$records
+  # the shard's rows of the per-record vectors
+  own <- function(i) lapply(records, function(v) v[parts[[i]]])
   if (job$layout == "file") {
     desc <- character(length(parts))
     for (i in seq_along(parts)) {
@@ -67,14 +72,14 @@ loader <- function(job, name) {
                                backingpath = dir)
       desc[i] <- file.path(dir, paste0(base, ".desc"))
     }
-    return(function(i) list(x = bigmemory::attach.big.matrix(desc[i]),
-                            y = y[parts[[i]]]))
+    return(function(i) c(list(x = bigmemory::attach.big.matrix(desc[i]),
+                              y = y[parts[[i]]]), own(i)))
   }
   sparse <- job$layout == "sparse"
   function(i) {
     xi <- x[parts[[i]], , drop = FALSE]
-    list(x = if (sparse) Matrix::Matrix(xi, sparse = TRUE) else xi,
-         y = y[parts[[i]]])
+    c(list(x = if (sparse) Matrix::Matrix(xi, sparse = TRUE) else xi,
+           y = y[parts[[i]]]), own(i))
   }
 }
 

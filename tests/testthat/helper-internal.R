@@ -291,6 +291,16 @@ shard_pass_settings <- dpsco:::shard_pass_settings
 shard_remote_pass <- dpsco:::shard_remote_pass
 shard_rows <- dpsco:::shard_rows
 shard_store <- dpsco:::shard_store
+shard_handles <- dpsco:::shard_handles
+shard_check_y <- dpsco:::shard_check_y
+shard_net_offset <- dpsco:::shard_net_offset
+shard_row_weights <- dpsco:::shard_row_weights
+shard_weigh_rows <- dpsco:::shard_weigh_rows
+row_scale <- dpsco:::row_scale
+class_counts <- dpsco:::class_counts
+y_bin_counts <- dpsco:::y_bin_counts
+exposure_counts <- dpsco:::exposure_counts
+start_residuals <- dpsco:::start_residuals
 
 # ---- The signal check and read_crop()'s download
 signal_check <- dpsco:::signal_check

@@ -27,14 +27,21 @@ shard_data <- function(n = 1200, p = 5, family = "gaussian", seed = 11) {
   y <- switch(family,
               binomial = as.double(stats::runif(n) < stats::plogis(eta)),
               poisson = stats::rpois(n, exp(eta / 2)),
+              # three classes, declared
+              multinomial = factor(max.col(cbind(0, eta, -eta) +
+                                             matrix(stats::rnorm(3 * n), n)) - 1,
+                                   levels = 0:2),
               eta + stats::rt(n, df = 2))
   list(x = x, y = y)
 }
 
-# load(i) returning rows `parts[[i]]` of x and y (as matrix or via `fx`).
-shard_loader <- function(x, y, parts, fx = identity) {
-  force(x); force(y); force(parts); force(fx)
-  function(i) list(x = fx(x[parts[[i]], , drop = FALSE]), y = y[parts[[i]]])
+# load(i) returning rows `parts[[i]]` of x and y (as matrix or via `fx`)
+# and of each per-record vector of `extra` (weights, offset).
+shard_loader <- function(x, y, parts, fx = identity, extra = list()) {
+  force(x); force(y); force(parts); force(fx); force(extra)
+  function(i)
+    c(list(x = fx(x[parts[[i]], , drop = FALSE]), y = y[parts[[i]]]),
+      lapply(extra, function(v) v[parts[[i]]]))
 }
 
 rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
@@ -43,7 +50,9 @@ rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
 # the same record and, to rounding, the same coefficients (before the
 # support rule), intercepts and penalties.
 compare_pair <- function(f1, f2) {
-  raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
+  # (a multinomial fit's coefficients: one matrix per class)
+  flat <- function(b) if (is.list(b)) unlist(lapply(b, as.matrix)) else b
+  raw <- function(f) flat(if (is.null(f$support)) f$beta else f$support$beta_raw)
   # the same accounting; the released settings to rounding
   expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
   expect_identical(privacy(f1)$epsilon_accounted, privacy(f2)$epsilon_accounted)
@@ -52,13 +61,15 @@ compare_pair <- function(f1, f2) {
   expect_lt(rel_diff(f1$a0, f2$a0), 1e-12)
   expect_lt(rel_diff(f1$lambda, f2$lambda), 1e-12)
   # the support rule reads the same released values
-  expect_identical(f1$beta != 0, f2$beta != 0)
+  expect_identical(flat(f1$beta) != 0, flat(f2$beta) != 0)
 }
 
-# The two fits with the same seed, compared; returns them.
-compare_fits <- function(x, y, sh, n, ...) {
+# The two fits with the same seed, compared; returns them.  `records`: the
+# per-record arguments (weights, offset) of the single-process fit, which
+# the shards' load() returns.
+compare_fits <- function(x, y, sh, n, ..., records = list()) {
   set.seed(21)
-  f1 <- dpsco(x, y, public_n = n, ...)
+  f1 <- do.call(dpsco, c(list(x, y, public_n = n), records, list(...)))
   set.seed(21)
   f2 <- dpsco(sh, public_n = n, ...)
   compare_pair(f1, f2)
@@ -114,6 +125,104 @@ test_that("dense shards give the single-process fit and record (private and publ
   expect_identical(f[[2]]$privacy$public_n, 1500)
 })
 
+test_that("multinomial, quantile, weights and offsets on shards give the single-process fit", {
+  cl <- shard_cluster()
+  parts <- list(1:400, 401:900)
+  # three classes: the class shares' counts, the residual norms and the
+  # passes' K d sums on the workers; Kamath's labels with K classes
+  d <- shard_data(n = 900, p = 4, family = "multinomial")
+  w <- withr::with_seed(2, stats::runif(900))
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts, extra = list(weights = w)))
+  compare_fits(d$x, d$y, sh, 900, family = "multinomial", nlambda = 3,
+               records = list(weights = w))
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts))
+  for (method in c("clip", "kamath"))
+    compare_fits(d$x, d$y, sh, 900, family = "multinomial", method = method,
+                 nlambda = 3)
+  # quantile: the histogram of y net of the offsets and the smoothed check
+  # loss's gradients, offsets and weights applied on the workers
+  d <- shard_data(n = 900, p = 4)
+  off <- withr::with_seed(3, stats::rnorm(900, 0, 0.5))
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      extra = list(offset = off, weights = w)))
+  compare_fits(d$x, d$y, sh, 900, family = "quantile", tau = 0.3,
+               nlambda = 3, records = list(offset = off, weights = w))
+  # gaussian with weights: the weighted residuals' histogram, the rows'
+  # weights in the curvature, the weighted gradients
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      extra = list(weights = w)))
+  compare_fits(d$x, d$y, sh, 900, nlambda = 3, records = list(weights = w))
+  # poisson with offsets: y net of them, the exposures' histogram and the
+  # curvature's rows weighted by their exposures
+  d <- shard_data(n = 900, p = 4, family = "poisson")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      extra = list(offset = off)))
+  f <- compare_fits(d$x, d$y, sh, 900, family = "poisson", nlambda = 3,
+                    records = list(offset = off))
+  expect_true(f[[2]]$offset)
+  # (the exposure bound was released, as in the single process)
+  expect_identical(names(f[[2]]$privacy$released),
+                   names(f[[1]]$privacy$released))
+  expect_true("exposure" %in% names(f[[2]]$privacy$released))
+  # Poisson batches split by shard, with the weights and offsets
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      extra = list(offset = off, weights = w)))
+  compare_fits(d$x, d$y, sh, 900, family = "poisson", method = "kamath",
+               batch_size = 300, optimizer = "spgd", iterations = 8,
+               nlambda = 2, records = list(offset = off, weights = w))
+})
+
+test_that("the workers' new sums are the plain R sums of the stacked records", {
+  cl <- shard_cluster()
+  n <- 300
+  d <- shard_data(n = n, p = 3, family = "multinomial")
+  yq <- shard_data(n = n, p = 3)$y
+  w <- withr::with_seed(4, stats::runif(n))
+  off <- withr::with_seed(5, stats::rnorm(n, 0, 2))
+  parts <- list(1:90, 91:300)
+  # the class counts of a multinomial y
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts))
+  h <- shard_handles(sh)
+  shard_check_y(h$y, "multinomial")
+  expect_identical(class_counts(h$y, 3L),
+                   tabulate(as.integer(d$y), 3L))
+  # the quantile histogram of y net of the offsets, the exposures' octave
+  # counts, the residuals at the start times the weights (with the
+  # offsets) and the second moments of the rows weighted by weights and
+  # exposures
+  sh <- dpsco_shards(cl, shard_loader(d$x, yq, parts,
+                                      extra = list(weights = w, offset = off)))
+  h <- shard_handles(sh)
+  shard_check_y(h$y, "gaussian")
+  fam <- family_object("gaussian")
+  B <- 4
+  edges <- floor((yq - off + B) / (2 * B / 201)) + 1
+  expect_identical(y_bin_counts(shard_net_offset(h$y, fam), B, 201L),
+                   tabulate(pmin(pmax(edges, 1), 201), 201L))
+  expect_identical(exposure_counts(h$offset),
+                   tabulate(pmin(pmax(ceiling(off / log(2)) + 33, 1), 64), 64L))
+  b0 <- 0.3
+  rs <- design_row_stats(h$x, 1L, start_residuals(fam, b0, h$y, h$weights,
+                                                  h$offset),
+                         FALSE, TRUE)
+  norm <- sqrt(1 + rowSums(d$x^2))
+  r <- w * (b0 + off - yq)
+  expect_identical(unname(rs$counts),
+                   cbind(tabulate(log2_bin(abs(r) * norm), 64L),
+                         tabulate(log2_bin(norm), 64L)))
+  rb <- 1.5
+  E <- 2
+  sc <- shard_weigh_rows(row_scale(rs$norm, rb), shard_row_weights(E))
+  rw <- pmin(1, rb / norm) * sqrt(w * exp(pmin(off - log(E), 0)))
+  expect_equal(design_gram(h$x, sc, 1L), crossprod(cbind(1, d$x) * rw),
+               tolerance = 1e-14, ignore_attr = TRUE)
+  # the records' own weights alone
+  sc <- shard_weigh_rows(row_scale(rs$norm, rb), h$weights)
+  expect_equal(design_gram(h$x, sc, 1L),
+               crossprod(cbind(1, d$x) * (pmin(1, rb / norm) * sqrt(w))),
+               tolerance = 1e-14, ignore_attr = TRUE)
+})
+
 test_that("sparse and file-backed shards give the single-process fit", {
   skip_if_not_installed("bigmemory")
   skip_if_not_installed("Matrix")
@@ -152,6 +261,21 @@ test_that("sparse and file-backed shards give the single-process fit", {
          y = as.double(y[parts[[i]]] > 0)))
   compare_fits(d2$x, d2$y, fb2, 1000, family = "binomial", method = "kamath",
                nlambda = 3)
+  # the mapped pass with the shard's weights and offsets
+  w <- withr::with_seed(6, stats::runif(1000))
+  off <- withr::with_seed(7, stats::rnorm(1000, 0, 0.5))
+  yp <- withr::with_seed(8, stats::rpois(1000, exp(off)))
+  fb3 <- dpsco_shards(cl, function(i)
+    list(x = bigmemory::attach.big.matrix(desc[i]), y = yp[parts[[i]]],
+         weights = w[parts[[i]]], offset = off[parts[[i]]]))
+  compare_fits(d$x, yp, fb3, 1000, family = "poisson", method = "holland",
+               nlambda = 3, records = list(weights = w, offset = off))
+  # the multinomial pass streams rows in memory only
+  cls <- factor(as.integer(d$y > 0), levels = 0:1)
+  fb4 <- dpsco_shards(cl, function(i)
+    list(x = bigmemory::attach.big.matrix(desc[i]), y = cls[parts[[i]]]))
+  expect_error(dpsco(fb4, family = "multinomial", public_n = 1000),
+               "file-backed shards; a multinomial fit needs", class = "dpsco_arg_error")
 })
 
 test_that("cv.dpsco on shards splits, fits and validates as the single process does", {
@@ -265,16 +389,22 @@ mpi_fits <- function(jobs) {
   readRDS(output)
 }
 
-test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and runs cv.dpsco", {
+test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and runs cv.dpsco and every family", {
   # every message through Rmpi costs a full gc() on both ends (mpi-fits.R),
   # the dearer the more a worker has loaded (Matrix: a sparse shard's
   # steps took 0.8 s here), so few messages and no sparse shards (their
   # layout is the worker's own business, tested on the socket clusters):
   # cv.dpsco() with private tuning sends every kind of task (the settings'
   # sums, the split, the steps with Kamath labels, the validation sums);
-  # file-backed shards take a few public-tuning steps.
+  # file-backed shards take a few public-tuning steps, with offsets; the
+  # multinomial (with weights) and quantile (with offsets) families'
+  # private settings and steps.
   g <- shard_data(n = 800, p = 4)
   po <- shard_data(n = 600, p = 4, family = "poisson")
+  mu <- shard_data(n = 600, p = 3, family = "multinomial")
+  q <- shard_data(n = 600, p = 3)
+  w <- withr::with_seed(2, stats::runif(600))
+  off <- withr::with_seed(3, stats::rnorm(600, 0, 0.5))
   jobs <- list(
     cv = list(x = g$x, y = g$y, parts = list(1:350, 351:800),
               layout = "dense", fun = "cv.dpsco", seed = 8,
@@ -282,9 +412,20 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
                           curve = 0.5)),
     file = list(x = po$x, y = po$y, parts = list(1:250, 251:600),
                 layout = "file", fun = "dpsco", seed = 21,
+                records = list(offset = off),
                 args = list(public_n = 600, family = "poisson",
                             method = "holland", tuning = "public",
-                            iterations = 3, step_size = 0.5, nlambda = 2)))
+                            iterations = 3, step_size = 0.5, nlambda = 2)),
+    multinomial = list(x = mu$x, y = mu$y, parts = list(1:250, 251:600),
+                       layout = "dense", fun = "dpsco", seed = 5,
+                       records = list(weights = w),
+                       args = list(public_n = 600, family = "multinomial",
+                                   method = "kamath", nlambda = 2)),
+    quantile = list(x = q$x, y = q$y, parts = list(1:250, 251:600),
+                    layout = "dense", fun = "dpsco", seed = 6,
+                    records = list(offset = off),
+                    args = list(public_n = 600, family = "quantile",
+                                tau = 0.3, nlambda = 2)))
   res <- mpi_fits(jobs)
   # a spawned MPI cluster: the coordinator and two workers, other processes
   expect_true(all(c("spawnedMPIcluster", "MPIcluster", "cluster") %in%
@@ -298,7 +439,7 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
   for (name in names(jobs)) {
     job <- jobs[[name]]
     set.seed(job$seed)
-    f1 <- do.call(job$fun, c(list(job$x, job$y), job$args))
+    f1 <- do.call(job$fun, c(list(job$x, job$y), job$records, job$args))
     if (job$fun == "cv.dpsco") compare_cv(f1, res$fits[[name]])
     else compare_pair(f1, res$fits[[name]])
   }
@@ -320,7 +461,8 @@ test_that("a worker's pass takes exactly the settings fields of its table", {
                  steps = 10L, sensitivity = 1, threads = 1L)
   st <- shard_pass_settings(fit_st, 2L)
   expect_named(st, c("oracle", "m", "clip", "rho", "k", "s", "nu", "exact",
-                     "family", "threads"))
+                     "family", "tau", "bandwidth", "kernel", "nclass",
+                     "threads"))
   pass <- function(st)
     .Call(C_dpsco_shard_pass, lay, y, st, beta, NULL, NULL)
   # plain R: the clipped gradients r_i (1, x_i), summed
@@ -338,17 +480,45 @@ test_that("a worker's pass takes exactly the settings fields of its table", {
   names(renamed)[names(renamed) == "clip"] <- "clip_level"
   expect_error(pass(shard_pass_settings(renamed, 2L)),
                "settings field 'clip' is missing", fixed = TRUE)
-  for (f in setdiff(names(st), "exact"))
+  for (f in c("oracle", "m", "clip", "rho", "k", "s", "nu", "family",
+              "threads"))
     expect_error(pass(st[names(st) != f]),
                  sprintf("dpsco_shard_pass: settings field '%s' is missing", f),
                  fixed = TRUE)
   # a field outside the table
-  expect_error(pass(c(st, tau = 0.5)),
-               "dpsco_shard_pass: unknown settings field 'tau'", fixed = TRUE)
-  # a family with parameters of its own (quantile) is not a shard's
+  expect_error(pass(c(st, rate = 1)),
+               "dpsco_shard_pass: unknown settings field 'rate'", fixed = TRUE)
   qst <- st
-  qst$family <- 2L
-  expect_error(pass(qst), "takes no family 2", fixed = TRUE)
+  qst$family <- 7L
+  expect_error(pass(qst), "takes no family 7", fixed = TRUE)
+  # the quantile family's derivative at its level, kernel and bandwidth,
+  # with the shard's weights and offsets (which the worker adds)
+  wt <- c(1, 0.5, 0, 0.25, 1, 0.75)
+  off <- c(0.3, -0.2, 1, 0, -1, 0.5)
+  qst <- utils::modifyList(st, list(family = 2L, tau = 0.3, bandwidth = 0.4,
+                                    kernel = 0L))
+  eta <- drop(w %*% beta) + off
+  r <- wt * pmin(pmax(stats::pnorm((eta - y) / 0.4) - 0.3, -0.3), 0.7)
+  g <- r * w
+  ref <- colSums(g * pmin(1, clip / sqrt(rowSums(g^2))))
+  expect_equal(pass(c(qst, list(weights = wt, offsets = off))), ref,
+               tolerance = 1e-14)
+  # three classes: K blocks of d sums, each record's residual vector
+  # w_i (softmax(B'(1, x_i)) - e_(y_i)) clipped by its norm
+  yc <- c(0, 2, 1, 1, 0, 2)
+  bk <- c(beta, -beta / 2, c(0.1, 0, 0.2, -0.3))
+  mst <- utils::modifyList(st, list(family = 4L, nclass = 3L))
+  pr <- exp(w %*% matrix(bk, 4L))
+  pr <- pr / rowSums(pr)
+  rk <- wt * (pr - outer(yc, 0:2, `==`))
+  scale <- pmin(1, clip / (sqrt(rowSums(rk^2)) * sqrt(rowSums(w^2))))
+  ref <- as.vector(crossprod(w, rk * scale))
+  expect_equal(.Call(C_dpsco_shard_pass, lay, yc,
+                     c(mst, list(weights = wt)), bk, NULL, NULL),
+               ref, tolerance = 1e-14)
+  # no offsets for a multinomial pass
+  expect_error(.Call(C_dpsco_shard_pass, lay, yc, c(mst, list(offsets = off)),
+                     bk, NULL, NULL), "multinomial pass with offsets")
 })
 
 test_that("a worker's pass returns the oracle's sums over its rows", {
@@ -444,11 +614,31 @@ test_that("shards are checked where they are loaded", {
                "not private", class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, method = "prox_clipped_sgd"),
                "cannot be fitted on sharded data", class = "dpsco_arg_error")
-  expect_error(dpsco(sh, public_n = 200, family = "quantile"),
-               "\"quantile\" is not available for sharded data",
-               class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, weights = rep(1, 200)),
-               "not available for sharded data", class = "dpsco_arg_error")
+               "`weights` is per-record data.*load\\(\\) returns it",
+               class = "dpsco_arg_error")
+  expect_error(dpsco(sh, public_n = 200, offset = rep(0, 200)),
+               "`offset` is per-record data", class = "dpsco_arg_error")
+  # the shards' weights and offsets, checked on the workers as dpsco()
+  # checks them, from every shard or none
+  w <- rep(c(0.5, 1.5), 100)
+  expect_error(dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200),
+                                             extra = list(weights = w))),
+               "on worker 1: `weights` must lie in \\[0, 1\\]",
+               class = "dpsco_arg_error")
+  expect_error(dpsco_shards(cl, function(i)
+                 list(x = x[1:100, ], y = y[1:100],
+                      offset = if (i == 1) rep(0, 100) else c(NA, rep(0, 99)))),
+               "on worker 2: `offset` contains NA", class = "dpsco_arg_error")
+  expect_error(dpsco_shards(cl, function(i)
+                 list(x = x[1:100, ], y = y[1:100],
+                      weights = if (i == 2) rep(1, 100))),
+               "weights on worker 2 but not on worker 1",
+               class = "dpsco_arg_error")
+  shw <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200),
+                                       extra = list(weights = rep(1, 200))))
+  expect_error(cv.dpsco(shw, public_n = 200), "shards with weights",
+               class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, family = "binomial"),
                "on worker 1: `y`", class = "dpsco_arg_error")
 })
