@@ -44,15 +44,20 @@ shard_loader <- function(x, y, parts, fx = identity, extra = list()) {
       lapply(extra, function(v) v[parts[[i]]]))
 }
 
-rel_diff <- function(a, b) max(abs(a - b)) / max(abs(a), 1e-300)
+# (a multinomial fit's coefficients: one matrix per class, stacked)
+flat <- function(b) if (is.list(b)) unlist(lapply(b, as.matrix)) else b
+
+rel_diff <- function(a, b) {
+  a <- flat(a)
+  b <- flat(b)
+  max(abs(a - b)) / max(abs(a), 1e-300)
+}
 
 # A single-process fit f1 and a sharded fit f2 made with the same seed:
 # the same record and, to rounding, the same coefficients (before the
 # support rule), intercepts and penalties.
 compare_pair <- function(f1, f2) {
-  # (a multinomial fit's coefficients: one matrix per class)
-  flat <- function(b) if (is.list(b)) unlist(lapply(b, as.matrix)) else b
-  raw <- function(f) flat(if (is.null(f$support)) f$beta else f$support$beta_raw)
+  raw <- function(f) if (is.null(f$support)) f$beta else f$support$beta_raw
   # the same accounting; the released settings to rounding
   expect_equal(f1$privacy, f2$privacy, tolerance = 1e-12)
   expect_identical(privacy(f1)$epsilon_accounted, privacy(f2)$epsilon_accounted)
@@ -170,6 +175,18 @@ test_that("multinomial, quantile, weights and offsets on shards give the single-
   compare_fits(d$x, d$y, sh, 900, family = "poisson", method = "kamath",
                batch_size = 300, optimizer = "spgd", iterations = 8,
                nlambda = 2, records = list(offset = off, weights = w))
+  # cv.dpsco(): the new families' validation losses summed on the workers
+  for (family in c("multinomial", "quantile")) {
+    d <- shard_data(n = 900, p = 4, family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts))
+    set.seed(8)
+    c1 <- cv.dpsco(d$x, d$y, family = family, public_n = 900, nlambda = 4,
+                   curve = 0.5)
+    set.seed(8)
+    c2 <- cv.dpsco(sh, family = family, public_n = 900, nlambda = 4,
+                   curve = 0.5)
+    compare_cv(c1, c2)
+  }
 })
 
 test_that("the workers' new sums are the plain R sums of the stacked records", {
@@ -334,6 +351,50 @@ test_that("records at the edges of the domain: shards give the single-process fi
                   label = label)
       }
     }
+  }
+})
+
+test_that("records at the edges of the domain: the new families, weights and offsets on shards give the single-process fit", {
+  # as above, for the multinomial and quantile families and records with
+  # weights 0 and 1 and offsets of +-800 (poisson, gaussian)
+  cl <- shard_cluster()
+  big <- .Machine$double.xmax
+  d <- shard_data(n = 400, family = "multinomial")
+  dq <- shard_data(n = 400)
+  dp <- shard_data(n = 400, family = "poisson")
+  w <- withr::with_seed(9, stats::runif(400))
+  off <- withr::with_seed(10, stats::rnorm(400, 0, 0.5))
+  cases <- list(
+    `multinomial x +-max` = list(x = d$x, y = d$y, family = "multinomial",
+                                 xr = big * c(1, -1, 1, -1, 1), yr = d$y[1L]),
+    `quantile y far` = list(x = dq$x, y = dq$y, family = "quantile",
+                            xr = rep(1, 5), yr = -big),
+    `poisson offset 800, weight 0` = list(
+      x = dp$x, y = dp$y, family = "poisson", xr = rep(1, 5), yr = 1e308,
+      records = list(weights = c(w, 0), offset = c(off, 800))),
+    `gaussian offset -800, weight 1` = list(
+      x = dq$x, y = dq$y, family = "gaussian", xr = big * c(-1, 1, -1, 1, -1),
+      yr = 3, records = list(weights = c(w, 1), offset = c(off, -800))))
+  for (label in names(cases)) {
+    cs <- cases[[label]]
+    x1 <- rbind(cs$x, cs$xr)
+    y1 <- if (is.factor(cs$y)) factor(c(as.character(cs$y), as.character(cs$yr)),
+                                      levels = levels(cs$y))
+          else c(cs$y, cs$yr)
+    sh <- dpsco_shards(cl, shard_loader(x1, y1, list(1:200, 201:401),
+                                        extra = cs$records %||% list()))
+    one <- withr::with_seed(3, capture_conditions(do.call(dpsco, c(
+      list(x1, y1, family = cs$family, public_n = 400, nlambda = 3),
+      cs$records))))
+    sharded <- withr::with_seed(3, capture_conditions(
+      dpsco(sh, family = cs$family, public_n = 400, nlambda = 3)))
+    expect_identical(sharded$said, one$said, label = label)
+    expect_true(all(is.finite(c(sharded$value$a0,
+                                flat(sharded$value$support$beta_raw)))),
+                label = label)
+    expect_lt(rel_diff(one$value$a0, sharded$value$a0), 1e-12, label = label)
+    expect_lt(rel_diff(one$value$support$beta_raw,
+                       sharded$value$support$beta_raw), 1e-12, label = label)
   }
 })
 
