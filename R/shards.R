@@ -23,9 +23,9 @@ NULL
 # residuals, the row norms and the exposures), the d x d second-moment
 # matrix of the rows and per step the oracle's d (k d for kamath; K d for
 # K classes) accumulator sums.  A shard's weights and offsets stay there
-# and enter these sums on the worker.  What reaches a worker: its own sampled indices, labels and split
-# coins, and otherwise public or released values (the roxygen below lists
-# them).
+# and enter these sums on the worker.  What reaches a worker: its own
+# sampled indices, labels and split coins, and otherwise public or
+# released values (the roxygen below lists them).
 #
 # Objects:
 #  * dpsco_shards (the user's): the cluster, the shards' row counts (behind
@@ -145,10 +145,10 @@ shard_rows <- function(sh) {
 #' of them; the oracle's parameters, among them the clipping level
 #' (released, or declared), and the family's public parameters (the
 #' number of classes; the quantile level, kernel and released bandwidth);
-#' the iterates `beta`; and in [cv.dpsco()] the training fit (the `dpsco.fit` it
-#' returns, without its call and trace), whose validation losses the
-#' worker sums, and the bound they are clamped to.  Workers never see the
-#' noise, a total over all shards, or other shards' indices.
+#' the iterates `beta`; and in [cv.dpsco()] the training fit (the
+#' `dpsco.fit` it returns, without its call and trace), whose validation
+#' losses the worker sums, and the bound they are clamped to.  Workers
+#' never see the noise, a total over all shards, or other shards' indices.
 #'
 #' **Threat model.**  The guarantee covers what the coordinator releases.
 #' The coordinator and the network between it and the workers are trusted
@@ -163,13 +163,12 @@ shard_rows <- function(sh) {
 #'
 #' **Methods.**  The penalised methods whose steps are Poisson batches
 #' (`"clip"`, `"kamath"`, `"holland"`; `tuning = "private"` or
-#' `"public"`) and the families `"gaussian"`, `"binomial"` and
-#' `"poisson"`.  The other methods are refused with an error that says so:
+#' `"public"`), with every family (`"multinomial"` on shards held in
+#' memory, as for a single `x`) and with weights and offsets when `load()`
+#' returns them.  The other methods are refused with an error that says so:
 #' the constraint-set and one-pass methods run their own loops over
 #' records, and `"none"` (not private) takes its lambda grid from a data
-#' statistic.  Every family is available (the multinomial one on shards
-#' held in memory, as for a single `x`), and weights and offsets when
-#' `load()` returns them.  `standardize` other than `FALSE` and declared
+#' statistic.  `standardize` other than `FALSE` and declared
 #' `x_bound` are not available on shards.
 #' [cv.dpsco()] takes shards held in memory (not file-backed ones, as for a
 #' single `x`) and without weights or offsets: the record split, the
