@@ -316,8 +316,8 @@ fields_family <- function(name)
   family_object(name, list(nclass = 3L, bandwidth = 0.5, tau = 0.3))
 
 test_that("every family declares its shardability, y's scale and deviance label", {
-  shardable <- c(gaussian = TRUE, binomial = TRUE, quantile = FALSE,
-                 poisson = TRUE, multinomial = FALSE)
+  shardable <- c(gaussian = TRUE, binomial = TRUE, quantile = TRUE,
+                 poisson = TRUE, multinomial = TRUE)
   error_scale <- c(gaussian = TRUE, binomial = FALSE, quantile = TRUE,
                    poisson = FALSE, multinomial = FALSE)
   label <- list(gaussian = NULL, binomial = "Binomial deviance",
