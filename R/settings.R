@@ -65,6 +65,100 @@ adaptive_shares <- function(shares, n, p, z1,
 part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 
 # ---------------------------------------------------------------------------
+# Subsampled settings for large n
+
+# At a large public n the passes over x behind three releases (the octave
+# counts of the scale, the histograms of the truncation levels, the
+# second-moment matrix of the curvature) cost 3-10 ns a value, against
+# 0.66 ns for a gradient pass over a mapped x (bench/README.md), and their
+# noise, relative to n, is far below what the estimators resolve (octave
+# bins, a tail level of 1%).  Above the threshold each of them reads its
+# own Poisson subsample of the records instead: every record in it
+# independently with probability q = m / n, from R's generator (a new
+# subsample per release, drawn right before its pass).  Each is then a
+# Poisson-subsampled Gaussian mechanism (z_sub, q, 1 step), which the
+# accountant composes exactly (privacy loss distribution); z_sub is the
+# smallest multiplier at which it costs, alone at the fit's delta, no
+# more than the full-data release of its share would
+# (subsample_multiplier()), and the optimiser is calibrated on what all
+# the parts leave, composed exactly.
+#
+# The public rule (n, p, secure; never the data): m = 2^18 records, from
+# n = 16 m (q at most 1/16) up.  m: a release on m records at the
+# calibrated z_sub is as noisy, relative to its sample, as the full-data
+# release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
+# epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the
+# settings are not what limits a fit; the sampling error of a level at
+# 1% of the records is 0.2% of m, below that noise; and four passes over
+# m rows of p = 50 read 5e7 values, about what one gradient pass at n =
+# 1e6 reads, so at n = 2e7 they cost a few per cent of one gradient pass
+# of the fit's hundreds.  The threshold keeps q small enough for the
+# saving to be worth the noise (at q = 1/16 the subsampled release is 1.5
+# to 3 times noisier than the full one, at q = 1/80, n = 2e7, 5 to 15
+# times).  Neither depends on p: the passes' cost and the noise's growth
+# with p are the same with and without the subsample.  Secure noise never
+# subsamples (its accountant takes no subsampled part), nor does a fit
+# without noise.  options(dpsco.settings_subsample =) overrides the rule,
+# for the tests and the audit: FALSE never, TRUE always (m = 2^18, at
+# most n / 4), a number m always at that expected size (below n).
+subsample_size <- 2^18
+subsample_threshold <- 16 * subsample_size
+
+settings_subsample <- function(n, p, secure, private = TRUE) {
+  if (!private || secure) return(NULL)
+  opt <- getOption("dpsco.settings_subsample")
+  if (isFALSE(opt)) return(NULL)
+  m <- if (is.numeric(opt)) as.double(opt)
+       else if (isTRUE(opt)) min(subsample_size, n / 4)
+       else if (n >= subsample_threshold) subsample_size
+       else return(NULL)
+  if (!(m > 0 && m < n))
+    stop("internal error: a settings subsample of ", m, " of ", n,
+         " records", call. = FALSE)
+  list(m = m, q = m / n)
+}
+
+# The multiplier z_sub of the subsampled Gaussian (rate q, one release)
+# whose epsilon at delta is at most that of the full-data Gaussian with
+# multiplier z: the subsampled part costs no more than its share.
+subsample_multiplier <- function(z, q, delta) {
+  calibrate_components(list(), q, 1, gaussian_epsilon(1 / z, delta), delta)
+}
+
+# One release's subsample: the records' 0-based indices, increasing
+# (src/entry.c dpsco_poisson_rows(): geometric skips from R's generator),
+# over the rows x holds (a sharded x: all its shards' rows in order).
+settings_rows <- function(x, sub) .Call(C_dpsco_poisson_rows, nrow(x), sub$q)
+
+# The records idx (0-based) of a per-record vector or matrix (NULL: NULL;
+# a sharded y or residual handle: itself, its workers take their rows).
+record_rows <- function(v, idx) {
+  if (is.null(v) || is.null(idx) || is_sharded(v)) return(v)
+  if (is.matrix(v)) v[idx + 1L, , drop = FALSE] else v[idx + 1L]
+}
+
+# A part's multiplier and rate: the full-data release's z at share `name`,
+# or the subsampled release's (z_sub, q) when the settings subsample.
+part_noise <- function(st, name) {
+  z <- part_multiplier(st$z1, st$shares[[name]])
+  if (is.null(st$sub)) return(list(z = z, q = 1))
+  list(z = subsample_multiplier(z, st$sub$q, st$delta), q = st$sub$q)
+}
+
+# The released sample's public size: the expected size m of a subsample,
+# else the public n.  It stands for n wherever an estimator or a
+# sensitivity counts the records of the release (the most a bin can hold,
+# the quantile's tau n, the divisor of the second moments).
+release_n <- function(st) st$sub$m %||% st$n
+
+# The mechanism's description with its subsample.
+sub_text <- function(st, text) {
+  if (is.null(st$sub)) return(text)
+  paste0(text, ", on a Poisson subsample (rate q = ", fmt3(st$sub$q),
+         ", expected size ", format_count(st$sub$m), ")")
+}
+
+# ---------------------------------------------------------------------------
 # Bounds for x and the range of y from noisy octave histograms
 
 # One Gaussian release.  Per column j of x, the counts of the records in
@@ -306,7 +400,7 @@ window_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
 centre_octave_range <- function(counts, sd, st) {
   rule <- octave_rule
   rule$f <- 2^noise_room(st$n, st$z1)
-  r <- signed_octave_range(counts, sd, rule, n = st$n)
+  r <- signed_octave_range(counts, sd, rule, n = release_n(st))
   attr(r, "unresolved") <- NULL
   r
 }
@@ -364,10 +458,13 @@ hist_kept <- function(counts, sd) {
 # these sums, so every sensitivity below holds as stated.  The scale of x
 # and the centre of y are unweighted: the weighted sums over the public n
 # would be shrunk by the mean weight, which is unknown.
+# `delta` is the fit's: above the public rule's threshold (settings_subsample())
+# the scale, truncation and curvature releases read Poisson subsamples,
+# each a subsampled Gaussian part calibrated at that delta.
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
                          row = !constrained, n, weights = NULL,
-                         offset = NULL) {
+                         offset = NULL, delta = NULL) {
   p <- ncol(x)
   fam <- family_object(family)
   # (the larger centre share for the paths whose trivial model predicts
@@ -383,7 +480,11 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                                       if (small_rule) c(k = 40, cap = 0.15)
                                       else c(k = 100, cap = 0.5),
                                       scale_cap = if (yf) 0.35 else 0.2),
-             z1 = z1, n = n, y_weight = if (yf) 3 else 1)
+             z1 = z1, n = n, y_weight = if (yf) 3 else 1, delta = delta,
+             # (the rule needs the fit's delta for z_sub: without it, as
+             # in the tests that replay single releases, none)
+             sub = if (!is.null(delta))
+                     settings_subsample(n, p, noise_secure(), z1 > 0))
   # each step returns its values and what it adds to the record
   add <- function(st, step) {
     st$parts <- c(st$parts, step$parts)
@@ -456,9 +557,11 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
               released = st$released, public = st$public))
 }
 
-# One Gaussian part of the private settings, at the share of `name`.
-settings_part <- function(st, name, z, steps, sensitivity, mechanism, value) {
-  privacy_part(name, z, 1, steps, sensitivity, st$shares[[name]],
+# One Gaussian part of the private settings, at the share of `name` (q:
+# the rate of its Poisson subsample, 1 for the full data).
+settings_part <- function(st, name, z, steps, sensitivity, mechanism, value,
+                          q = 1) {
+  privacy_part(name, z, q, steps, sensitivity, st$shares[[name]],
                mechanism = mechanism, released = value)
 }
 
@@ -493,17 +596,23 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
   need_x <- is.null(ctl$x_bound)
   out <- list(bound = NULL, y_bound = NULL, y_range = NULL)
   if (need_x || need_y) {               # neither: every bound declared
-    z <- part_multiplier(st$z1, st$shares[["scale"]])
+    zq <- part_noise(st, "scale")
+    z <- zq$z
     px <- if (need_x) p else 0L
     wt <- c(rep(1, px), if (need_y) sqrt((st$y_weight %||% 1) * max(px, 1)))
+    # (the factors follow the noise of the whole fit, on the public n:
+    # noise_room())
     rule_x <- c(octave_rule, f_x = x_octave_factor(st$n, st$z1))
-    rel <- octave_release(if (need_x) design_octaves(x),
-                          if (need_y) signed_octave_counts(y), z, wt)
+    # x's and y's counts of the same records: the release's subsample
+    idx <- if (!is.null(st$sub)) settings_rows(x, st$sub)
+    nr <- release_n(st)
+    rel <- octave_release(if (need_x) design_octaves(x, idx),
+                          if (need_y) signed_octave_counts(y, idx), z, wt)
     if (need_x)
       out$bound <- vapply(seq_len(p), function(j)
-        octave_bound(rel$x[, j], rel$sd[j], rule_x, n = st$n), 0)
+        octave_bound(rel$x[, j], rel$sd[j], rule_x, n = nr), 0)
     if (need_y) {
-      out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = st$n)
+      out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = nr)
       out$y_unresolved <- isTRUE(attr(out$y_range, "unresolved"))
       attr(out$y_range, "unresolved") <- NULL
       out$centre_range <- centre_octave_range(rel$y, rel$sd[px + 1L], st)
@@ -511,13 +620,13 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     }
     out$parts <- list(settings_part(
       st, "scale", z, 1, rel$sensitivity,
-      paste0("Gaussian: octave histograms of |x_j|",
-             if (!need_x) " (none: declared)",
-             if (need_y) " and signed octaves of y"),
+      sub_text(st, paste0("Gaussian: octave histograms of |x_j|",
+                          if (!need_x) " (none: declared)",
+                          if (need_y) " and signed octaves of y")),
       paste0("bounds on |x_j| ", if (need_x) range_text(out$bound)
              else "declared", if (need_y)
                paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
-                      fmt3(out$y_range[2L]), "]"))))
+                      fmt3(out$y_range[2L]), "]")), q = zq$q))
     out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound,
                                  y_range = out$y_range,
                                  centre_range = out$centre_range))
@@ -608,6 +717,19 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   coordinate <- truncation == "coordinate"
   need_clip <- is.null(ctl$clip) && truncation != "none"
   need_row <- row && is.null(ctl$row_bound)
+  # a family whose curvature at b0 grows with the exposure e^offset_i
+  # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
+  # curvature release (curvature_release()): one more histogram, of
+  # log2 e^offset_i
+  need_expo <- row && fam$offset_curvature && !is.null(offset)
+  nhist <- need_clip + need_row + need_expo
+  # the release's subsample (none when nothing is released); the curvature
+  # then forms its rows' norms on its own subsample
+  sub <- !is.null(st$sub)
+  idx <- if (sub && nhist) settings_rows(xt, st$sub)
+  y <- record_rows(y, idx)
+  weights <- record_rows(weights, idx)
+  offset <- record_rows(offset, idx)
   # one pass over the rows (design_row_stats()): the norms ||w_i||, and
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
@@ -619,22 +741,20 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
          else record_residual(fam, beta0[1L] + (offset %||% 0), y)  # (shards.R)
     if (is.null(weights)) r else weights * r
   }
-  rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
-  # a family whose curvature at b0 grows with the exposure e^offset_i
-  # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
-  # curvature release (curvature_release()): one more histogram, of
-  # log2 e^offset_i
-  need_expo <- row && fam$offset_curvature && !is.null(offset)
-  nhist <- need_clip + need_row + need_expo
-  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm,
-              exposure = 1)
+  rs <- if (!sub || nhist)
+          design_row_stats(xt, intercept, resid, coordinate, need_row, idx)
+  out <- list(clip = ctl$clip, row_bound = ctl$row_bound,
+              w_norm = if (!sub) rs$norm, exposure = 1)
   if (nhist) {                         # none: every level declared
-    z <- part_multiplier(st$z1, st$shares[["quantiles"]])
+    zq <- part_noise(st, "quantiles")
+    z <- zq$z
+    # the quantiles' tau n: tau m on a subsample of expected size m
+    nr <- release_n(st)
     rc <- release_counts(counts = cbind(
       rs$counts, if (need_expo) tabulate(exposure_bin(offset), 64L)), z = z)
     k <- 1L
     if (need_clip) {
-      clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
+      clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], nr,
                             rc$sd)
       # a bounded residual (logistic: 1, quantile: max(tau, 1 - tau))
       # times a row norm of at most sqrt(d)
@@ -650,23 +770,24 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     if (need_row)
       out$row_bound <- min(max(hist_quantile(rc$counts[, k],
                                              1 - ctl$quantiles[["row"]],
-                                             st$n, rc$sd),
+                                             nr, rc$sd),
                                if (intercept) 1 else 0), sqrt(d))
     # the exposure at the row bound's quantile: a record beyond it enters
     # the curvature as if its exposure were E
     if (need_expo)
       out$exposure <- hist_quantile(rc$counts[, nhist],
-                                    1 - ctl$quantiles[["row"]], st$n, rc$sd)
+                                    1 - ctl$quantiles[["row"]], nr, rc$sd)
     out$parts <- list(settings_part(
       st, "quantiles", z, 1, sqrt(nhist),
-      paste0("Gaussian: histograms of log2 ",
-             if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
-             if (need_row) " and log2 ||(1, x_i)||",
-             if (need_expo) " and log2 exp(offset_i)"),
+      sub_text(st, paste0(
+        "Gaussian: histograms of log2 ",
+        if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
+        if (need_row) " and log2 ||(1, x_i)||",
+        if (need_expo) " and log2 exp(offset_i)")),
       paste(c(if (need_clip) paste("clip level", fmt3(out$clip)),
               if (need_row) paste("row bound", fmt3(out$row_bound)),
               if (need_expo) paste("exposure bound", fmt3(out$exposure))),
-            collapse = "; ")))
+            collapse = "; "), q = zq$q))
   }
   out$public <- c(if (!need_clip && truncation != "none") "clip level",
                   if (row && !need_row) "row bound of the curvature")
@@ -687,17 +808,26 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
                               ctl, st, weights = NULL, offset = NULL,
                               exposure = 1) {
   d <- ncol(xt) + intercept
-  z <- part_multiplier(st$z1, st$shares[["curvature"]])
-  rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, st$n, w_norm, intercept,
-                          curvature_row_weights(fam, weights, offset, exposure))
+  zq <- part_noise(st, "curvature")
+  # on a subsample: its own records, their norms from one more (cheap)
+  # pass over them, and the second moments over its expected size m
+  idx <- if (!is.null(st$sub)) settings_rows(xt, st$sub)
+  if (!is.null(idx)) w_norm <- design_row_stats(xt, intercept, rows = idx)$norm
+  nr <- release_n(st)
+  rh <- release_curvature(structure(list(x = xt, rows = idx),
+                                    class = "design_cols"),
+                          zq$z, row_bound, nr, w_norm, intercept,
+                          curvature_row_weights(fam, record_rows(weights, idx),
+                                                record_rows(offset, idx),
+                                                exposure))
   weight <- curvature_weight(fam, beta0, d, intercept, exposure)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
-         st, "curvature", z, 1, row_bound^2 / st$n,
-         "Gaussian: second-moment matrix of the rows clipped to the row bound",
-         sprintf("%d x %d matrix", d, d))),
+         st, "curvature", zq$z, 1, row_bound^2 / nr,
+         sub_text(st, paste("Gaussian: second-moment matrix of the rows",
+                            "clipped to the row bound")),
+         sprintf("%d x %d matrix", d, d), q = zq$q)),
        released = list(ridge = curv$ridge), weight = weight)
 }
 
@@ -765,8 +895,10 @@ release_counts <- function(vals, z, counts = NULL) {
 # public number of records: one record adds or removes w_i w_i' / n, of
 # Frobenius norm at most row_bound^2 / n.  The noise is symmetric (one draw
 # per entry of the upper triangle).
-# w may also be a design (design.R) in list(x = ), without the column of
-# ones, which `intercept` adds.
+# w may also be a design (design.R) in list(x = , rows = ), without the
+# column of ones, which `intercept` adds; `rows` (0-based, NULL: all) the
+# records of a subsample, n then its expected size, `norms` and `weights`
+# one per listed record.
 release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
                               intercept = FALSE, weights = NULL) {
   # a record's weight in [0, 1] enters as the square root on its row, so
@@ -774,7 +906,7 @@ release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
   sc <- row_scale(norms, row_bound)  # (shards.R: norms on the workers)
   if (!is.null(weights)) sc <- sc * sqrt(weights)
   h <- if (inherits(w, "design_cols"))
-         design_gram(w$x, sc, intercept) / n
+         design_gram(w$x, sc, intercept, w$rows) / n
        else crossprod(w * sc) / n
   d <- ncol(h)
   sd <- z * row_bound^2 / n

@@ -500,3 +500,22 @@ test_that("a worker that fails or dies mid-fit stops the fit and keeps the recor
   expect_identical(e$released$gradients, 2)
   expect_length(e$released$settings, 5L)
 })
+
+test_that("subsampled settings: shards send each worker its rows of the subsample and give the single-process fit", {
+  skip_if_not_installed("Matrix")
+  cl <- shard_cluster()
+  # forced at this n (the rule subsamples from 16 * 2^18 records)
+  withr::local_options(dpsco.settings_subsample = 300)
+  for (family in c("gaussian", "binomial")) {
+    d <- shard_data(family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:500, 501:1200)))
+    f <- compare_fits(d$x, d$y, sh, 1200, family = family, epsilon = 1)
+    expect_equal(privacy(f[[2]])$shares$sample_rate[c(1, 3, 4)],
+                 rep(300 / 1200, 3))
+  }
+  d <- shard_data(n = 1000, p = 6)
+  d$x[abs(d$x) < 0.8] <- 0
+  sp <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:400, 401:1000),
+                                      function(v) Matrix::Matrix(v, sparse = TRUE)))
+  compare_fits(d$x, d$y, sp, 1000, method = "clip", nlambda = 4)
+})
