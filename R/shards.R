@@ -562,7 +562,8 @@ shard_row_stats <- function(x, intercept, residual, coordinate, row_hist,
                           residual = residual$fun, eta = residual$eta,
                           coordinate = coordinate, row_hist = row_hist),
                      stage = "forming histograms", ledger = x$ledger)
-  shard_note(x$ledger, "histogram counts")
+  # (the norms of a subsample alone return no counts)
+  if (!is.null(residual) || row_hist) shard_note(x$ledger, "histogram counts")
   list(counts = shard_sum(res),
        norm = structure(list(key = x$key),
                         class = c("dpsco_shard_norms", "dpsco_sharded")))
