@@ -89,10 +89,11 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
 # epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the
 # settings are not what limits a fit; the sampling error of a level at
-# 1% of the records is 0.2% of m, below that noise; and four passes over
-# m rows of p = 50 read 5e7 values, about what one gradient pass at n =
-# 1e6 reads, so at n = 2e7 they cost a few per cent of one gradient pass
-# of the fit's hundreds.  The threshold keeps q small enough for the
+# 1% of the records is 0.2% of m, below that noise; and the four passes
+# over m rows (p = 50: 1.3e7 values each, read at 17-45 ns a value, a
+# cache miss each, at q = 1/76) cost about one gradient pass at n = 2e7
+# (1e9 values at 0.7-1.4 ns), where the full passes cost about 25
+# (bench/README.md, bench/subsample.R).  The threshold keeps q small enough for the
 # saving to be worth the noise (at q = 1/16 the subsampled release is 1.5
 # to 3 times noisier than the full one, at q = 1/80, n = 2e7, 5 to 15
 # times).  Neither depends on p: the passes' cost and the noise's growth

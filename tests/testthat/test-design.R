@@ -362,14 +362,26 @@ test_that("the settings passes over a subsample's rows are the passes over x[row
   x[sample(length(x), 9000)] <- 0
   x[1:40, 2] <- 1e-12                        # the first octave bin
   set.seed(12)
-  rows <- settings_rows(x, list(q = 0.07))
+  rows <- settings_rows(x, list(q = 0.2))
   # the coins: Poisson, increasing 0-based indices from R's generator
   expect_type(rows, "integer")
   expect_false(is.unsorted(rows, strictly = TRUE))
   expect_true(all(rows >= 0 & rows < n))
   set.seed(12)
-  expect_identical(settings_rows(x, list(q = 0.07)), rows)
-  expect_equal(length(rows), 0.07 * n, tolerance = 4 * sqrt(0.07 * n) / (0.07 * n))
+  expect_identical(settings_rows(x, list(q = 0.2)), rows)
+  # the same coins in R: geometric gaps floor(E / -log(1 - q)), E ~ Exp(1)
+  set.seed(12)
+  ref <- integer()
+  cur <- -1
+  repeat {
+    cur <- cur + 1 + floor(stats::rexp(1) / -log1p(-0.2))
+    if (cur >= n) break
+    ref <- c(ref, as.integer(cur))
+  }
+  expect_identical(rows, ref)
+  # (more than one chunk of 256 gathered values per column)
+  expect_gt(length(rows), 512)
+  expect_equal(length(rows), 0.2 * n, tolerance = 4 * sqrt(0.2 * n) / (0.2 * n))
   sub <- x[rows + 1L, , drop = FALSE]
   m <- length(rows)
   r <- rt(m, df = 2)
