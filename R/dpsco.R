@@ -107,10 +107,11 @@
 #' million records) up, the bounds on `x` (with the range of `y`), the
 #' truncation levels and the curvature are each released from a Poisson
 #' subsample of their own, each record in it independently with
-#' probability `q = m / public_n` for `m = 2^18` expected records (a
-#' public rule: the size and threshold depend on `public_n` alone; never
-#' with `secure = TRUE`).  Their passes over `x` then cost a few per cent
-#' of one gradient pass instead of several.  Each such release is a
+#' probability `q = m / public_n` for `m = 2^18` expected records, the
+#' curvature's at least `public_n / 8` (its noise sets the ridge of every
+#' Newton step) (a public rule: the sizes and the threshold depend on
+#' `public_n` alone; never with `secure = TRUE`).  Their passes over `x`
+#' then read a fraction of the rows.  Each such release is a
 #' Poisson-subsampled Gaussian mechanism, listed in the record with its
 #' rate `q` and its multiplier, which is the smallest that costs no more
 #' than the full-data release of its share; the accountant composes them

@@ -84,7 +84,8 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # the parts leave, composed exactly.
 #
 # The public rule (n, p, secure; never the data): m = 2^18 records, from
-# n = 16 m (q at most 1/16) up.  m: a release on m records at the
+# n = 16 m (q at most 1/16) up, and at least n / 8 for the curvature
+# (release_sub()).  m: a release on m records at the
 # calibrated z_sub is as noisy, relative to its sample, as the full-data
 # release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
 # epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the
@@ -116,7 +117,23 @@ settings_subsample <- function(n, p, secure, private = TRUE) {
   if (!(m > 0 && m < n))
     stop("internal error: a settings subsample of ", m, " of ", n,
          " records", call. = FALSE)
-  list(m = m, q = m / n)
+  mc <- max(m, n / 8)
+  list(m = m, q = m / n, curvature = list(m = mc, q = mc / n))
+}
+
+# The subsample of release `name` (NULL: the full data): the curvature's
+# rate is at least 1/8.  Its noise sets the ridge of every Newton step
+# (ridge times z B^2 / m), so unlike the octave levels its precision
+# counts at any n: at rate 2^18 / n its noise is 5 to 15 times the full
+# release's at n = 2e7, and the ridge grows with it (forced at n = 5e5,
+# rate 1/61: the ridge 7 times the full fit's and the test RMSE 10 times;
+# bench/README.md).  At rate 1/8 it is 1.2 to 2.7 times the full
+# release's, the ridge of a full-data fit at half of n, and its two passes
+# read a row in eight.
+release_sub <- function(st, name) {
+  if (is.null(st$sub)) NULL
+  else if (name == "curvature") st$sub$curvature
+  else st$sub[c("m", "q")]
 }
 
 # The multiplier z_sub of the subsampled Gaussian (rate q, one release)
@@ -142,21 +159,23 @@ record_rows <- function(v, idx) {
 # or the subsampled release's (z_sub, q) when the settings subsample.
 part_noise <- function(st, name) {
   z <- part_multiplier(st$z1, st$shares[[name]])
-  if (is.null(st$sub)) return(list(z = z, q = 1))
-  list(z = subsample_multiplier(z, st$sub$q, st$delta), q = st$sub$q)
+  sub <- release_sub(st, name)
+  if (is.null(sub)) return(list(z = z, q = 1))
+  list(z = subsample_multiplier(z, sub$q, st$delta), q = sub$q)
 }
 
 # The released sample's public size: the expected size m of a subsample,
 # else the public n.  It stands for n wherever an estimator or a
 # sensitivity counts the records of the release (the most a bin can hold,
 # the quantile's tau n, the divisor of the second moments).
-release_n <- function(st) st$sub$m %||% st$n
+release_n <- function(st, name = "scale") release_sub(st, name)$m %||% st$n
 
 # The mechanism's description with its subsample.
-sub_text <- function(st, text) {
-  if (is.null(st$sub)) return(text)
-  paste0(text, ", on a Poisson subsample (rate q = ", fmt3(st$sub$q),
-         ", expected size ", format_count(st$sub$m), ")")
+sub_text <- function(st, text, name) {
+  sub <- release_sub(st, name)
+  if (is.null(sub)) return(text)
+  paste0(text, ", on a Poisson subsample (rate q = ", fmt3(sub$q),
+         ", expected size ", format_count(round(sub$m)), ")")
 }
 
 # ---------------------------------------------------------------------------
@@ -401,7 +420,7 @@ window_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
 centre_octave_range <- function(counts, sd, st) {
   rule <- octave_rule
   rule$f <- 2^noise_room(st$n, st$z1)
-  r <- signed_octave_range(counts, sd, rule, n = release_n(st))
+  r <- signed_octave_range(counts, sd, rule, n = release_n(st, "scale"))
   attr(r, "unresolved") <- NULL
   r
 }
@@ -605,8 +624,8 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     # noise_room())
     rule_x <- c(octave_rule, f_x = x_octave_factor(st$n, st$z1))
     # x's and y's counts of the same records: the release's subsample
-    idx <- if (!is.null(st$sub)) settings_rows(x, st$sub)
-    nr <- release_n(st)
+    idx <- if (!is.null(st$sub)) settings_rows(x, release_sub(st, "scale"))
+    nr <- release_n(st, "scale")
     rel <- octave_release(if (need_x) design_octaves(x, idx),
                           if (need_y) signed_octave_counts(y, idx), z, wt)
     if (need_x)
@@ -623,7 +642,7 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
       st, "scale", z, 1, rel$sensitivity,
       sub_text(st, paste0("Gaussian: octave histograms of |x_j|",
                           if (!need_x) " (none: declared)",
-                          if (need_y) " and signed octaves of y")),
+                          if (need_y) " and signed octaves of y"), "scale"),
       paste0("bounds on |x_j| ", if (need_x) range_text(out$bound)
              else "declared", if (need_y)
                paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
@@ -727,7 +746,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   # the release's subsample (none when nothing is released); the curvature
   # then forms its rows' norms on its own subsample
   sub <- !is.null(st$sub)
-  idx <- if (sub && nhist) settings_rows(xt, st$sub)
+  idx <- if (sub && nhist) settings_rows(xt, release_sub(st, "quantiles"))
   y <- record_rows(y, idx)
   weights <- record_rows(weights, idx)
   offset <- record_rows(offset, idx)
@@ -750,7 +769,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     zq <- part_noise(st, "quantiles")
     z <- zq$z
     # the quantiles' tau n: tau m on a subsample of expected size m
-    nr <- release_n(st)
+    nr <- release_n(st, "quantiles")
     rc <- release_counts(counts = cbind(
       rs$counts, if (need_expo) tabulate(exposure_bin(offset), 64L)), z = z)
     k <- 1L
@@ -759,6 +778,8 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
                             rc$sd)
       # a bounded residual (logistic: 1, quantile: max(tau, 1 - tau))
       # times a row norm of at most sqrt(d)
+      # (the factor follows the noise of the whole fit's steps, on the
+      # public n, with or without a subsample: noise_room())
       clip <- clip * clip_octave_factor(st$n, st$z1)
       if (fam$bounded)
         clip <- min(clip, fam$slope_bound * if (coordinate) 1 else sqrt(d))
@@ -784,7 +805,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
         "Gaussian: histograms of log2 ",
         if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
         if (need_row) " and log2 ||(1, x_i)||",
-        if (need_expo) " and log2 exp(offset_i)")),
+        if (need_expo) " and log2 exp(offset_i)"), "quantiles"),
       paste(c(if (need_clip) paste("clip level", fmt3(out$clip)),
               if (need_row) paste("row bound", fmt3(out$row_bound)),
               if (need_expo) paste("exposure bound", fmt3(out$exposure))),
@@ -812,9 +833,9 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
   zq <- part_noise(st, "curvature")
   # on a subsample: its own records, their norms from one more (cheap)
   # pass over them, and the second moments over its expected size m
-  idx <- if (!is.null(st$sub)) settings_rows(xt, st$sub)
+  idx <- if (!is.null(st$sub)) settings_rows(xt, release_sub(st, "curvature"))
   if (!is.null(idx)) w_norm <- design_row_stats(xt, intercept, rows = idx)$norm
-  nr <- release_n(st)
+  nr <- release_n(st, "curvature")
   rh <- release_curvature(structure(list(x = xt, rows = idx),
                                     class = "design_cols"),
                           zq$z, row_bound, nr, w_norm, intercept,
@@ -827,7 +848,7 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
        parts = list(settings_part(
          st, "curvature", zq$z, 1, row_bound^2 / nr,
          sub_text(st, paste("Gaussian: second-moment matrix of the rows",
-                            "clipped to the row bound")),
+                            "clipped to the row bound"), "curvature"),
          sprintf("%d x %d matrix", d, d), q = zq$q)),
        released = list(ridge = curv$ridge), weight = weight)
 }

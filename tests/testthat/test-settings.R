@@ -1140,14 +1140,16 @@ test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
   expect_false("scale" %in% names(b) && b[["scale"]] > 0.2)
 })
 
-test_that("the settings subsample's public rule: 2^18 records from n = 2^22 up, never with secure noise", {
+test_that("the settings subsample's public rule: 2^18 records (the curvature's at least n / 8) from n = 2^22 up, never with secure noise", {
   withr::local_options(dpsco.settings_subsample = NULL)
   expect_identical(subsample_size, 2^18)
   expect_identical(subsample_threshold, 2^22)
   expect_null(settings_subsample(2^22 - 1, 50, FALSE))
   expect_null(settings_subsample(2e6, 50, FALSE))
-  expect_identical(settings_subsample(2^22, 50, FALSE), list(m = 2^18, q = 1 / 16))
-  expect_identical(settings_subsample(2e7, 3, FALSE), list(m = 2^18, q = 2^18 / 2e7))
+  expect_identical(settings_subsample(2^22, 50, FALSE),
+                   list(m = 2^18, q = 1 / 16, curvature = list(m = 2^19, q = 1 / 8)))
+  expect_identical(settings_subsample(2e7, 3, FALSE),
+                   list(m = 2^18, q = 2^18 / 2e7, curvature = list(m = 2.5e6, q = 1 / 8)))
   # the same whatever p
   expect_identical(settings_subsample(2e7, 3, FALSE),
                    settings_subsample(2e7, 4000, FALSE))
@@ -1158,12 +1160,16 @@ test_that("the settings subsample's public rule: 2^18 records from n = 2^22 up, 
   withr::local_options(dpsco.settings_subsample = FALSE)
   expect_null(settings_subsample(2e7, 50, FALSE))
   withr::local_options(dpsco.settings_subsample = TRUE)
-  expect_identical(settings_subsample(1000, 5, FALSE), list(m = 250, q = 0.25))
+  expect_identical(settings_subsample(1000, 5, FALSE),
+                   list(m = 250, q = 0.25, curvature = list(m = 250, q = 0.25)))
   expect_identical(settings_subsample(2e7, 5, FALSE)$m, 2^18)
   expect_null(settings_subsample(1000, 5, TRUE))
   withr::local_options(dpsco.settings_subsample = 300)
-  expect_identical(settings_subsample(1200, 5, FALSE), list(m = 300, q = 0.25))
-  expect_error(settings_subsample(200, 5, FALSE), "internal error")
+  expect_identical(settings_subsample(1200, 5, FALSE),
+                   list(m = 300, q = 0.25, curvature = list(m = 300, q = 0.25)))
+  withr::local_options(dpsco.settings_subsample = 100)
+  expect_identical(settings_subsample(1600, 5, FALSE)$curvature, list(m = 200, q = 1 / 8))
+  expect_error(settings_subsample(100, 5, FALSE), "internal error")
 })
 
 test_that("subsample_multiplier(): the smallest z whose subsampled release costs no more than the full one", {
