@@ -2,7 +2,8 @@
 # here, and nowhere else: the bounds that put x on a common scale, the
 # starting intercept, the oracle's truncation level, the bound on the rows
 # that enter the curvature, the curvature itself and the step size.  Each
-# release is one Gaussian mechanism on the full data, and each becomes a
+# release is one Gaussian mechanism on the full data (at a large public n,
+# three of them on Poisson subsamples: settings_subsample()), and each becomes a
 # part of the privacy record with its share of the budget, its mechanism
 # and what it released.  A value the user declares public (in
 # dpsco_control()) replaces its estimate, costs nothing and is listed as
@@ -88,13 +89,15 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # (release_sub()).  m: a release on m records at the
 # calibrated z_sub is as noisy, relative to its sample, as the full-data
 # release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
-# epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the
-# settings are not what limits a fit; the sampling error of a level at
-# 1% of the records is 0.2% of m, below that noise; and the four passes
+# epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the octave
+# levels are not what limits a fit; the sampling error of a level at
+# 1% of the records is 0.2% of m, below that noise; and the two passes
 # over m rows (p = 50: 1.3e7 values each, read at 17-45 ns a value, a
 # cache miss each, at q = 1/76) cost about one gradient pass at n = 2e7
-# (1e9 values at 0.7-1.4 ns), where the full passes cost about 25
-# (bench/README.md, bench/subsample.R).  The threshold keeps q small enough for the
+# (1e9 values at 0.7-1.4 ns), the curvature's two over n / 8 rows one or
+# two more, where the full passes cost about 25 (bench/README.md,
+# bench/subsample.R; at n = 2e7 the subsampled fit's test RMSE was
+# within 0.2% of the full-pass fit's).  The threshold keeps q small enough for the
 # saving to be worth the noise (at q = 1/16 the subsampled release is 1.5
 # to 3 times noisier than the full one, at q = 1/80, n = 2e7, 5 to 15
 # times).  Neither depends on p: the passes' cost and the noise's growth

@@ -22,9 +22,9 @@
  *
  * A pass may read listed rows only (a Poisson subsample of the records,
  * R/settings.R settings_subsample()): a dense or mapped x is read at those
- * rows in place, a sparse x is first cut to them (sparse_rows(), entry.c),
- * and every result is then the result of the same pass over x[rows, ],
- * its blocks being blocks of the listed rows. */
+ * rows in place, a sparse x is first cut to them (column_data_rows(),
+ * entry.c), and every result is that of the same pass over R's
+ * x[rows + 1, ], its blocks being blocks of the listed rows. */
 #include <math.h>
 #include <string.h>
 #include <Rconfig.h>
