@@ -146,11 +146,16 @@ settings_pass <- function(x, task, ...) {
              block_rows = as.integer(block_rows(x)), ...))
 }
 
+# The passes below read the records `rows` only when given (0-based,
+# increasing: a subsample of the private settings, settings_rows()), in
+# place, as if x were x[rows + 1, ]; a per-record argument (residual, w)
+# then has one value per listed record.
+
 # Per column of x: the counts of records in the 64 octave bins of |x_ij|
 # (log2_bin()), a 64 x p integer matrix.
-design_octaves <- function(x) {
-  if (is_sharded(x)) return(shard_octaves(x))
-  counts <- settings_pass(x, 5L)
+design_octaves <- function(x, rows = NULL) {
+  if (is_sharded(x)) return(shard_octaves(x, rows))
+  counts <- settings_pass(x, 5L, rows = rows)
   colnames(counts) <- colnames(x)
   counts
 }
@@ -161,13 +166,15 @@ design_octaves <- function(x) {
 # coordinate = TRUE max(intercept, |x_i|_inf)) and, with row_hist, of the
 # norms.
 design_row_stats <- function(x, intercept, residual = NULL,
-                             coordinate = FALSE, row_hist = FALSE) {
+                             coordinate = FALSE, row_hist = FALSE,
+                             rows = NULL) {
   if (is_sharded(x))
-    return(shard_row_stats(x, intercept, residual, coordinate, row_hist))
+    return(shard_row_stats(x, intercept, residual, coordinate, row_hist,
+                           rows))
   settings_pass(x, 2L, intercept = as.integer(intercept),
                 coordinate = as.integer(coordinate),
                 residual = if (!is.null(residual)) as.double(residual),
-                row_hist = as.integer(row_hist))
+                row_hist = as.integer(row_hist), rows = rows)
 }
 
 # Row sums of squares.
@@ -175,10 +182,10 @@ design_row_ss <- function(x) design_row_stats(x, FALSE)$ss
 
 # crossprod(cbind(1, x) * w) (without the 1 for intercept = FALSE): the
 # second-moment matrix of the rows weighted by w.
-design_gram <- function(x, w, intercept) {
-  if (is_sharded(x)) return(shard_gram(x, w, intercept))
+design_gram <- function(x, w, intercept, rows = NULL) {
+  if (is_sharded(x)) return(shard_gram(x, w, intercept, rows))
   settings_pass(x, 3L, intercept = as.integer(intercept),
-                weight = as.double(w))
+                weight = as.double(w), rows = rows)
 }
 
 # crossprod(x, r) as a vector.
@@ -208,7 +215,7 @@ signed_bin <- function(v) {
   as.integer(ifelse(v < 0 & b > 1L, 65L - b, 63L + b))
 }
 
-signed_octave_counts <- function(y) {
-  if (is_sharded(y)) return(shard_octaves(y))
-  tabulate(signed_bin(as.double(y)), 127L)
+signed_octave_counts <- function(y, rows = NULL) {
+  if (is_sharded(y)) return(shard_octaves(y, rows))
+  tabulate(signed_bin(as.double(record_rows(y, rows))), 127L)
 }

@@ -103,6 +103,23 @@
 #'   \item{the lambda grid}{from the largest coordinate of the first noisy
 #'     gradient, which the path reuses as its first step.}
 #' }
+#' **Large `n`: subsampled settings.**  From `public_n = 2^22` (about 4.2
+#' million records) up, the bounds on `x` (with the range of `y`), the
+#' truncation levels and the curvature are each released from a Poisson
+#' subsample of their own, each record in it independently with
+#' probability `q = m / public_n` for `m = 2^18` expected records, the
+#' curvature's at least `public_n / 8` (its noise sets the ridge of every
+#' Newton step) (a public rule: the sizes and the threshold depend on
+#' `public_n` alone; never with `secure = TRUE`).  Their passes over `x`
+#' then read a fraction of the rows.  Each such release is a
+#' Poisson-subsampled Gaussian mechanism, listed in the record with its
+#' rate `q` and its multiplier, which is the smallest that costs no more
+#' than the full-data release of its share; the accountant composes them
+#' exactly with the other parts and the optimiser takes what is left.  The
+#' estimators count the subsample's expected size `m` where they counted
+#' `n`.  `options(dpsco.settings_subsample = FALSE)` keeps the full passes;
+#' `TRUE` or a number `m` forces a subsample at any `n` (for tests and
+#' audits).
 #' The default optimiser is then `"newton"`: each step moves to the
 #' minimiser of the penalised quadratic model made of the noisy gradient
 #' and the released curvature (a noisy proximal Newton step, solved exactly

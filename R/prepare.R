@@ -25,7 +25,8 @@ prepare_path <- function(spec, a, private, epsilon, delta,
                      a$intercept, z1 / sqrt(1 - share), step_size, a$control,
                      constrained = constrained,
                      row = !constrained || spec$row, n = a$n,
-                     weights = a$weights, offset = a$offset)
+                     weights = a$weights, offset = a$offset,
+                     delta = if (private) delta)
   parts <- lapply(tn$parts, function(p) {
     p$share <- p$share * (1 - share)
     p

@@ -2,7 +2,8 @@
 # here, and nowhere else: the bounds that put x on a common scale, the
 # starting intercept, the oracle's truncation level, the bound on the rows
 # that enter the curvature, the curvature itself and the step size.  Each
-# release is one Gaussian mechanism on the full data, and each becomes a
+# release is one Gaussian mechanism on the full data (at a large public n,
+# three of them on Poisson subsamples: settings_subsample()), and each becomes a
 # part of the privacy record with its share of the budget, its mechanism
 # and what it released.  A value the user declares public (in
 # dpsco_control()) replaces its estimate, costs nothing and is listed as
@@ -63,6 +64,125 @@ adaptive_shares <- function(shares, n, p, z1,
 # Noise multiplier of a part: k releases sharing `share` of the budget of a
 # single release with multiplier z1 (z1 = 0: not private, no noise).
 part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
+
+# ---------------------------------------------------------------------------
+# Subsampled settings for large n
+
+# At a large public n the passes over x behind three releases (the octave
+# counts of the scale, the histograms of the truncation levels, the
+# second-moment matrix of the curvature) cost 3-10 ns a value, against
+# 0.66 ns for a gradient pass over a mapped x (bench/README.md), and their
+# noise, relative to n, is far below what the estimators resolve (octave
+# bins, a tail level of 1%).  Above the threshold each of them reads its
+# own Poisson subsample of the records instead: every record in it
+# independently with probability q = m / n, from R's generator (a new
+# subsample per release, drawn right before its pass).  Each is then a
+# Poisson-subsampled Gaussian mechanism (z_sub, q, 1 step), which the
+# accountant composes exactly (privacy loss distribution); z_sub is the
+# smallest multiplier at which it costs, alone at the fit's delta, no
+# more than the full-data release of its share would
+# (subsample_multiplier()), and the optimiser is calibrated on what all
+# the parts leave, composed exactly.
+#
+# The public rule (n, p, secure; never the data): m = 2^18 records, from
+# n = 16 m (q at most 1/16) up, and at least n / 8 for the curvature
+# (release_sub()).  m: a release on m records at the
+# calibrated z_sub is as noisy, relative to its sample, as the full-data
+# release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
+# epsilon 1, z_sub = 1.0 to 1.3 against z = 9.5 to 19), where the octave
+# levels are not what limits a fit; the sampling error of a level at
+# 1% of the records is 0.2% of m, below that noise; and the two passes
+# over m rows (p = 50: 1.3e7 values each, read at 17-45 ns a value, a
+# cache miss each, at q = 1/76) cost about one gradient pass at n = 2e7
+# (1e9 values at 0.7-1.4 ns), the curvature's two over n / 8 rows one or
+# two more, where the full passes cost about 25 (bench/README.md,
+# bench/subsample.R; at n = 2e7 the subsampled fit's test RMSE was
+# within 0.2% of the full-pass fit's).  The threshold keeps q small enough for the
+# saving to be worth the noise (at q = 1/16 the subsampled release is 1.5
+# to 3 times noisier than the full one, at q = 1/80, n = 2e7, 5 to 15
+# times).  Neither depends on p: the passes' cost and the noise's growth
+# with p are the same with and without the subsample.  Secure noise never
+# subsamples (its accountant takes no subsampled part), nor does a fit
+# without noise.  options(dpsco.settings_subsample =) overrides the rule,
+# for the tests and the audit: FALSE never, TRUE always (m = 2^18, at
+# most n / 4), a number m always at that expected size (below n).
+subsample_size <- 2^18
+subsample_threshold <- 16 * subsample_size
+
+settings_subsample <- function(n, p, secure, private = TRUE) {
+  if (!private || secure) return(NULL)
+  opt <- getOption("dpsco.settings_subsample")
+  if (isFALSE(opt)) return(NULL)
+  m <- if (is.numeric(opt)) as.double(opt)
+       else if (isTRUE(opt)) min(subsample_size, n / 4)
+       else if (n >= subsample_threshold) subsample_size
+       else return(NULL)
+  if (!(m > 0 && m < n))
+    stop("internal error: a settings subsample of ", m, " of ", n,
+         " records", call. = FALSE)
+  mc <- max(m, n / 8)
+  list(m = m, q = m / n, curvature = list(m = mc, q = mc / n))
+}
+
+# The subsample of release `name` (NULL: the full data): the curvature's
+# rate is at least 1/8.  Its noise sets the ridge of every Newton step
+# (ridge times z B^2 / m), so unlike the octave levels its precision
+# counts at any n: at rate 2^18 / n its noise is 5 to 15 times the full
+# release's at n = 2e7, and the ridge grows with it (forced at n = 5e5,
+# rate 1/61: the ridge 7 times the full fit's and the test RMSE 10 times;
+# bench/README.md).  At rate 1/8 it is 1.2 to 2.7 times the full
+# release's, the ridge of a full-data fit at half of n, and its two passes
+# read a row in eight.
+release_sub <- function(st, name) {
+  if (is.null(st$sub)) NULL
+  else if (name == "curvature") st$sub$curvature
+  else st$sub[c("m", "q")]
+}
+
+# The multiplier z_sub of the subsampled Gaussian (rate q, one release)
+# whose epsilon at delta is at most that of the full-data Gaussian with
+# multiplier z: the subsampled part costs no more than its share.
+subsample_multiplier <- function(z, q, delta) {
+  calibrate_components(list(), q, 1, gaussian_epsilon(1 / z, delta), delta)
+}
+
+# One release's subsample: the records' 0-based indices, increasing
+# (src/entry.c dpsco_poisson_rows(): geometric skips from R's generator),
+# over the rows x holds (a sharded x: all its shards' rows in order).
+settings_rows <- function(x, sub) .Call(C_dpsco_poisson_rows, nrow(x), sub$q)
+
+# The records idx (0-based) of a per-record vector or matrix (NULL: NULL;
+# a sharded y or residual handle: itself, its workers take their rows; a
+# sharded offset carries idx to the workers' counts of its exposures).
+record_rows <- function(v, idx) {
+  if (is.null(v) || is.null(idx)) return(v)
+  if (inherits(v, "dpsco_shard_offset")) v$rows <- idx
+  if (is_sharded(v)) return(v)
+  if (is.matrix(v)) v[idx + 1L, , drop = FALSE] else v[idx + 1L]
+}
+
+# A part's multiplier and rate: the full-data release's z at share `name`,
+# or the subsampled release's (z_sub, q) when the settings subsample.
+part_noise <- function(st, name) {
+  z <- part_multiplier(st$z1, st$shares[[name]])
+  sub <- release_sub(st, name)
+  if (is.null(sub)) return(list(z = z, q = 1))
+  list(z = subsample_multiplier(z, sub$q, st$delta), q = sub$q)
+}
+
+# The released sample's public size: the expected size m of a subsample,
+# else the public n.  It stands for n wherever an estimator or a
+# sensitivity counts the records of the release (the most a bin can hold,
+# the quantile's tau n, the divisor of the second moments).
+release_n <- function(st, name = "scale") release_sub(st, name)$m %||% st$n
+
+# The mechanism's description with its subsample.
+sub_text <- function(st, text, name) {
+  sub <- release_sub(st, name)
+  if (is.null(sub)) return(text)
+  paste0(text, ", on a Poisson subsample (rate q = ", fmt3(sub$q),
+         ", expected size ", format_count(round(sub$m)), ")")
+}
 
 # ---------------------------------------------------------------------------
 # Bounds for x and the range of y from noisy octave histograms
@@ -306,7 +426,7 @@ window_octave_range <- function(counts, sd, rule = octave_rule, n = Inf) {
 centre_octave_range <- function(counts, sd, st) {
   rule <- octave_rule
   rule$f <- 2^noise_room(st$n, st$z1)
-  r <- signed_octave_range(counts, sd, rule, n = st$n)
+  r <- signed_octave_range(counts, sd, rule, n = release_n(st, "scale"))
   attr(r, "unresolved") <- NULL
   r
 }
@@ -364,10 +484,13 @@ hist_kept <- function(counts, sd) {
 # these sums, so every sensitivity below holds as stated.  The scale of x
 # and the centre of y are unweighted: the weighted sums over the public n
 # would be shrunk by the mean weight, which is unknown.
+# `delta` is the fit's: above the public rule's threshold (settings_subsample())
+# the scale, truncation and curvature releases read Poisson subsamples,
+# each a subsampled Gaussian part calibrated at that delta.
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
                          row = !constrained, n, weights = NULL,
-                         offset = NULL) {
+                         offset = NULL, delta = NULL) {
   p <- ncol(x)
   fam <- family_object(family)
   # (the larger centre share for the paths whose trivial model predicts
@@ -383,7 +506,11 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                                       if (small_rule) c(k = 40, cap = 0.15)
                                       else c(k = 100, cap = 0.5),
                                       scale_cap = if (yf) 0.35 else 0.2),
-             z1 = z1, n = n, y_weight = if (yf) 3 else 1)
+             z1 = z1, n = n, y_weight = if (yf) 3 else 1, delta = delta,
+             # (the rule needs the fit's delta for z_sub: without it, as
+             # in the tests that replay single releases, none)
+             sub = if (!is.null(delta))
+                     settings_subsample(n, p, noise_secure(), z1 > 0))
   # each step returns its values and what it adds to the record
   add <- function(st, step) {
     st$parts <- c(st$parts, step$parts)
@@ -458,9 +585,11 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
               released = st$released, public = st$public))
 }
 
-# One Gaussian part of the private settings, at the share of `name`.
-settings_part <- function(st, name, z, steps, sensitivity, mechanism, value) {
-  privacy_part(name, z, 1, steps, sensitivity, st$shares[[name]],
+# One Gaussian part of the private settings, at the share of `name` (q:
+# the rate of its Poisson subsample, 1 for the full data).
+settings_part <- function(st, name, z, steps, sensitivity, mechanism, value,
+                          q = 1) {
+  privacy_part(name, z, q, steps, sensitivity, st$shares[[name]],
                mechanism = mechanism, released = value)
 }
 
@@ -495,17 +624,23 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
   need_x <- is.null(ctl$x_bound)
   out <- list(bound = NULL, y_bound = NULL, y_range = NULL)
   if (need_x || need_y) {               # neither: every bound declared
-    z <- part_multiplier(st$z1, st$shares[["scale"]])
+    zq <- part_noise(st, "scale")
+    z <- zq$z
     px <- if (need_x) p else 0L
     wt <- c(rep(1, px), if (need_y) sqrt((st$y_weight %||% 1) * max(px, 1)))
+    # (the factors follow the noise of the whole fit, on the public n:
+    # noise_room())
     rule_x <- c(octave_rule, f_x = x_octave_factor(st$n, st$z1))
-    rel <- octave_release(if (need_x) design_octaves(x),
-                          if (need_y) signed_octave_counts(y), z, wt)
+    # x's and y's counts of the same records: the release's subsample
+    idx <- if (!is.null(st$sub)) settings_rows(x, release_sub(st, "scale"))
+    nr <- release_n(st, "scale")
+    rel <- octave_release(if (need_x) design_octaves(x, idx),
+                          if (need_y) signed_octave_counts(y, idx), z, wt)
     if (need_x)
       out$bound <- vapply(seq_len(p), function(j)
-        octave_bound(rel$x[, j], rel$sd[j], rule_x, n = st$n), 0)
+        octave_bound(rel$x[, j], rel$sd[j], rule_x, n = nr), 0)
     if (need_y) {
-      out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = st$n)
+      out$y_range <- signed_octave_range(rel$y, rel$sd[px + 1L], n = nr)
       out$y_unresolved <- isTRUE(attr(out$y_range, "unresolved"))
       attr(out$y_range, "unresolved") <- NULL
       out$centre_range <- centre_octave_range(rel$y, rel$sd[px + 1L], st)
@@ -513,13 +648,13 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     }
     out$parts <- list(settings_part(
       st, "scale", z, 1, rel$sensitivity,
-      paste0("Gaussian: octave histograms of |x_j|",
-             if (!need_x) " (none: declared)",
-             if (need_y) " and signed octaves of y"),
+      sub_text(st, paste0("Gaussian: octave histograms of |x_j|",
+                          if (!need_x) " (none: declared)",
+                          if (need_y) " and signed octaves of y"), "scale"),
       paste0("bounds on |x_j| ", if (need_x) range_text(out$bound)
              else "declared", if (need_y)
                paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
-                      fmt3(out$y_range[2L]), "]"))))
+                      fmt3(out$y_range[2L]), "]")), q = zq$q))
     out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound,
                                  y_range = out$y_range,
                                  centre_range = out$centre_range))
@@ -610,6 +745,19 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
   coordinate <- truncation == "coordinate"
   need_clip <- is.null(ctl$clip) && truncation != "none"
   need_row <- row && is.null(ctl$row_bound)
+  # a family whose curvature at b0 grows with the exposure e^offset_i
+  # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
+  # curvature release (curvature_release()): one more histogram, of
+  # log2 e^offset_i
+  need_expo <- row && fam$offset_curvature && !is.null(offset)
+  nhist <- need_clip + need_row + need_expo
+  # the release's subsample (none when nothing is released); the curvature
+  # then forms its rows' norms on its own subsample
+  sub <- !is.null(st$sub)
+  idx <- if (sub && nhist) settings_rows(xt, release_sub(st, "quantiles"))
+  y <- record_rows(y, idx)
+  weights <- record_rows(weights, idx)
+  offset <- record_rows(offset, idx)
   # one pass over the rows (design_row_stats()): the norms ||w_i||, and
   # the histograms of |r_i| c_i at beta0 (c_i = ||w_i||, or
   # max(1, |x_i|_inf) for coordinate truncation) and of ||w_i||
@@ -617,25 +765,25 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     start_residuals(fam, if (fam$multi) start_intercepts(beta0, fam, d,
                                                          intercept)
                          else beta0[1L], y, weights, offset)
-  rs <- design_row_stats(xt, intercept, resid, coordinate, need_row)
-  # a family whose curvature at b0 grows with the exposure e^offset_i
-  # (poisson: e^(b0 + offset_i)) needs a bound E on the exposures for its
-  # curvature release (curvature_release()): one more histogram, of
-  # log2 e^offset_i
-  need_expo <- row && fam$offset_curvature && !is.null(offset)
-  nhist <- need_clip + need_row + need_expo
-  out <- list(clip = ctl$clip, row_bound = ctl$row_bound, w_norm = rs$norm,
-              exposure = 1)
+  rs <- if (!sub || nhist)
+          design_row_stats(xt, intercept, resid, coordinate, need_row, idx)
+  out <- list(clip = ctl$clip, row_bound = ctl$row_bound,
+              w_norm = if (!sub) rs$norm, exposure = 1)
   if (nhist) {                         # none: every level declared
-    z <- part_multiplier(st$z1, st$shares[["quantiles"]])
+    zq <- part_noise(st, "quantiles")
+    z <- zq$z
+    # the quantiles' tau n: tau m on a subsample of expected size m
+    nr <- release_n(st, "quantiles")
     rc <- release_counts(counts = cbind(
       rs$counts, if (need_expo) exposure_counts(offset)), z = z)
     k <- 1L
     if (need_clip) {
-      clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], st$n,
+      clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], nr,
                             rc$sd)
       # a bounded residual (logistic: 1, quantile: max(tau, 1 - tau))
       # times a row norm of at most sqrt(d)
+      # (the factor follows the noise of the whole fit's steps, on the
+      # public n, with or without a subsample: noise_room())
       clip <- clip * clip_octave_factor(st$n, st$z1)
       if (fam$bounded)
         clip <- min(clip, fam$slope_bound * if (coordinate) 1 else sqrt(d))
@@ -648,23 +796,24 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     if (need_row)
       out$row_bound <- min(max(hist_quantile(rc$counts[, k],
                                              1 - ctl$quantiles[["row"]],
-                                             st$n, rc$sd),
+                                             nr, rc$sd),
                                if (intercept) 1 else 0), sqrt(d))
     # the exposure at the row bound's quantile: a record beyond it enters
     # the curvature as if its exposure were E
     if (need_expo)
       out$exposure <- hist_quantile(rc$counts[, nhist],
-                                    1 - ctl$quantiles[["row"]], st$n, rc$sd)
+                                    1 - ctl$quantiles[["row"]], nr, rc$sd)
     out$parts <- list(settings_part(
       st, "quantiles", z, 1, sqrt(nhist),
-      paste0("Gaussian: histograms of log2 ",
-             if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
-             if (need_row) " and log2 ||(1, x_i)||",
-             if (need_expo) " and log2 exp(offset_i)"),
+      sub_text(st, paste0(
+        "Gaussian: histograms of log2 ",
+        if (coordinate) "|r_i| max(1, |x_i|_inf)" else "|r_i| ||(1, x_i)||",
+        if (need_row) " and log2 ||(1, x_i)||",
+        if (need_expo) " and log2 exp(offset_i)"), "quantiles"),
       paste(c(if (need_clip) paste("clip level", fmt3(out$clip)),
               if (need_row) paste("row bound", fmt3(out$row_bound)),
               if (need_expo) paste("exposure bound", fmt3(out$exposure))),
-            collapse = "; ")))
+            collapse = "; "), q = zq$q))
   }
   out$public <- c(if (!need_clip && truncation != "none") "clip level",
                   if (row && !need_row) "row bound of the curvature")
@@ -704,17 +853,26 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
                               ctl, st, weights = NULL, offset = NULL,
                               exposure = 1) {
   d <- ncol(xt) + intercept
-  z <- part_multiplier(st$z1, st$shares[["curvature"]])
-  rh <- release_curvature(structure(list(x = xt), class = "design_cols"),
-                          z, row_bound, st$n, w_norm, intercept,
-                          curvature_row_weights(fam, weights, offset, exposure))
+  zq <- part_noise(st, "curvature")
+  # on a subsample: its own records, their norms from one more (cheap)
+  # pass over them, and the second moments over its expected size m
+  idx <- if (!is.null(st$sub)) settings_rows(xt, release_sub(st, "curvature"))
+  if (!is.null(idx)) w_norm <- design_row_stats(xt, intercept, rows = idx)$norm
+  nr <- release_n(st, "curvature")
+  rh <- release_curvature(structure(list(x = xt, rows = idx),
+                                    class = "design_cols"),
+                          zq$z, row_bound, nr, w_norm, intercept,
+                          curvature_row_weights(fam, record_rows(weights, idx),
+                                                record_rows(offset, idx),
+                                                exposure))
   weight <- curvature_weight(fam, beta0, d, intercept, exposure)
   curv <- curvature_matrix(rh$h, rh$sd, ctl$ridge, weight)
   list(curvature = curv$A, eigen = curv$eigen, top = curv$top,
        parts = list(settings_part(
-         st, "curvature", z, 1, row_bound^2 / st$n,
-         "Gaussian: second-moment matrix of the rows clipped to the row bound",
-         sprintf("%d x %d matrix", d, d))),
+         st, "curvature", zq$z, 1, row_bound^2 / nr,
+         sub_text(st, paste("Gaussian: second-moment matrix of the rows",
+                            "clipped to the row bound"), "curvature"),
+         sprintf("%d x %d matrix", d, d), q = zq$q)),
        released = list(ridge = curv$ridge), weight = weight)
 }
 
@@ -783,8 +941,10 @@ release_counts <- function(vals, z, counts = NULL) {
 # public number of records: one record adds or removes w_i w_i' / n, of
 # Frobenius norm at most row_bound^2 / n.  The noise is symmetric (one draw
 # per entry of the upper triangle).
-# w may also be a design (design.R) in list(x = ), without the column of
-# ones, which `intercept` adds.
+# w may also be a design (design.R) in list(x = , rows = ), without the
+# column of ones, which `intercept` adds; `rows` (0-based, NULL: all) the
+# records of a subsample, n then its expected size, `norms` and `weights`
+# one per listed record.
 release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
                               intercept = FALSE, weights = NULL) {
   # a record's weight in [0, 1] enters as the square root on its row, so
@@ -794,7 +954,7 @@ release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
     sc <- if (is_sharded(sc)) shard_weigh_rows(sc, weights)
           else sc * sqrt(weights)
   h <- if (inherits(w, "design_cols"))
-         design_gram(w$x, sc, intercept) / n
+         design_gram(w$x, sc, intercept, w$rows) / n
        else crossprod(w * sc) / n
   d <- ncol(h)
   sd <- z * row_bound^2 / n

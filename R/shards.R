@@ -556,13 +556,27 @@ shard_note <- function(ledger, what) {
   if (!is.null(ledger)) ledger$releases <- c(ledger$releases, what)
 }
 
+# A subsample of the private settings (settings_rows(): 0-based indices
+# into the stacked rows, increasing) as each shard's jobs: its own rows'
+# local indices, as shard_remote_pass() cuts a batch.  rows NULL: no jobs
+# (every worker reads all its rows).
+shard_row_jobs <- function(sh, rows) {
+  if (is.null(rows)) return(NULL)
+  n_s <- shard_rows(sh)
+  ends <- cumsum(n_s)
+  cut <- c(0L, findInterval(ends - 0.5, rows))
+  lapply(seq_along(n_s), function(s)
+    list(rows = rows[seq_len(cut[s + 1L] - cut[s]) + cut[s]] -
+           as.integer(ends[s] - n_s[s])))
+}
+
 # The octave counts of x (design_octaves(), R/design.R) or the signed
 # octave counts of y (signed_octave_counts(), R/design.R) over the
-# shards, added in shard order.
-shard_octaves <- function(v) {
+# shards (or over the subsample `rows`), added in shard order.
+shard_octaves <- function(v, rows = NULL) {
   sh <- v$shards
   what <- if (inherits(v, "dpsco_shard_y")) "y" else "x"
-  res <- shard_apply(sh$cluster, sh$id, "octaves", NULL,
+  res <- shard_apply(sh$cluster, sh$id, "octaves", shard_row_jobs(sh, rows),
                      list(what = what, net = v$net),
                      stage = "counting octaves", ledger = v$ledger)
   shard_note(v$ledger, paste("octave counts of", what))
@@ -621,10 +635,11 @@ shard_y_hist <- function(y, bound, nbins) {
 }
 
 # The octave counts of the exposures exp(offset_i) (exposure_counts(),
-# R/settings.R).
+# R/settings.R), of the settings' subsample `offset$rows` when it has one.
 shard_exposure_counts <- function(offset) {
   sh <- offset$shards
-  res <- shard_apply(sh$cluster, sh$id, "exposure", NULL, list(),
+  res <- shard_apply(sh$cluster, sh$id, "exposure",
+                     shard_row_jobs(sh, offset$rows), list(),
                      stage = "counting exposures", ledger = offset$ledger)
   shard_note(offset$ledger, "exposure counts")
   shard_sum(res)
@@ -656,16 +671,19 @@ shard_curvature_weights <- function(st, exposure) {
 }
 
 # design_row_stats() over the shards: the histograms' counts added; the
-# per-record norms stay on the workers (a handle stands in for them).
-shard_row_stats <- function(x, intercept, residual, coordinate, row_hist) {
+# per-record norms (of the subsample `rows`' records, when given) stay on
+# the workers (a handle stands in for them).
+shard_row_stats <- function(x, intercept, residual, coordinate, row_hist,
+                            rows = NULL) {
   sh <- x$shards
-  res <- shard_apply(sh$cluster, sh$id, "row_stats", NULL,
+  res <- shard_apply(sh$cluster, sh$id, "row_stats", shard_row_jobs(sh, rows),
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(intercept),
                           residual = if (!is.null(residual)) unclass(residual),
                           coordinate = coordinate, row_hist = row_hist),
                      stage = "forming histograms", ledger = x$ledger)
-  shard_note(x$ledger, "histogram counts")
+  # (the norms of a subsample alone return no counts)
+  if (!is.null(residual) || row_hist) shard_note(x$ledger, "histogram counts")
   list(counts = shard_sum(res),
        norm = structure(list(key = x$key),
                         class = c("dpsco_shard_norms", "dpsco_sharded")))
@@ -678,10 +696,11 @@ row_scale <- function(norms, row_bound) {
             class = c("dpsco_shard_scale", "dpsco_sharded"))
 }
 
-# design_gram() over the shards with the rows scaled by row_scale().
-shard_gram <- function(x, w, intercept) {
+# design_gram() over the shards with the rows scaled by row_scale() (of
+# the subsample `rows`, whose norms the last row_stats task kept).
+shard_gram <- function(x, w, intercept, rows = NULL) {
   sh <- x$shards
-  res <- shard_apply(sh$cluster, sh$id, "gram", NULL,
+  res <- shard_apply(sh$cluster, sh$id, "gram", shard_row_jobs(sh, rows),
                      list(key = x$key, bound = x$bound,
                           intercept = as.integer(intercept),
                           row_bound = w$row_bound, weighted = w$weighted,
@@ -782,33 +801,36 @@ shard_task <- function(task, id, job, common) {
       st$yf <- as.double(yy$y)
       yy$classnames
     },
-    octaves = if (common$what == "x") design_octaves(st$x)
-              else signed_octave_counts(shard_y(st, common$net)),
+    octaves = if (common$what == "x") design_octaves(st$x, job$rows)
+              else signed_octave_counts(shard_y(st, common$net), job$rows),
     centre = sum(clamp(shard_y(st, common$net), common$lo, common$hi) -
                    (common$lo + common$hi) / 2),
     classes = class_counts(st$yf, common$K),
     y_hist = y_bin_counts(shard_y(st, common$net), common$bound,
                           common$nbins),
-    exposure = exposure_counts(st$offset),
+    exposure = exposure_counts(record_rows(st$offset, job$rows)),
     row_stats = {
       xt <- shard_scaled(st, common$key, common$bound)
       resid <- if (!is.null(common$residual))
                  start_residuals(common$residual$fam, common$residual$eta,
-                                 st$yf, st$weights, st$offset)
+                                 record_rows(st$yf, job$rows),
+                                 record_rows(st$weights, job$rows),
+                                 record_rows(st$offset, job$rows))
       rs <- design_row_stats(xt, common$intercept, resid, common$coordinate,
-                             common$row_hist)
+                             common$row_hist, job$rows)
       st$norm <- rs$norm
-      st$norm_key <- common$key
+      st$norm_key <- list(common$key, job$rows)
       rs$counts
     },
     gram = {
-      if (!identical(st$norm_key, common$key))
-        stop("internal error: the row norms of another fit")
+      if (!identical(st$norm_key, list(common$key, job$rows)))
+        stop("internal error: the row norms of another fit or subsample")
       xt <- shard_scaled(st, common$key, common$bound)
       w <- pmin(1, common$row_bound / st$norm)
       if (isTRUE(common$weighted))
-        w <- w * sqrt(shard_curvature_weights(st, common$exposure))
-      design_gram(xt, w, common$intercept)
+        w <- w * sqrt(record_rows(shard_curvature_weights(st, common$exposure),
+                                  job$rows))
+      design_gram(xt, w, common$intercept, job$rows)
     },
     subset = {
       sub <- new.env(parent = emptyenv())

@@ -137,8 +137,13 @@ void records_mapped(records *rec, const double *cm, int n, int p,
 typedef struct {
     int layout;            /* LAYOUT_DENSE (R's column-major matrix),
                             * LAYOUT_SPARSE (a dgCMatrix) or LAYOUT_MAPPED */
-    int n, p;
-    const double *x;       /* dense, mapped: the n x p column-major values */
+    int n, p;              /* the rows a pass reads (with `rows`: how many
+                            * it lists), the columns */
+    const double *x;       /* dense, mapped: the column-major values ... */
+    size_t stride;         /* ... and their column length */
+    const int *rows;       /* dense, mapped: the rows a pass reads, 0-based
+                            * and increasing (NULL: 0 .. n - 1); a sparse x
+                            * is cut to its rows before the pass instead */
     const double *bound;   /* mapped: clamp(x_j / bound[j], -1, 1) as read
                             * (NULL: as stored) */
     const int *cp, *ri;    /* sparse: column pointers, row indices ... */

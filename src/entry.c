@@ -287,11 +287,15 @@ static const field_spec bs_mean_fields[] = {
 #define PASS_FIELDS \
     {"task", REQUIRED}, {"threads", REQUIRED}, {"block_rows", REQUIRED}
 
+/* Tasks 5, 2 and 3 take an optional `rows`: the pass reads those rows of
+ * x only (0-based, increasing), as if x were x[rows + 1, ]; `residual`
+ * and `weight` then hold one value per listed row. */
+
 /* 5: per column, the counts of records in the octave bins of |x_ij|
  * (R/settings.R octave_counts(); task 1, the log-moment sums of 0.11.0,
  * is gone) */
 static const field_spec pass_octave_fields[] = {
-    PASS_FIELDS,
+    PASS_FIELDS, {"rows", OPTIONAL},
     {NULL, 0}
 };
 
@@ -300,13 +304,14 @@ static const field_spec pass_octave_fields[] = {
  * `coordinate` max(intercept, |x_i|_inf)) and of the norms (`row_hist`) */
 static const field_spec pass_rows_fields[] = {
     PASS_FIELDS, {"intercept", REQUIRED}, {"coordinate", REQUIRED},
-    {"residual", OPTIONAL}, {"row_hist", REQUIRED},
+    {"residual", OPTIONAL}, {"row_hist", REQUIRED}, {"rows", OPTIONAL},
     {NULL, 0}
 };
 
 /* 3: crossprod(cbind(1, x) * weight) (without the 1 for intercept 0) */
 static const field_spec pass_gram_fields[] = {
     PASS_FIELDS, {"intercept", REQUIRED}, {"weight", REQUIRED},
+    {"rows", OPTIONAL},
     {NULL, 0}
 };
 
@@ -965,6 +970,7 @@ static void column_data_from(column_data *cd, SEXP x)
         cd->n = Rf_nrows(x);
         cd->p = Rf_ncols(x);
         cd->x = REAL(x);
+        cd->stride = (size_t) cd->n;
     } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
         SEXP dim = R_do_slot(x, Rf_install("Dim"));
         cd->layout = LAYOUT_SPARSE;
@@ -980,6 +986,7 @@ static void column_data_from(column_data *cd, SEXP x)
             Rf_error("internal error: a mapped x without its mapping");
         cd->layout = LAYOUT_MAPPED;
         cd->x = mapped_values(ptr, &cd->n, &cd->p);
+        cd->stride = (size_t) cd->n;
         if (!Rf_isNull(bound) && Rf_length(bound) != cd->p)
             Rf_error("internal error: %d bounds for %d columns",
                      Rf_length(bound), cd->p);
@@ -988,6 +995,89 @@ static void column_data_from(column_data *cd, SEXP x)
         Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
                  "a mapped file");
     }
+}
+
+/* The pass restricted to the rows `rows` (0-based, increasing, checked
+ * here): a dense or mapped x is read at them in place; a sparse x is cut
+ * to them, its listed rows' entries copied with their positions in the
+ * list as row indices (a position map of x's rows, n ints, and the
+ * entries kept). */
+static void column_data_rows(column_data *cd, SEXP rows, const char *entry)
+{
+    if (TYPEOF(rows) != INTSXP)
+        Rf_error("%s: rows must be an integer vector", entry);
+    int m = Rf_length(rows), n = cd->n;
+    const int *r = INTEGER(rows);
+    for (int k = 0; k < m; k++)
+        if (r[k] < 0 || r[k] >= n || (k > 0 && r[k] <= r[k - 1]))
+            Rf_error("%s: rows must be increasing row indices in 0 .. %d",
+                     entry, n - 1);
+    if (cd->layout != LAYOUT_SPARSE) {
+        cd->rows = r;
+        cd->n = m;
+        return;
+    }
+    int *pos = (int *) R_alloc(n > 0 ? (size_t) n : 1, sizeof(int));
+    for (int i = 0; i < n; i++)
+        pos[i] = -1;
+    for (int k = 0; k < m; k++)
+        pos[r[k]] = k;
+    int *cp = (int *) R_alloc((size_t) cd->p + 1, sizeof(int));
+    cp[0] = 0;
+    for (int j = 0; j < cd->p; j++) {
+        int kept = 0;
+        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
+            kept += pos[cd->ri[k]] >= 0;
+        cp[j + 1] = cp[j] + kept;
+    }
+    size_t nnz = (size_t) cp[cd->p];
+    int *ri = (int *) R_alloc(nnz > 0 ? nnz : 1, sizeof(int));
+    double *v = (double *) R_alloc(nnz > 0 ? nnz : 1, sizeof(double));
+    for (int j = 0, t = 0; j < cd->p; j++)
+        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
+            if (pos[cd->ri[k]] >= 0) {
+                ri[t] = pos[cd->ri[k]];
+                v[t++] = cd->v[k];
+            }
+    cd->cp = cp;
+    cd->ri = ri;
+    cd->v = v;
+    cd->n = m;
+}
+
+/* A Poisson subsample of n records at rate q (the private settings'
+ * passes, R/settings.R settings_subsample()): each record kept
+ * independently with probability q, the gaps between kept records drawn
+ * as geometric skips from R's generator (sampler_next(), sample.c), so
+ * the draws number about q n, never n.  Returns the kept records'
+ * 0-based indices, increasing. */
+SEXP dpsco_poisson_rows(SEXP n_, SEXP q_)
+{
+    int n = Rf_asInteger(n_);
+    double q = Rf_asReal(q_);
+    if (n == NA_INTEGER || n < 0 || !(q > 0.0 && q <= 1.0))
+        Rf_error("internal error: dpsco_poisson_rows needs n >= 0 and q in "
+                 "(0, 1]");
+    poisson_sampler sp;
+    sampler_init(&sp, n, q, 0);
+    size_t cap = (size_t) (q * n + 6.0 * sqrt(q * n) + 16.0), m = 0;
+    cap = cap < (size_t) n + 1 ? cap : (size_t) n + 1;
+    int *buf = R_Calloc(cap, int);
+    GetRNGstate();
+    for (int i = sampler_next(&sp, -1); i < n; i = sampler_next(&sp, i)) {
+        if (m == cap) {
+            cap *= 2;
+            buf = R_Realloc(buf, cap, int);
+        }
+        buf[m++] = i;
+    }
+    PutRNGstate();
+    SEXP out = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t) m));
+    if (m > 0)
+        memcpy(INTEGER(out), buf, m * sizeof(int));
+    R_Free(buf);
+    UNPROTECT(1);
+    return out;
 }
 
 /* A named list of the n values. */
@@ -1025,6 +1115,8 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
     cd.threads = threads < limit ? threads : limit;
     if (cd.threads < 1)
         cd.threads = 1;
+    if (task != 4 && !Rf_isNull(opt(&s, "rows")))
+        column_data_rows(&cd, opt(&s, "rows"), entry);
     if (task == 5) {
         SEXP counts = PROTECT(Rf_allocMatrix(INTSXP, 64, cd.p));
         settings_octaves(&cd, INTEGER(counts));

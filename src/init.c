@@ -21,6 +21,7 @@ SEXP dpsco_secure_noise(SEXP, SEXP, SEXP);
 SEXP dpsco_dg_sample(SEXP, SEXP, SEXP);
 SEXP dpsco_secure_unif(SEXP);
 SEXP dpsco_settings_pass(SEXP, SEXP);
+SEXP dpsco_poisson_rows(SEXP, SEXP);
 SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_layout(SEXP, SEXP);
@@ -51,6 +52,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_dg_sample, 3),
     CALLDEF(dpsco_secure_unif, 1),
     CALLDEF(dpsco_settings_pass, 2),
+    CALLDEF(dpsco_poisson_rows, 2),
     CALLDEF(dpsco_pld, 7),
     CALLDEF(dpsco_quad_lasso, 4),
     CALLDEF(dpsco_shard_layout, 2),

@@ -117,6 +117,11 @@ hist_level <- dpsco:::hist_level
 curvature_matrix <- dpsco:::curvature_matrix
 curvature_max_d <- dpsco:::curvature_max_d
 curvature_row_weights <- dpsco:::curvature_row_weights
+settings_rows <- dpsco:::settings_rows
+settings_subsample <- dpsco:::settings_subsample
+subsample_multiplier <- dpsco:::subsample_multiplier
+subsample_size <- dpsco:::subsample_size
+subsample_threshold <- dpsco:::subsample_threshold
 noise_room <- dpsco:::noise_room
 default_shares <- dpsco:::default_shares
 adaptive_shares <- dpsco:::adaptive_shares

@@ -353,3 +353,72 @@ test_that("weights and offsets travel with their records on every layout", {
     expect_same_fit(f$mapped, f$dense)
   }
 })
+
+test_that("the settings passes over a subsample's rows are the passes over x[rows + 1, ] in every form", {
+  skip_if_not_installed("bigmemory")
+  set.seed(11)
+  n <- 3000
+  x <- matrix(rt(n * 6, df = 3), n, 6)
+  x[sample(length(x), 9000)] <- 0
+  x[1:40, 2] <- 1e-12                        # the first octave bin
+  set.seed(12)
+  rows <- settings_rows(x, list(q = 0.2))
+  # the coins: Poisson, increasing 0-based indices from R's generator
+  expect_type(rows, "integer")
+  expect_false(is.unsorted(rows, strictly = TRUE))
+  expect_true(all(rows >= 0 & rows < n))
+  set.seed(12)
+  expect_identical(settings_rows(x, list(q = 0.2)), rows)
+  # the same coins in R: geometric gaps floor(E / -log(1 - q)), E ~ Exp(1)
+  set.seed(12)
+  ref <- integer()
+  cur <- -1
+  repeat {
+    cur <- cur + 1 + floor(stats::rexp(1) / -log1p(-0.2))
+    if (cur >= n) break
+    ref <- c(ref, as.integer(cur))
+  }
+  expect_identical(rows, ref)
+  # (more than one chunk of 256 gathered values per column)
+  expect_gt(length(rows), 512)
+  expect_equal(length(rows), 0.2 * n, tolerance = 4 * sqrt(0.2 * n) / (0.2 * n))
+  sub <- x[rows + 1L, , drop = FALSE]
+  m <- length(rows)
+  r <- rt(m, df = 2)
+  w <- runif(m)
+  bound <- c(1, 2, 0.5, 3, 1, 1)
+  # small blocks, so that a subsample spans several of R's blocks
+  withr::local_options(dpsco.block_values = 600)
+  forms <- list(dense = x, sparse = Matrix::Matrix(x, sparse = TRUE),
+                mapped = check_design(filebacked(x)))
+  for (nm in names(forms)) {
+    f <- forms[[nm]]
+    expect_identical(design_octaves(f, rows), design_octaves(sub), label = nm)
+    # the plain-R octave counts of the sampled rows
+    expect_identical(unname(design_octaves(f, rows)),
+                     vapply(1:6, function(j) tabulate(log2_bin(abs(sub[, j])), 64L),
+                            integer(64)), label = nm)
+    rs <- design_row_stats(f, TRUE, r, FALSE, TRUE, rows)
+    ref <- design_row_stats(sub, TRUE, r, FALSE, TRUE)
+    expect_identical(rs, ref, label = nm)
+    expect_equal(rs$norm, sqrt(1 + rowSums(sub^2)), tolerance = 1e-14)
+    expect_identical(rs$counts[, 2], tabulate(log2_bin(sqrt(1 + rowSums(sub^2))), 64L))
+    g <- design_gram(f, w, TRUE, rows)
+    expect_identical(g, design_gram(sub, w, TRUE), label = nm)
+    expect_equal(g, crossprod(cbind(1, sub) * w), tolerance = 1e-13, label = nm)
+    # with the fit's bounds on x (a mapped x applies them as it reads)
+    fb <- scale_clamp(f, bound)
+    expect_identical(design_octaves(fb, rows),
+                     design_octaves(scale_clamp(sub, bound)), label = nm)
+    expect_equal(design_gram(fb, w, FALSE, rows),
+                 crossprod(scale_clamp(sub, bound) * w), tolerance = 1e-13,
+                 label = nm)
+  }
+  # y's counts of the same records
+  y <- rt(n, df = 2)
+  expect_identical(signed_octave_counts(y, rows), signed_octave_counts(y[rows + 1L]))
+  # no rows: an empty subsample counts nothing
+  expect_identical(sum(design_octaves(x, integer(0))), 0L)
+  expect_error(design_octaves(x, c(3L, 2L)), "increasing")
+  expect_error(design_octaves(x, n), "rows")
+})

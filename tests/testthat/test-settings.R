@@ -1139,3 +1139,122 @@ test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
                                                others = scale_share_ref(z1, 3, n) + 0.22))
   expect_false("scale" %in% names(b) && b[["scale"]] > 0.2)
 })
+
+test_that("the settings subsample's public rule: 2^18 records (the curvature's at least n / 8) from n = 2^22 up, never with secure noise", {
+  withr::local_options(dpsco.settings_subsample = NULL)
+  expect_identical(subsample_size, 2^18)
+  expect_identical(subsample_threshold, 2^22)
+  expect_null(settings_subsample(2^22 - 1, 50, FALSE))
+  expect_null(settings_subsample(2e6, 50, FALSE))
+  expect_identical(settings_subsample(2^22, 50, FALSE),
+                   list(m = 2^18, q = 1 / 16, curvature = list(m = 2^19, q = 1 / 8)))
+  expect_identical(settings_subsample(2e7, 3, FALSE),
+                   list(m = 2^18, q = 2^18 / 2e7, curvature = list(m = 2.5e6, q = 1 / 8)))
+  # the same whatever p
+  expect_identical(settings_subsample(2e7, 3, FALSE),
+                   settings_subsample(2e7, 4000, FALSE))
+  # secure noise, or no noise: full passes
+  expect_null(settings_subsample(2e7, 50, TRUE))
+  expect_null(settings_subsample(2e7, 50, FALSE, private = FALSE))
+  # the option: off, on (m at most n / 4), a given m
+  withr::local_options(dpsco.settings_subsample = FALSE)
+  expect_null(settings_subsample(2e7, 50, FALSE))
+  withr::local_options(dpsco.settings_subsample = TRUE)
+  expect_identical(settings_subsample(1000, 5, FALSE),
+                   list(m = 250, q = 0.25, curvature = list(m = 250, q = 0.25)))
+  expect_identical(settings_subsample(2e7, 5, FALSE)$m, 2^18)
+  expect_null(settings_subsample(1000, 5, TRUE))
+  withr::local_options(dpsco.settings_subsample = 300)
+  expect_identical(settings_subsample(1200, 5, FALSE),
+                   list(m = 300, q = 0.25, curvature = list(m = 300, q = 0.25)))
+  withr::local_options(dpsco.settings_subsample = 100)
+  expect_identical(settings_subsample(1600, 5, FALSE)$curvature, list(m = 200, q = 1 / 8))
+  expect_error(settings_subsample(100, 5, FALSE), "internal error")
+})
+
+test_that("subsample_multiplier(): the smallest z whose subsampled release costs no more than the full one", {
+  for (case in list(c(z = 10, q = 0.05, delta = 1e-6), c(z = 3, q = 0.25, delta = 1e-5),
+                    c(z = 40, q = 0.01, delta = 1e-7))) {
+    zs <- subsample_multiplier(case[["z"]], case[["q"]], case[["delta"]])
+    eps_full <- gauss_eps_ref(1 / case[["z"]], case[["delta"]])
+    eps_sub <- function(z) account_epsilon(list(list(noise_multiplier = z,
+                                                     sample_rate = case[["q"]],
+                                                     steps = 1)), case[["delta"]])
+    expect_lte(eps_sub(zs), eps_full * (1 + 1e-9))
+    # (to the calibration's precision on the discretised loss distribution)
+    expect_gt(eps_sub(zs * 0.98), eps_full)
+    # amplified: less noise than the full-data release's
+    expect_lt(zs, case[["z"]])
+  }
+})
+
+test_that("a fit with subsampled settings records each subsampled part and composes them exactly", {
+  d <- settings_data()
+  withr::local_options(dpsco.settings_subsample = 400)
+  eps <- 1
+  set.seed(4)
+  fit <- dpsco(d$x, d$y, epsilon = eps)
+  pr <- privacy(fit)
+  sh <- pr$shares
+  q <- 400 / d$n
+  expect_identical(sh$part, c("scale", "centre", "quantiles", "curvature",
+                              "optimizer"))
+  expect_equal(sh$sample_rate, c(q, 1, q, q, 1))
+  # each subsampled part: the share's full-data multiplier made no more
+  # costly at the fit's delta (the closed-form Gaussian epsilon)
+  z1 <- dp_noise_multiplier(eps, pr$delta, 1, 1)
+  for (k in c(1, 3, 4)) {
+    z_full <- z1 / sqrt(sh$share[k])
+    expect_lte(sh$epsilon_alone[k], gauss_eps_ref(1 / z_full, pr$delta) * (1 + 1e-9))
+    expect_lt(sh$noise_multiplier[k], z_full)
+  }
+  # the centre stays on the full data, at its share
+  expect_equal(sh$noise_multiplier[2], z1 / sqrt(sh$share[2]), tolerance = 1e-12)
+  # the accountant composes the record's components: recomputed
+  # independently from the table, and within the target
+  comps <- lapply(seq_len(nrow(sh)), function(k)
+    list(noise_multiplier = sh$noise_multiplier[k],
+         sample_rate = sh$sample_rate[k], steps = sh$steps[k]))
+  expect_equal(pr$epsilon_accounted, account_epsilon(comps, pr$delta),
+               tolerance = 1e-12)
+  expect_lte(pr$epsilon_accounted, eps)
+  expect_gt(pr$epsilon_accounted, 0.99 * eps)
+  # the curvature's sensitivity and noise over the expected size m
+  rel <- pr$released
+  expect_equal(sh$sensitivity[4], rel$row_bound^2 / 400, tolerance = 1e-14)
+  expect_match(sh$mechanism[c(1, 3, 4)], "Poisson subsample \\(rate q = 0.267")
+  out <- format(pr)
+  expect_true(any(grepl(sprintf("scale .*z = %s, q = 0.2667", format(signif(sh$noise_multiplier[1], 4))),
+                        out)))
+  # set.seed() reproduces it, and the option off gives the full-pass fit
+  set.seed(4)
+  expect_identical(dpsco(d$x, d$y, epsilon = eps)$beta, fit$beta)
+  withr::local_options(dpsco.settings_subsample = FALSE)
+  set.seed(4)
+  full <- privacy(dpsco(d$x, d$y, epsilon = eps))
+  expect_true(all(full$shares$sample_rate == 1))
+  expect_equal(full$shares$share, sh$share)
+})
+
+test_that("the subsampled releases read the drawn records: replayed from the same coins", {
+  d <- settings_data()
+  withr::local_options(dpsco.settings_subsample = 400)
+  z1 <- dp_noise_multiplier(1, 1e-4, 1, 1)
+  ctl <- dpsco_control()
+  set.seed(9)
+  tn <- tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1,
+                     NULL, ctl, n = d$n, delta = 1e-4)
+  # the same stream: the scale release's coins come first, then its noise
+  set.seed(9)
+  rows <- settings_rows(d$x, list(q = 400 / d$n))
+  st_z <- subsample_multiplier(part_multiplier(z1, tn$parts[[1]]$share),
+                               400 / d$n, 1e-4)
+  expect_equal(tn$parts[[1]]$noise_multiplier, st_z, tolerance = 1e-12)
+  w <- c(rep(1, d$p), sqrt(3 * d$p))
+  rel <- octave_release(design_octaves(d$x, rows),
+                        signed_octave_counts(d$y, rows), st_z, w)
+  rule <- c(octave_rule, f_x = x_octave_factor(d$n, z1))
+  expect_equal(tn$bound, vapply(seq_len(d$p), function(j)
+    octave_bound(rel$x[, j], rel$sd[j], rule, n = 400), 0))
+  expect_equal(tn$y_range, signed_octave_range(rel$y, rel$sd[d$p + 1], n = 400))
+})

@@ -739,3 +739,43 @@ test_that("a worker that fails or dies mid-fit stops the fit and keeps the recor
   expect_identical(e$released$gradients, 2)
   expect_length(e$released$settings, 5L)
 })
+
+test_that("subsampled settings: shards send each worker its rows of the subsample and give the single-process fit", {
+  skip_if_not_installed("Matrix")
+  cl <- shard_cluster()
+  # forced at this n (the rule subsamples from 16 * 2^18 records)
+  withr::local_options(dpsco.settings_subsample = 300)
+  for (family in c("gaussian", "binomial")) {
+    d <- shard_data(family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:500, 501:1200)))
+    f <- compare_fits(d$x, d$y, sh, 1200, family = family, epsilon = 1)
+    expect_equal(privacy(f[[2]])$shares$sample_rate[c(1, 3, 4)],
+                 rep(300 / 1200, 3))
+  }
+  d <- shard_data(n = 1000, p = 6)
+  d$x[abs(d$x) < 0.8] <- 0
+  sp <- dpsco_shards(cl, shard_loader(d$x, d$y, list(1:400, 401:1000),
+                                      function(v) Matrix::Matrix(v, sparse = TRUE)))
+  compare_fits(d$x, d$y, sp, 1000, method = "clip", nlambda = 4)
+  # the shards' own weights and offsets enter each release on the
+  # workers' rows of its subsample (the residuals' and exposures'
+  # histograms, the curvature's row weights); the other families too
+  parts <- list(1:400, 401:900)
+  w <- withr::with_seed(2, stats::runif(900))
+  off <- withr::with_seed(3, stats::rnorm(900, 0, 0.5))
+  d <- shard_data(n = 900, p = 4, family = "poisson")
+  sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                      extra = list(offset = off, weights = w)))
+  f <- compare_fits(d$x, d$y, sh, 900, family = "poisson", nlambda = 3,
+                    records = list(offset = off, weights = w))
+  expect_true("exposure" %in% names(f[[2]]$privacy$released))
+  expect_equal(privacy(f[[2]])$shares$sample_rate[c(1, 3, 4)],
+               rep(300 / 900, 3))
+  for (family in c("multinomial", "quantile")) {
+    d <- shard_data(n = 900, p = 4, family = family)
+    sh <- dpsco_shards(cl, shard_loader(d$x, d$y, parts,
+                                        extra = list(weights = w)))
+    compare_fits(d$x, d$y, sh, 900, family = family, nlambda = 3,
+                 records = list(weights = w))
+  }
+})
