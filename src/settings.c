@@ -18,7 +18,8 @@
  * rows or blocks, so the results do not depend on how many ran, and
  * zeros, which add nothing to any sum (and fall in the first octave bin),
  * are skipped in a sparse x: every layout gives the same counts and sums
- * bit for bit. */
+ * bit for bit.  A view of some rows of a mapped file (R/design.R) is read
+ * through its list of rows, as x[rows, ] would be. */
 #include <math.h>
 #include <string.h>
 #include <Rconfig.h>
@@ -48,6 +49,14 @@ static inline double bounded(const column_data *cd, int j, double v)
         return v;
     v = v / cd->bound[j];
     return v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
+}
+
+/* Value i of the pass in dense or mapped column j, bounded: row i, or
+ * the listed row rows[i] of a view. */
+static inline double dense_at(const column_data *cd, int j, int i)
+{
+    const double *col = cd->x + (size_t) j * cd->stride;
+    return bounded(cd, j, col[cd->rows != NULL ? cd->rows[i] : i]);
 }
 
 /* The first position in sparse column j at or after row `row`. */
@@ -89,7 +98,12 @@ static void column_octaves(const column_data *cd, int j, int *counts)
         h[0] += cd->n - stored;
         return;
     }
-    const double *col = cd->x + (size_t) j * cd->n;
+    if (cd->rows != NULL) {
+        for (int i = 0; i < cd->n; i++)
+            h[log2_bin0(fabs(dense_at(cd, j, i)))]++;
+        return;
+    }
+    const double *col = cd->x + (size_t) j * cd->stride;
     for (int i = 0; i < cd->n; i++)
         h[log2_bin0(fabs(bounded(cd, j, col[i])))]++;
 }
@@ -130,8 +144,14 @@ static void rows_block(const column_data *cd, int a, int b, long double *ss,
                 ss[r] += v * v;
                 big[r] = fabs(v) > big[r] ? fabs(v) : big[r];
             }
+        } else if (cd->rows != NULL) {
+            for (int k = 0; k < m; k++) {
+                double v = dense_at(cd, j, a + k);
+                ss[k] += v * v;
+                big[k] = fabs(v) > big[k] ? fabs(v) : big[k];
+            }
         } else {
-            const double *col = cd->x + (size_t) j * cd->n + a;
+            const double *col = cd->x + (size_t) j * cd->stride + a;
             for (int k = 0; k < m; k++) {
                 double v = bounded(cd, j, col[k]);
                 ss[k] += v * v;
@@ -213,8 +233,11 @@ static size_t gram_sparse_rows(const column_data *cd, int has_int,
             for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
                      cd->ri[k] < b; k++)
                 rp[cd->ri[k] - a + 1] += cd->v[k] * w[cd->ri[k]] != 0.0;
+        } else if (cd->rows != NULL) {
+            for (int k = 0; k < m; k++)
+                rp[k + 1] += dense_at(cd, j, a + k) * w[a + k] != 0.0;
         } else {
-            const double *col = cd->x + (size_t) j * cd->n + a;
+            const double *col = cd->x + (size_t) j * cd->stride + a;
             for (int k = 0; k < m; k++)
                 rp[k + 1] += bounded(cd, j, col[k]) * w[a + k] != 0.0;
         }
@@ -240,9 +263,8 @@ static size_t gram_sparse_rows(const column_data *cd, int has_int,
                 }
             }
         } else {
-            const double *col = cd->x + (size_t) j * cd->n + a;
             for (int k = 0; k < m; k++) {
-                double v = bounded(cd, j, col[k]) * w[a + k];
+                double v = dense_at(cd, j, a + k) * w[a + k];
                 if (v != 0.0) {
                     ci[rp[k]] = j + has_int;
                     cv[rp[k]++] = v;
@@ -271,8 +293,11 @@ static void gram_dense_rows(const column_data *cd, int has_int,
             for (int k = sparse_from(cd, j, a); k < cd->cp[j + 1] &&
                      cd->ri[k] < b; k++)
                 o[cd->ri[k] - a] = cd->v[k] * w[cd->ri[k]];
+        } else if (cd->rows != NULL) {
+            for (int k = 0; k < m; k++)
+                o[k] = dense_at(cd, j, a + k) * w[a + k];
         } else {
-            const double *col = cd->x + (size_t) j * cd->n + a;
+            const double *col = cd->x + (size_t) j * cd->stride + a;
             for (int k = 0; k < m; k++)
                 o[k] = bounded(cd, j, col[k]) * w[a + k];
         }
@@ -446,7 +471,7 @@ void settings_clamp(const column_data *cd, const double *bound, double *out)
     if (threaded)
 #endif
         for (int j = g; j < e; j++) {
-            const double *col = cd->x + (size_t) j * cd->n;
+            const double *col = cd->x + (size_t) j * cd->stride;
             double *o = out + (size_t) j * cd->n, bj = bound[j];
             for (int i = 0; i < cd->n; i++) {
                 double v = col[i] / bj;
