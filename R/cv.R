@@ -185,13 +185,13 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                      "public_n", "tau", "secure", "weights", "offset",
                      "inference"),
                    "cv.dpsco")
-  dat <- check_data_args(x, y, family, public_n, weights, offset)
+  # (spec: on shards, a method that cannot run there is refused first)
+  dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
   x <- dat$x
   # the checks of dpsco() that must come before the split; the fit checks
   # the rest
   inf <- cv_inference_arg(cv_relax_arg(relax, inference, fam))
-  check_path_args(spec, c(list(x = x, caller = "cv.dpsco",
-                               inference = inf$share %||% inf$pool,
+  check_path_args(spec, c(list(x = x, inference = inf$share %||% inf$pool,
                                tuning = list(...)$tuning %||% "private"),
                           list(...)), fam)
   n <- dat$n
@@ -314,12 +314,27 @@ cv_sums <- function(fit, dat, val, measure, tau, fam, bound, y_range) {
     # (to the workers by name: they rebuild the family with its losses)
     return(shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
                          y_range))
-  pred <- stats::predict(fit, x[val, , drop = FALSE], type = "response",
-                         newoffset = dat$offset[val])
-  # a weight in [0, 1] scales its record's clamped loss, which stays in
-  # [0, bound]: the sensitivities below hold as they are
-  loss <- clamped_loss(measure, dat$y[val], pred, tau, fam, bound, y_range)
-  if (is.null(dat$weights)) colSums(loss) else colSums(dat$weights[val] * loss)
+  cv_loss_sums(fit, x, dat$y, val, measure, tau, fam, bound, y_range,
+               dat$weights, dat$offset)
+}
+
+# The clamped losses of the records `val` of x (with their y, weights
+# and offsets) summed per penalty.  A file-backed x is read and predicted
+# a block of rows at a time: its part's predictions (records x
+# penalties) are never held at once.
+cv_loss_sums <- function(fit, x, y, val, measure, tau, fam, bound, y_range,
+                         weights = NULL, offset = NULL) {
+  sums <- function(b, rows) {
+    pred <- stats::predict(fit, b, type = "response",
+                           newoffset = offset[rows])
+    # a weight in [0, 1] scales its record's clamped loss, which stays in
+    # [0, bound]: the sensitivities of cv_choice() hold as they are
+    loss <- clamped_loss(measure, y[rows], pred, tau, fam, bound, y_range)
+    if (is.null(weights)) colSums(loss) else colSums(weights[rows] * loss)
+  }
+  rows <- which(val)
+  if (!is_mapped(x)) return(sums(x[rows, , drop = FALSE], rows))
+  design_apply(x[rows, , drop = FALSE], function(b, r) sums(b, rows[r]))
 }
 
 # The public expected sizes of the two parts: the training fit's public

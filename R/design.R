@@ -5,7 +5,9 @@
 #    zeros, which every oracle maps to a zero contribution, so the fit is
 #    the dense fit's;
 #  * a file-backed bigmemory big.matrix: its file is mapped and read in
-#    place, never copied into R's memory (a "dpsco_mapped" design).
+#    place, never copied into R's memory (a "dpsco_mapped" design); x[i, ]
+#    of one is a view of those rows of the file, read through their list
+#    (cv.dpsco()'s parts).
 # R computes only a few statistics from x (the non-private lambda_max,
 # predictions); the helpers below give them for every form, reading a
 # sparse or mapped x in blocks of rows.  The private settings' sums come
@@ -16,6 +18,12 @@
 check_design <- function(x, arg = "x", min_rows = 2L) {
   if (is_sharded(x)) return(x)         # rows on cluster workers (shards.R)
   if (inherits(x, "big.matrix")) return(mapped_design(x, arg, min_rows))
+  if (is_mapped(x)) {                  # a view: checked as its file was
+    if (nrow(x) < min_rows)
+      arg_error(arg, "needs at least ", min_rows, " row",
+                if (min_rows > 1L) "s", ".")
+    return(x)
+  }
   if (inherits(x, "sparseMatrix")) {
     x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"),
                                  "generalMatrix"), "dMatrix")
@@ -65,8 +73,23 @@ mapped_design <- function(x, arg, min_rows) {
   if (!.Call(C_dpsco_map_finite, ptr, max(1L, threads)))
     arg_error(arg, "contains NA, NaN or infinite values.")
   structure(list(ptr = ptr, dim = as.integer(c(d$nrow, d$ncol)),
-                 colnames = d$colNames, file = file, bound = NULL),
+                 colnames = d$colNames, file = file, bound = NULL,
+                 index = NULL),
             class = "dpsco_mapped")
+}
+
+# x[i, ] of a mapped design: a view of those rows, the same mapping read
+# through their 0-based rows of the file (`index`), 4 bytes a row where a
+# copy would take 8 p.  i as R indexes rows (logical or positive).
+#' @rawNamespace S3method("[", dpsco_mapped)
+`[.dpsco_mapped` <- function(x, i, j, ..., drop = TRUE) {
+  if (!missing(j)) stop("internal error: a mapped design takes rows only")
+  rows <- if (is.logical(i) && length(i) == nrow(x)) which(i)
+          else seq_len(nrow(x))[i]
+  if (anyNA(rows)) stop("internal error: rows outside a mapped design")
+  x$index <- if (is.null(x$index)) rows - 1L else x$index[rows]
+  x$dim[1L] <- length(rows)
+  x
 }
 
 #' @export
@@ -85,7 +108,7 @@ block_rows <- function(x)
 design_rows <- function(x, from, to) {
   if (is.matrix(x)) return(x[from:to, , drop = FALSE])
   if (is_sparse(x)) return(as.matrix(x[from:to, , drop = FALSE]))
-  v <- .Call(C_dpsco_map_rows, x$ptr, from - 1L, to)
+  v <- .Call(C_dpsco_map_rows, x, from - 1L, to)
   if (!is.null(x$colnames)) colnames(v) <- x$colnames
   if (is.null(x$bound)) v else scale_clamp(v, x$bound)
 }

@@ -484,9 +484,12 @@
 #'   in R.  For `n = 2e7`, `p = 50` (8 GB) a step took about twice as long
 #'   as reading the file from the cache (`bench/scaling.R`).  It needs
 #'   `standardize = FALSE` and a method of
-#'   the penalised path (the constraint-set methods and [cv.dpsco()] need
-#'   `x` in memory); a `big.matrix` in shared memory is copied into an R
-#'   matrix.  Memory mapping is not available on Windows.
+#'   the penalised path (the constraint-set methods need `x` in memory); a
+#'   `big.matrix` in shared memory is copied into an R matrix.  Memory
+#'   mapping is not available on Windows.  [cv.dpsco()] splits a
+#'   file-backed `x` into views of the file (the list of each part's rows,
+#'   4 bytes a record), which the training fit reads in place as above;
+#'   the validation part is read and predicted a block of rows at a time.
 #'
 #' @section Secure noise:
 #' Noise computed in floating point can leak the value it hides through

@@ -51,17 +51,15 @@ path_arg_rules <- list(
       "; method \"", spec$name, "\" privatises with a mechanism that has ",
       "no exact sampler here.")
   },
-  # the radius methods' settings read x in memory, and so do the
-  # multinomial engine (on shards too: the workers' passes) and
-  # cv.dpsco()'s split
+  # the radius methods' settings read x in memory, and so does the
+  # multinomial engine (on shards too: the workers' passes); cv.dpsco()'s
+  # parts of a file-backed x are views of the file (R/design.R)
   x = function(spec, a, fam) {
     if (is_sharded(a$x) && isTRUE(a$x$shards$mapped) && fam$multi)
       return(c("x", "holds file-backed shards; a ", fam$name, " fit needs ",
                "the shards in memory (matrices or dgCMatrix)."))
     if (!is_mapped(a$x)) return(NULL)
-    who <- if (identical(a$caller, "cv.dpsco"))
-             "cv.dpsco(), which splits the records,"
-           else if (spec$path == "radius")
+    who <- if (spec$path == "radius")
              paste0("the constraint-set method \"", spec$name, "\"")
            else if (fam$multi) paste0("a ", fam$name, " fit")
     if (!is.null(who))
@@ -114,8 +112,8 @@ path_arg_rules <- list(
 )
 
 # The one check of which arguments apply: `a` the arguments by dpsco()'s
-# names (absent ones not given; `caller` "cv.dpsco" from there), `fam`
-# the family object.  Stops at the first argument that does not apply.
+# names (absent ones not given), `fam` the family object.  Stops at the
+# first argument that does not apply.
 check_path_args <- function(spec, a, fam) {
   quoted <- function(m) paste0("\"", m, "\"", collapse = ", ")
   for (arg in names(path_args)) {

@@ -231,11 +231,16 @@ method_control <- function(spec, control) {
 #'   `"replace-one"`: the guarantee is its paper's theorem for data sets of
 #'   `n` records that differ in one record, carried to add/remove by
 #'   resizing the records to the public `n`), `sampling`, `secure`,
-#'   `shardable` (`TRUE` when [dpsco()] fits it on [dpsco_shards()] data),
-#'   `control` (comma-separated field names) and `reference`.
+#'   `shardable` (`TRUE` when [dpsco()] and [cv.dpsco()] fit it on
+#'   [dpsco_shards()] data), `shard_note` (why a method that is not
+#'   shardable cannot be fitted on shards, the reason its refusal there
+#'   gives; `NA` for the shardable ones), `control` (comma-separated field
+#'   names) and `reference`.
 #' @examples
 #' m <- dpsco_methods()
 #' m[, c("method", "path", "families", "adjacency")]
+#' # why some methods cannot be fitted on a cluster
+#' m[!m$shardable, c("method", "shard_note")]
 #' @export
 dpsco_methods <- function() {
   specs <- lapply(method_names(), method_spec)
@@ -252,6 +257,8 @@ dpsco_methods <- function() {
     sampling = col(function(s) s$sampling),
     secure = vapply(specs, function(s) s$secure, TRUE),
     shardable = vapply(specs, function(s) isTRUE(s$shardable), TRUE),
+    shard_note = vapply(specs, function(s)
+      if (isTRUE(s$shardable)) NA_character_ else s$shardable, ""),
     control = col(function(s) paste(sort(s$control), collapse = ", ")),
     reference = col(function(s) s$reference),
     stringsAsFactors = FALSE)

@@ -165,14 +165,19 @@ shard_rows <- function(sh) {
 #' (`"clip"`, `"kamath"`, `"holland"`; `tuning = "private"` or
 #' `"public"`), with every family (`"multinomial"` on shards held in
 #' memory, as for a single `x`) and with weights and offsets when `load()`
-#' returns them.  The other methods are refused with an error that says so:
-#' the constraint-set and one-pass methods run their own loops over
-#' records, and `"none"` (not private) takes its lambda grid from a data
-#' statistic.  `standardize` other than `FALSE` and declared
-#' `x_bound` are not available on shards.
-#' [cv.dpsco()] takes shards held in memory (not file-backed ones, as for a
-#' single `x`) and without weights or offsets: the record split, the
-#' training fit and the validation losses' sums run on the workers.
+#' returns them.  The other methods are refused with an error that gives
+#' the reason, which `dpsco_methods()$shard_note` lists for each: the
+#' constraint-set and one-pass methods run their own loops over records,
+#' and `"none"` (not private) takes its lambda grid from a data statistic.
+#' `standardize` other than `FALSE` and declared `x_bound` are not
+#' available on shards.
+#' [cv.dpsco()] takes shards without weights or offsets, in memory or
+#' file-backed: the record split, the training fit and the validation
+#' losses' sums run on the workers.  A file-backed shard's parts are views
+#' of its file (the list of their rows, 4 bytes each), never copies: the
+#' training fit's passes and private settings read the file in place
+#' through that list, and the validation records are read and predicted a
+#' block of rows at a time.
 #'
 #' **Faults.**  A worker whose `load()` or pass raises an error, or that
 #' stops answering, stops the fit with a `dpsco_shard_error` naming the
@@ -306,14 +311,13 @@ dpsco.dpsco_shards <- function(x, ...) {
 #' @section Sharded data:
 #' `cv.dpsco(shards, ...)` (see [dpsco_shards()]) splits the records held
 #' by the workers with the same coins, fits the training part there and
-#' sums the validation losses on the workers; `public_n` is required, and
-#' the shards must be in memory (as for a single `x`).  For a given seed
-#' the result is the single-process one up to rounding.
+#' sums the validation losses on the workers; `public_n` is required.
+#' File-backed shards are split into views of their files, read in place
+#' (as a single file-backed `x` is, see "Sparse and file-backed x" in
+#' [dpsco()]).  For a given seed the result is the single-process one up
+#' to rounding.
 #' @export
 cv.dpsco.dpsco_shards <- function(x, ...) {
-  if (isTRUE(x$mapped))
-    arg_error("x", "holds file-backed shards; cv.dpsco() splits the ",
-              "records and needs them in memory (matrices or dgCMatrix).")
   for (w in c("weights", "offset"))
     if (isTRUE(x[[w]]))
       arg_error("x", "holds shards with ", w, " (from load()); cv.dpsco() ",
@@ -841,13 +845,11 @@ shard_task <- function(task, id, job, common) {
       NULL
     },
     cv_loss = {
-      rows <- which(job$val)
       k <- length(common$fit$lambda %||% common$fit$radius)
-      if (!length(rows)) return(rep(0, k))
-      pred <- stats::predict(common$fit, st$x[rows, , drop = FALSE],
-                             type = "response")
-      colSums(clamped_loss(common$measure, st$yf[rows], pred, common$tau,
-                           common$family, common$bound, common$y_range))
+      if (!any(job$val)) return(rep(0, k))
+      # (a file-backed shard's part is read and predicted by blocks)
+      cv_loss_sums(common$fit, st$x, st$yf, job$val, common$measure,
+                   common$tau, common$family, common$bound, common$y_range)
     },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)

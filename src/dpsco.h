@@ -6,7 +6,8 @@
  *   records.c         the engine's copy of x (dense rows, or sparse rows
  *                     from a dgCMatrix) and per-record norms, maxima
  *   mapped.c          a file-backed x (bigmemory's layout) read in place:
- *                     the mapping, row gathers and the norms' pre-pass
+ *                     the mapping, row gathers and the norms' pre-pass,
+ *                     and views of some of its rows (an index of rows)
  *   sample.c          Poisson batch sampling by geometric gaps; the
  *                     per-record block labels of one-pass methods
  *   pass.c            one step's pass over its batch, in fixed chunks
@@ -102,10 +103,12 @@ typedef struct {
     double *xt;    /* dense: p x n, record i at xt + i * p */
     int *rp, *ci;  /* sparse (CSR): record i's non-zeros are ci[rp[i]] .. */
     double *xv;    /* ... ci[rp[i + 1] - 1] (increasing), values in xv */
-    const double *cm;     /* mapped: the file's n x p column-major values */
+    const double *cm;     /* mapped: the file's column-major values */
     const double *bound;  /* mapped: divide column j by bound[j] and clamp
                            * to [-1, 1] as it is read (NULL: as stored) */
-    size_t rows;          /* mapped: n, the column length */
+    size_t rows;          /* mapped: the file's column length */
+    const int *index;     /* mapped: record i is the file's row index[i]
+                           * (a view of some rows; NULL: row i) */
     double *buf;          /* mapped: GATHER_ROWS x p rows per chunk ... */
     int nbuf;             /* ... for up to nbuf chunks */
     double *norm;  /* ||(1, x_i)|| or ||x_i|| */
@@ -126,11 +129,23 @@ void record_stats(records *rec, size_t i, const double *xi, int len,
                   int has_int);
 void mapped_gather(const records *rec, int p, int first, int count,
                    double *out);
-/* doubles of work space one chunk's mapped pass needs */
-#define MAPPED_WORK(p) ((size_t) GATHER_ROWS * ((size_t) (p) + 5))
-const double *mapped_values(SEXP ptr, int *n, int *p);
-void records_mapped(records *rec, const double *cm, int n, int p,
-                    int has_int, const double *bound, int nbuf);
+/* doubles of work space one chunk's mapped pass needs (a view's also
+ * holds its records' rows of the file) */
+#define MAPPED_WORK(p) ((size_t) GATHER_ROWS * ((size_t) (p) + 6))
+/* A mapped design as R holds it (R/design.R: list(ptr, bound, index)):
+ * the design's rows are the file's rows, or for a view the rows listed
+ * in index. */
+typedef struct {
+    const double *cm;     /* the file's column-major values */
+    size_t stride;        /* the file's column length */
+    const int *index;     /* a view's rows of the file, 0-based (NULL: all,
+                           * in order) */
+    int n, p;             /* the design's rows and columns */
+    const double *bound;  /* NULL, or one bound per column */
+} mapped_view;
+void mapped_view_of(SEXP x, mapped_view *v, int check);
+void records_mapped(records *rec, const mapped_view *v, int has_int,
+                    int nbuf);
 
 /* ---- settings.c ------------------------------------------------------ */
 /* x as R holds it, read in place by the private settings' passes. */
@@ -142,8 +157,9 @@ typedef struct {
     const double *x;       /* dense, mapped: the column-major values ... */
     size_t stride;         /* ... and their column length */
     const int *rows;       /* dense, mapped: the rows a pass reads, 0-based
-                            * and increasing (NULL: 0 .. n - 1); a sparse x
-                            * is cut to its rows before the pass instead */
+                            * and increasing (a view's rows of its file,
+                            * or a subsample's; NULL: 0 .. n - 1); a sparse
+                            * x is cut to its rows before the pass instead */
     const double *bound;   /* mapped: clamp(x_j / bound[j], -1, 1) as read
                             * (NULL: as stored) */
     const int *cp, *ri;    /* sparse: column pointers, row indices ... */

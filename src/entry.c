@@ -369,7 +369,8 @@ static void single_class(const fit_problem *pr, const char *entry)
 
 /* The engine's records of x, which R passes as a double matrix, a
  * dgCMatrix, or a file-backed matrix (list(ptr = the mapping, bound =
- * NULL or the per-column bounds)); n and p are set from it. */
+ * NULL or the per-column bounds, index = NULL or a view's rows)); n and
+ * p are set from it. */
 static void records_from(records *rec, SEXP x, int has_int, int threads,
                          int *n, int *p)
 {
@@ -391,16 +392,11 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
                        INTEGER(R_do_slot(x, Rf_install("i"))),
                        REAL(R_do_slot(x, Rf_install("x"))));
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
-        SEXP bound = list_elt(x, "bound");
-        SEXP ptr = list_elt(x, "ptr");
-        if (Rf_isNull(ptr))
-            Rf_error("internal error: a mapped x without its mapping");
-        const double *cm = mapped_values(ptr, n, p);
-        if (!Rf_isNull(bound) && Rf_length(bound) != *p)
-            Rf_error("internal error: %d bounds for %d columns",
-                     Rf_length(bound), *p);
-        records_mapped(rec, cm, *n, *p, has_int,
-                       Rf_isNull(bound) ? NULL : REAL(bound), threads);
+        mapped_view v;
+        mapped_view_of(x, &v, 1);
+        *n = v.n;
+        *p = v.p;
+        records_mapped(rec, &v, has_int, threads);
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_shard_x")) {
         /* rows on cluster workers (shard.c): the total count and p */
         *n = Rf_asInteger(list_elt(x, "rows"));
@@ -961,7 +957,8 @@ SEXP dpsco_bun_steinke(SEXP x, SEXP y, SEXP settings, SEXP radius,
 }
 
 /* x for the settings' passes, read in place: a double matrix, a dgCMatrix
- * or a mapped design (list(ptr, bound)). */
+ * or a mapped design (list(ptr, bound, index), a view read through its
+ * index). */
 static void column_data_from(column_data *cd, SEXP x)
 {
     memset(cd, 0, sizeof(*cd));
@@ -980,17 +977,15 @@ static void column_data_from(column_data *cd, SEXP x)
         cd->ri = INTEGER(R_do_slot(x, Rf_install("i")));
         cd->v = REAL(R_do_slot(x, Rf_install("x")));
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
-        SEXP bound = list_elt(x, "bound");
-        SEXP ptr = list_elt(x, "ptr");
-        if (Rf_isNull(ptr))
-            Rf_error("internal error: a mapped x without its mapping");
+        mapped_view v;
+        mapped_view_of(x, &v, 1);
         cd->layout = LAYOUT_MAPPED;
-        cd->x = mapped_values(ptr, &cd->n, &cd->p);
-        cd->stride = (size_t) cd->n;
-        if (!Rf_isNull(bound) && Rf_length(bound) != cd->p)
-            Rf_error("internal error: %d bounds for %d columns",
-                     Rf_length(bound), cd->p);
-        cd->bound = Rf_isNull(bound) ? NULL : REAL(bound);
+        cd->x = v.cm;
+        cd->stride = v.stride;
+        cd->rows = v.index;
+        cd->n = v.n;
+        cd->p = v.p;
+        cd->bound = v.bound;
     } else {
         Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
                  "a mapped file");
@@ -1013,6 +1008,14 @@ static void column_data_rows(column_data *cd, SEXP rows, const char *entry)
             Rf_error("%s: rows must be increasing row indices in 0 .. %d",
                      entry, n - 1);
     if (cd->layout != LAYOUT_SPARSE) {
+        if (cd->rows != NULL) {
+            /* a view's rows: the file rows of the listed view rows (both
+             * increasing, so these are too) */
+            int *f = (int *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(int));
+            for (int k = 0; k < m; k++)
+                f[k] = cd->rows[r[k]];
+            r = f;
+        }
         cd->rows = r;
         cd->n = m;
         return;

@@ -93,18 +93,25 @@ SEXP dpsco_map_file(SEXP path, SEXP nrow, SEXP ncol)
 #endif
 }
 
-/* Rows from .. to - 1 (0-based) as an R matrix, for R's block statistics. */
-SEXP dpsco_map_rows(SEXP ptr, SEXP from, SEXP to)
+/* Rows from .. to - 1 (0-based) of the mapped design x (a view's rows
+ * read through its index) as an R matrix, for R's block statistics. */
+SEXP dpsco_map_rows(SEXP x, SEXP from, SEXP to)
 {
-    const mapping *m = mapping_of(ptr);
+    mapped_view v;
+    mapped_view_of(x, &v, 0);
     int a = Rf_asInteger(from), b = Rf_asInteger(to);
-    if (a < 0 || b > m->n || a > b)
-        Rf_error("internal error: rows %d to %d of %d", a, b, m->n);
-    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, b - a, m->p));
-    const double *cm = (const double *) m->addr;
-    for (int j = 0; j < m->p; j++)
-        memcpy(REAL(out) + (size_t) j * (b - a),
-               cm + (size_t) j * m->n + a, (size_t) (b - a) * sizeof(double));
+    if (a < 0 || b > v.n || a > b)
+        Rf_error("internal error: rows %d to %d of %d", a, b, v.n);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, b - a, v.p));
+    for (int j = 0; j < v.p; j++) {
+        const double *col = v.cm + (size_t) j * v.stride;
+        double *o = REAL(out) + (size_t) j * (b - a);
+        if (v.index == NULL)
+            memcpy(o, col + a, (size_t) (b - a) * sizeof(double));
+        else
+            for (int i = a; i < b; i++)
+                o[i - a] = col[v.index[i]];
+    }
     UNPROTECT(1);
     return out;
 }
@@ -145,13 +152,52 @@ SEXP dpsco_map_finite(SEXP ptr, SEXP threads)
     return Rf_ScalarLogical(!bad);
 }
 
-/* The data, n and p of a mapping, for problem_from(). */
-const double *mapped_values(SEXP ptr, int *n, int *p)
+/* The mapped design x (R/design.R: a list with the mapping `ptr`, the
+ * bounds `bound` and, for a view of some of the file's rows, their
+ * 0-based `index`); `check`: verify that every index is a row of the
+ * file (once per design: the passes read through it unchecked). */
+void mapped_view_of(SEXP x, mapped_view *v, int check)
 {
+    SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+    SEXP ptr = R_NilValue, bound = R_NilValue, index = R_NilValue;
+    for (int k = 0; !Rf_isNull(names) && k < Rf_length(x); k++) {
+        const char *nm = CHAR(STRING_ELT(names, k));
+        if (strcmp(nm, "ptr") == 0)
+            ptr = VECTOR_ELT(x, k);
+        else if (strcmp(nm, "bound") == 0)
+            bound = VECTOR_ELT(x, k);
+        else if (strcmp(nm, "index") == 0)
+            index = VECTOR_ELT(x, k);
+    }
+    if (Rf_isNull(ptr))
+        Rf_error("internal error: a mapped x without its mapping");
     const mapping *m = mapping_of(ptr);
-    *n = m->n;
-    *p = m->p;
-    return (const double *) m->addr;
+    v->cm = (const double *) m->addr;
+    v->stride = (size_t) m->n;
+    v->p = m->p;
+    v->n = m->n;
+    v->index = NULL;
+    if (!Rf_isNull(index)) {
+        if (TYPEOF(index) != INTSXP)
+            Rf_error("internal error: a mapped view's index must be integer");
+        v->index = INTEGER(index);
+        v->n = Rf_length(index);
+        for (int i = 0; check && i < v->n; i++)
+            if (v->index[i] < 0 || v->index[i] >= m->n)
+                Rf_error("internal error: a mapped view's row %d of %d",
+                         v->index[i], m->n);
+    }
+    if (!Rf_isNull(bound) &&
+        (TYPEOF(bound) != REALSXP || Rf_length(bound) != v->p))
+        Rf_error("internal error: %d bounds for %d columns",
+                 Rf_length(bound), v->p);
+    v->bound = Rf_isNull(bound) ? NULL : REAL(bound);
+}
+
+/* The file's row of record i. */
+static inline size_t file_row(const records *rec, int i)
+{
+    return rec->index != NULL ? (size_t) rec->index[i] : (size_t) i;
 }
 
 /* Records first .. first + count - 1 into out, row-major, with the
@@ -160,9 +206,9 @@ void mapped_gather(const records *rec, int p, int first, int count,
                    double *out)
 {
     for (int j = 0; j < p; j++) {
-        const double *col = rec->cm + (size_t) j * rec->rows + first;
+        const double *col = rec->cm + (size_t) j * rec->rows;
         for (int k = 0; k < count; k++) {
-            double v = col[k];
+            double v = col[file_row(rec, first + k)];
             if (rec->bound != NULL) {
                 v = v / rec->bound[j];
                 v = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);
@@ -172,7 +218,8 @@ void mapped_gather(const records *rec, int p, int first, int count,
     }
 }
 
-/* Column j of records ix[0 .. m - 1] into v, with the bound's scaling. */
+/* Column j of the file's rows ix[0 .. m - 1] into v, with the bound's
+ * scaling. */
 static void mapped_column(const records *rec, int j, const int *ix, int m,
                           double *v)
 {
@@ -203,12 +250,22 @@ void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
     double *vals = work;                               /* G x p */
     double *part = vals + (size_t) GATHER_ROWS * p;    /* 4 x G */
     double *coef = part + 4 * GATHER_ROWS;             /* G */
+    int *rows = (int *) (coef + GATHER_ROWS);          /* G, a view's */
     for (int c = 0; c < count; c += GATHER_ROWS) {
         int m = count - c < GATHER_ROWS ? count - c : GATHER_ROWS;
         const int *ix = idx + c;
-        /* consecutive records stored as they are (a full batch without
-         * private bounds) are read in place, without a copy */
-        int direct = rec->bound == NULL && ix[m - 1] - ix[0] == m - 1;
+        /* the records' rows of the file, once for all columns */
+        const int *fx = ix;
+        if (rec->index != NULL) {
+            for (int k = 0; k < m; k++)
+                rows[k] = rec->index[ix[k]];
+            fx = rows;
+        }
+        /* consecutive records stored as they are (a full batch of the
+         * whole file without private bounds) are read in place, without
+         * a copy */
+        int direct = rec->bound == NULL && rec->index == NULL &&
+                     ix[m - 1] - ix[0] == m - 1;
         const double *block = direct ? rec->cm + ix[0] : vals;
         size_t ld = direct ? rec->rows : GATHER_ROWS;
         memset(part, 0, 4 * GATHER_ROWS * sizeof(double));
@@ -217,7 +274,7 @@ void mapped_pass(const fit_problem *pr, const oracle_state *o, double *acc,
             double b = beta[hi + j];
             double *sum = part + (j < lim ? j % 4 : 0) * GATHER_ROWS;
             if (!direct)
-                mapped_column(rec, j, ix, m, vals + j * ld);
+                mapped_column(rec, j, fx, m, vals + j * ld);
             for (int k = 0; k < m; k++)
                 sum[k] += v[k] * b;
         }
@@ -245,12 +302,20 @@ static void mapped_stats(records *rec, int p, int has_int, int from, int m,
 {
     double *big = work, *ss = work + GATHER_ROWS;
     double *row = ss + GATHER_ROWS;                    /* p values */
+    double *gather = row + p;                          /* G, a view's */
     for (int k = 0; k < m; k++) {
         big[k] = 0.0;
         ss[k] = has_int ? 1.0 : 0.0;
     }
     for (int j = 0; j < p; j++) {
         const double *col = rec->cm + (size_t) j * rec->rows + from;
+        if (rec->index != NULL) {
+            /* a view: its records' values gathered from the file */
+            const double *base = rec->cm + (size_t) j * rec->rows;
+            for (int k = 0; k < m; k++)
+                gather[k] = base[rec->index[from + k]];
+            col = gather;
+        }
         double b = rec->bound ? rec->bound[j] : 1.0;
         for (int k = 0; k < m; k++) {
             double v = col[k];
@@ -278,13 +343,15 @@ static void mapped_stats(records *rec, int p, int has_int, int from, int m,
     }
 }
 
-void records_mapped(records *rec, const double *cm, int n, int p,
-                    int has_int, const double *bound, int nbuf)
+void records_mapped(records *rec, const mapped_view *v, int has_int,
+                    int nbuf)
 {
+    int n = v->n, p = v->p;
     rec->layout = LAYOUT_MAPPED;
-    rec->cm = cm;
-    rec->rows = (size_t) n;
-    rec->bound = bound;
+    rec->cm = v->cm;
+    rec->rows = v->stride;
+    rec->index = v->index;
+    rec->bound = v->bound;
     rec->nbuf = nbuf < 1 ? 1 : nbuf;
     rec->buf = (double *) R_alloc((size_t) rec->nbuf * MAPPED_WORK(p),
                                   sizeof(double));

@@ -20,11 +20,13 @@
  * are skipped in a sparse x: every layout gives the same counts and sums
  * bit for bit.
  *
- * A pass may read listed rows only (a Poisson subsample of the records,
- * R/settings.R settings_subsample()): a dense or mapped x is read at those
- * rows in place, a sparse x is first cut to them (column_data_rows(),
- * entry.c), and every result is that of the same pass over R's
- * x[rows + 1, ], its blocks being blocks of the listed rows. */
+ * A pass may read listed rows only: a view of some rows of a mapped file
+ * (R/design.R) and a Poisson subsample of the records (R/settings.R
+ * settings_subsample(); of a view: its listed rows of the view's list).
+ * A dense or mapped x is read at those rows in place, a sparse x is first
+ * cut to them (column_data_rows(), entry.c), and every result is that of
+ * the same pass over R's x[rows + 1, ], its blocks being blocks of the
+ * listed rows. */
 #include <math.h>
 #include <string.h>
 #include <Rconfig.h>

@@ -57,7 +57,7 @@ static SEXP copy_ints(const int *v, R_xlen_t n)
 /* A shard's records for a fit with or without intercept: x is a double
  * matrix, a dgCMatrix or a mapped file (R/design.R), already on the fit's
  * scale.  Returns list(layout, n, p, has_int, norm, xmax) plus xt (dense),
- * rp, ci, xv (sparse) or ptr, bound (mapped, read in place). */
+ * rp, ci, xv (sparse) or ptr, bound, index (mapped, read in place). */
 SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
 {
     int has_int = Rf_asInteger(intercept), n, p, layout;
@@ -100,20 +100,20 @@ SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
         names[7] = "ci";
         names[8] = "xv";
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
-        SEXP ptr = need(x, "ptr"), bound = field_of(x, "bound");
-        const double *cm = mapped_values(ptr, &n, &p);
-        if (!Rf_isNull(bound) && Rf_length(bound) != p)
-            Rf_error("internal error: %d bounds for %d columns",
-                     Rf_length(bound), p);
+        mapped_view v;
+        mapped_view_of(x, &v, 1);
+        n = v.n;
+        p = v.p;
         layout = LAYOUT_MAPPED;
-        records_mapped(&rec, cm, n, p, has_int,
-                       Rf_isNull(bound) ? NULL : REAL(bound), 1);
+        records_mapped(&rec, &v, has_int, 1);
         SET_VECTOR_ELT(out, 4, copy_doubles(rec.norm, n));
         SET_VECTOR_ELT(out, 5, copy_doubles(rec.xmax, n));
-        SET_VECTOR_ELT(out, 6, ptr);
-        SET_VECTOR_ELT(out, 7, bound);
+        SET_VECTOR_ELT(out, 6, need(x, "ptr"));
+        SET_VECTOR_ELT(out, 7, field_of(x, "bound"));
+        SET_VECTOR_ELT(out, 8, field_of(x, "index"));
         names[6] = "ptr";
         names[7] = "bound";
+        names[8] = "index";
     } else {
         Rf_error("internal error: a shard's x must be a double matrix, a "
                  "dgCMatrix or a mapped file");
@@ -147,11 +147,13 @@ static void records_of(records *rec, SEXP lay, int nchunks)
         rec->xv = REAL(need(lay, "xv"));
         break;
     case LAYOUT_MAPPED: {
-        int n, pp;
-        SEXP bound = field_of(lay, "bound");
-        rec->cm = mapped_values(need(lay, "ptr"), &n, &pp);
-        rec->rows = (size_t) n;
-        rec->bound = Rf_isNull(bound) ? NULL : REAL(bound);
+        /* (a view's index was checked when the layout was made) */
+        mapped_view v;
+        mapped_view_of(lay, &v, 0);
+        rec->cm = v.cm;
+        rec->rows = v.stride;
+        rec->index = v.index;
+        rec->bound = v.bound;
         rec->nbuf = nchunks;
         rec->buf = (double *) R_alloc((size_t) nchunks * MAPPED_WORK(p),
                                       sizeof(double));

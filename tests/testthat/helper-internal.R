@@ -99,6 +99,7 @@ design_octaves <- dpsco:::design_octaves
 design_row_ss <- dpsco:::design_row_ss
 design_row_stats <- dpsco:::design_row_stats
 design_rows <- dpsco:::design_rows
+is_mapped <- dpsco:::is_mapped
 scale_clamp <- dpsco:::scale_clamp
 clamp <- dpsco:::clamp
 clamp_columns <- dpsco:::clamp_columns
@@ -297,6 +298,8 @@ shard_remote_pass <- dpsco:::shard_remote_pass
 shard_rows <- dpsco:::shard_rows
 shard_store <- dpsco:::shard_store
 shard_handles <- dpsco:::shard_handles
+shard_view <- dpsco:::shard_view
+shard_drop_views <- dpsco:::shard_drop_views
 shard_check_y <- dpsco:::shard_check_y
 shard_net_offset <- dpsco:::shard_net_offset
 shard_row_weights <- dpsco:::shard_row_weights

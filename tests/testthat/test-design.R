@@ -161,6 +161,113 @@ test_that("the mapped reader returns the stored rows, clamped by the bound", {
   expect_identical(design_columns(xm, c(2, 4)), d$x[, c(2, 4)])
 })
 
+test_that("a view of some rows of a mapped x reads, sums and fits as those rows in memory", {
+  skip_if_not_installed("bigmemory")
+  # several blocks of rows, so that the blocks of the view are its own
+  withr::local_options(dpsco.block_values = 300 * 7)
+  set.seed(5)
+  n <- 2000
+  p <- 7
+  x <- matrix(stats::rt(n * p, df = 2), n, p)
+  colnames(x) <- paste0("f", seq_len(p))
+  x[1:40, 2] <- 0
+  y <- drop(x[, 1:2] %*% c(1, -1)) + stats::rnorm(n)
+  keep <- stats::runif(n) < 0.6
+  xk <- x[keep, , drop = FALSE]
+  v <- check_design(filebacked(x))[keep, , drop = FALSE]
+  expect_true(is_mapped(v))
+  expect_identical(dim(v), dim(xk))
+  expect_identical(design_rows(v, 1, nrow(xk)), xk)
+  # a view of a view, and by positions
+  expect_identical(design_rows(v[c(3, 10:20), ], 1, 12), xk[c(3, 10:20), ])
+  # the settings' passes over the view: those over x[keep, ] (bit for bit;
+  # test above: the dense passes are R's block statistics)
+  bound <- 2^stats::runif(p, -1, 1)
+  r <- stats::rt(nrow(xk), df = 2)
+  w <- stats::runif(nrow(xk))
+  for (th in 1:2) {
+    withr::local_options(dpsco.threads = th)
+    vt <- scale_clamp(v, bound)
+    kt <- scale_clamp(xk, bound)
+    expect_identical(design_octaves(v), design_octaves(xk))
+    expect_identical(design_octaves(vt), design_octaves(kt))
+    expect_identical(design_row_stats(vt, TRUE, r, FALSE, TRUE),
+                     design_row_stats(kt, TRUE, r, FALSE, TRUE))
+    expect_identical(design_row_stats(vt, FALSE, r, TRUE, FALSE),
+                     design_row_stats(kt, FALSE, r, TRUE, FALSE))
+    expect_identical(design_gram(vt, w, TRUE), design_gram(kt, w, TRUE))
+    # a subsample of the view (the private settings' rows of a training
+    # part): its listed rows of the view's list of file rows
+    sr <- sort(sample.int(nrow(xk), 300)) - 1L
+    expect_identical(design_octaves(vt, sr), design_octaves(kt[sr + 1L, ]))
+    expect_identical(design_row_stats(vt, TRUE, r[sr + 1L], FALSE, TRUE, sr),
+                     design_row_stats(kt[sr + 1L, ], TRUE, r[sr + 1L],
+                                      FALSE, TRUE))
+    expect_identical(design_gram(vt, w[sr + 1L], TRUE, sr),
+                     design_gram(kt[sr + 1L, ], w[sr + 1L], TRUE))
+  }
+  # the engine's passes over the view (its records read through the list)
+  cases <- list(list(method = "clip"),
+                list(method = "kamath", optimizer = "spgd", batch_size = 300),
+                list(method = "holland", tuning = "public", iterations = 4))
+  for (cs in cases) {
+    f <- do.call(fits_by_form, c(list(list(xk, v), 4, y = y[keep],
+                                      nlambda = 3), cs))
+    expect_same_fit(f[[2]], f[[1]])
+  }
+})
+
+test_that("cv.dpsco() of a file-backed x gives the in-memory cv.dpsco()", {
+  skip_if_not_installed("bigmemory")
+  d <- design_data(n = 600, p = 6)
+  xm <- filebacked(d$x)
+  w <- withr::with_seed(3, stats::runif(600))
+  off <- withr::with_seed(4, stats::rnorm(600, 0, 0.3))
+  yp <- withr::with_seed(5, stats::rpois(600, exp(off)))
+  cases <- list(
+    list(y = d$y, method = "clip", curve = 0.5),
+    list(y = d$y, method = "kamath", optimizer = "spgd", batch_size = 200,
+         curve = 0.3),
+    list(y = as.double(d$y > 0), family = "binomial", method = "holland"),
+    list(y = yp, family = "poisson", weights = w, offset = off, curve = 0.5),
+    list(y = d$y, method = "prox_clipped_sgd", batch_size = 100))
+  # one block of rows (the predictions in one piece), and blocks of 37
+  # rows (the validation part predicted and summed block by block)
+  for (values in c(2^21, 37 * 6)) for (cs in cases) {
+    withr::local_options(dpsco.block_values = values)
+    cv_of <- function(x) {
+      set.seed(12)
+      do.call(cv.dpsco, c(list(x, nlambda = 4), cs))
+    }
+    a <- cv_of(d$x)
+    b <- cv_of(xm)
+    info <- paste(cs$method, cs$family, values)
+    expect_identical(b$index, a$index, info = info)
+    expect_identical(b$lambda, a$lambda, info = info)
+    expect_identical(coef(b), coef(a), info = info)
+    expect_identical(b$privacy, a$privacy, info = info)
+    # the sums of the validation losses: by blocks, to rounding
+    expect_equal(b$cvm_noisy, a$cvm_noisy, tolerance = 1e-12, info = info)
+    expect_equal(b$cvm, a$cvm, tolerance = 1e-12, info = info)
+    if (values == 2^21)
+      expect_identical(b$cvm_noisy, a$cvm_noisy, info = info)
+  }
+  # with subsampled settings (forced at this n): the training part's
+  # subsample is read through the view's rows of the file
+  withr::local_options(dpsco.settings_subsample = 150)
+  cv_of <- function(x) {
+    set.seed(12)
+    cv.dpsco(x, d$y, nlambda = 4, curve = 0.5)
+  }
+  a <- cv_of(d$x)
+  b <- cv_of(xm)
+  expect_lt(privacy(a$dpsco.fit)$shares$sample_rate[1L], 1)
+  expect_identical(b$index, a$index)
+  expect_identical(coef(b), coef(a))
+  expect_identical(b$privacy, a$privacy)
+  expect_equal(b$cvm, a$cvm, tolerance = 1e-12)
+})
+
 test_that("the private settings' passes equal R's block statistics on every layout and thread count", {
   skip_if_not_installed("Matrix")
   skip_if_not_installed("bigmemory")
@@ -266,8 +373,12 @@ test_that("bad sparse and big.matrix inputs are argument errors", {
   expect_identical(e$arg, "standardize")
   e <- expect_error(dpsco(xm, d$y, method = "fw"), class = "dpsco_arg_error")
   expect_identical(e$arg, "x")
-  e <- expect_error(cv.dpsco(xm, d$y), class = "dpsco_arg_error")
+  e <- expect_error(cv.dpsco(xm, d$y, method = "fw"),
+                    class = "dpsco_arg_error")
   expect_identical(e$arg, "x")
+  e <- expect_error(cv.dpsco(xm, d$y, relax = TRUE),
+                    class = "dpsco_arg_error")
+  expect_identical(e$arg, "inference")
   e <- expect_error(dpsco(xm, d$y[-1]), class = "dpsco_arg_error")
   expect_identical(e$arg, "y")
 })

@@ -198,8 +198,6 @@ test_that("a file-backed x is refused where the fit needs x in memory", {
   tail <- " needs x in memory (a matrix or a dgCMatrix)."
   expect_refusal(pa_check("fw", x = mapped), "x",
                  paste0("`x` is file-backed; the constraint-set method \"fw\"", tail))
-  expect_refusal(pa_check("clip", x = mapped, caller = "cv.dpsco"), "x",
-                 paste0("`x` is file-backed; cv.dpsco(), which splits the records,", tail))
   expect_refusal(pa_check("clip", x = mapped, family = "multinomial"), "x",
                  paste0("`x` is file-backed; a multinomial fit", tail))
   expect_null(pa_check("clip", x = mapped))

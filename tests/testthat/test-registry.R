@@ -187,9 +187,17 @@ test_that("register_method() enforces the trait table", {
 test_that("the shardable trait decides which methods run on sharded data", {
   expect_identical(methods$method[methods$shardable],
                    c("clip", "holland", "kamath"))
+  # dpsco_methods() says why the others cannot (their trait's reason)
+  expect_true(all(is.na(methods$shard_note[methods$shardable])))
+  expect_identical(methods$shard_note[!methods$shardable],
+                   vapply(methods$method[!methods$shardable], function(m)
+                     method_spec(m)$shardable, "", USE.NAMES = FALSE))
+  expect_identical(methods$shard_note[methods$method == "fw"],
+                   "the constraint-set methods run their own loops over the records")
   for (m in methods$method[!methods$shardable]) {
     reason <- method_spec(m)$shardable
     expect_true(is.character(reason) && nzchar(reason), info = m)
+    expect_identical(methods$shard_note[methods$method == m], reason)
     err <- expect_error(shard_check_method(method_spec(m)),
                         class = "dpsco_arg_error", info = m)
     expect_match(conditionMessage(err),

@@ -85,9 +85,12 @@ compare_fits <- function(x, y, sh, n, ..., records = list()) {
 # and its fit, validation sums and record to rounding.
 compare_cv <- function(c1, c2) {
   expect_identical(c1$index, c2$index)
+  expect_lt(rel_diff(c1$lambda.min, c2$lambda.min), 1e-12)
   expect_lt(rel_diff(c1$dpsco.fit$support$beta_raw,
                      c2$dpsco.fit$support$beta_raw), 1e-12)
+  expect_lt(rel_diff(coef(c1), coef(c2)), 1e-12)
   expect_lt(rel_diff(c1$cvm_noisy, c2$cvm_noisy), 1e-12)
+  expect_lt(rel_diff(c1$cvm, c2$cvm), 1e-12)
   expect_equal(c1$privacy, c2$privacy, tolerance = 1e-12)
 }
 
@@ -257,8 +260,30 @@ test_that("sparse and file-backed shards give the single-process fit", {
   fb <- dpsco_shards(cl, load)
   for (method in c("clip", "holland"))
     compare_fits(d$x, d$y, fb, 1000, method = method, nlambda = 4)
-  expect_error(cv.dpsco(fb, public_n = 1000), "file-backed shards",
-               class = "dpsco_arg_error")
+  # cv.dpsco(): each worker's parts are views of its file; predictions
+  # by blocks of 50 rows on the workers
+  parallel::clusterEvalQ(cl, options(dpsco.block_values = 300))
+  set.seed(8)
+  c1 <- cv.dpsco(d$x, d$y, public_n = 1000, nlambda = 4, curve = 0.5)
+  set.seed(8)
+  c2 <- cv.dpsco(fb, public_n = 1000, nlambda = 4, curve = 0.5)
+  compare_cv(c1, c2)
+  parallel::clusterEvalQ(cl, options(dpsco.block_values = NULL))
+  # a part is a view of the worker's file: its rows of the file listed,
+  # nothing copied
+  h <- shard_handles(fb)
+  keep <- withr::with_seed(3, stats::runif(1000) < 0.3)
+  v <- shard_view(h$x, keep)$x
+  # (evaluated in the workers' own namespace, where their store is)
+  held <- parallel::clusterCall(cl, eval, bquote(
+    (function(x) list(class = class(x), index = x$index, dim = dim(x)))(
+      shard_store[[.(v$shards$id)]]$x)), asNamespace("dpsco"))
+  for (i in 1:2) {
+    expect_identical(held[[i]]$class, "dpsco_mapped")
+    expect_identical(held[[i]]$index, which(keep[parts[[i]]]) - 1L)
+    expect_identical(held[[i]]$dim, c(sum(keep[parts[[i]]]), 6L))
+  }
+  shard_drop_views(h$x)
   d2 <- d
   d2$y <- as.double(d$y > 0)
   fb2 <- dpsco_shards(cl, function(i)
@@ -444,10 +469,11 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
   # steps took 0.8 s here), so few messages and no sparse shards (their
   # layout is the worker's own business, tested on the socket clusters):
   # cv.dpsco() with private tuning sends every kind of task (the settings'
-  # sums, the split, the steps with Kamath labels, the validation sums);
-  # file-backed shards take a few public-tuning steps, with offsets; the
-  # multinomial (with weights) and quantile (with offsets) families'
-  # private settings and steps.
+  # sums, the split, the steps with Kamath labels, the validation sums),
+  # on dense shards and on file-backed ones (whose parts are views of the
+  # workers' files); file-backed shards take a few public-tuning steps,
+  # with offsets; the multinomial (with weights) and quantile (with
+  # offsets) families' private settings and steps.
   g <- shard_data(n = 800, p = 4)
   po <- shard_data(n = 600, p = 4, family = "poisson")
   mu <- shard_data(n = 600, p = 3, family = "multinomial")
@@ -459,6 +485,9 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
               layout = "dense", fun = "cv.dpsco", seed = 8,
               args = list(public_n = 800, method = "kamath", nlambda = 2,
                           curve = 0.5)),
+    cv_file = list(x = g$x, y = g$y, parts = list(1:450, 451:800),
+                   layout = "file", fun = "cv.dpsco", seed = 9,
+                   args = list(public_n = 800, nlambda = 2, curve = 0.5)),
     file = list(x = po$x, y = po$y, parts = list(1:250, 251:600),
                 layout = "file", fun = "dpsco", seed = 21,
                 records = list(offset = off),
@@ -657,12 +686,17 @@ test_that("shards are checked where they are loaded", {
   sh <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200)))
   expect_error(dpsco(sh, epsilon = 1), "must be given for sharded data",
                class = "dpsco_arg_error")
-  expect_error(dpsco(sh, public_n = 200, method = "fw"),
-               "\"fw\" cannot be fitted on sharded data", class = "dpsco_arg_error")
-  expect_error(dpsco(sh, public_n = 200, method = "none"),
-               "not private", class = "dpsco_arg_error")
-  expect_error(dpsco(sh, public_n = 200, method = "prox_clipped_sgd"),
-               "cannot be fitted on sharded data", class = "dpsco_arg_error")
+  # every method that cannot run on shards is refused by dpsco() and
+  # cv.dpsco() with the reason dpsco_methods() gives for it
+  m <- dpsco_methods()
+  expect_gt(sum(!m$shardable), 0)
+  for (k in which(!m$shardable)) {
+    why <- paste0("\"", m$method[k], "\" cannot be fitted on sharded data: ",
+                  m$shard_note[k], "; use")
+    for (fun in c(dpsco, cv.dpsco))
+      expect_error(fun(sh, public_n = 200, method = m$method[k]), why,
+                   fixed = TRUE, class = "dpsco_arg_error", info = m$method[k])
+  }
   expect_error(dpsco(sh, public_n = 200, weights = rep(1, 200)),
                "`weights` is per-record data.*load\\(\\) returns it",
                class = "dpsco_arg_error")
