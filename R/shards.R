@@ -171,10 +171,12 @@ shard_rows <- function(sh) {
 #' and `"none"` (not private) takes its lambda grid from a data statistic.
 #' `standardize` other than `FALSE` and declared `x_bound` are not
 #' available on shards.
-#' [cv.dpsco()] takes shards without weights or offsets, in memory or
-#' file-backed: the record split, the training fit and the validation
-#' losses' sums run on the workers.  A file-backed shard's parts are views
-#' of its file (the list of their rows, 4 bytes each), never copies: the
+#' [cv.dpsco()] takes shards in memory or file-backed, with weights and
+#' offsets when `load()` returns them: the record split (each part keeps
+#' its records' weights and offsets), the training fit and the validation
+#' losses' sums (with the records' offsets and weights) run on the
+#' workers.  A file-backed shard's parts are views of its file (the list
+#' of their rows, 4 bytes each), never copies: the
 #' training fit's passes and private settings read the file in place
 #' through that list, and the validation records are read and predicted a
 #' block of rows at a time.
@@ -311,22 +313,20 @@ dpsco.dpsco_shards <- function(x, ...) {
 #' @section Sharded data:
 #' `cv.dpsco(shards, ...)` (see [dpsco_shards()]) splits the records held
 #' by the workers with the same coins, fits the training part there and
-#' sums the validation losses on the workers; `public_n` is required.
+#' sums the validation losses on the workers, with the weights and offsets
+#' that `load()` returns (weighted losses of predictions with the
+#' offsets, as for `weights` and `offset` here); `public_n` is required.
 #' File-backed shards are split into views of their files, read in place
 #' (as a single file-backed `x` is, see "Sparse and file-backed x" in
 #' [dpsco()]).  For a given seed the result is the single-process one up
 #' to rounding.
 #' @export
 cv.dpsco.dpsco_shards <- function(x, ...) {
-  for (w in c("weights", "offset"))
-    if (isTRUE(x[[w]]))
-      arg_error("x", "holds shards with ", w, " (from load()); cv.dpsco() ",
-                "on shards does not take them yet: fit with dpsco(), or ",
-                "load the shards without them.")
   a <- shard_args(x, list(...))
   # the workers' copies of the training part go with the call
   on.exit(shard_drop_views(a$x), add = TRUE)
-  cv <- cv.dpsco.default(a$x, a$y, ...)
+  cv <- cv.dpsco.default(a$x, a$y, weights = a$weights, offset = a$offset,
+                         ...)
   cv$call <- generic_call(match.call(), "cv.dpsco")
   cv
 }
@@ -385,16 +385,17 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
                      class = c("dpsco_shard_y", "dpsco_sharded")),
        # the records' weights and offsets, held by the workers
        weights = if (isTRUE(sh$weights))
-         structure(list(shards = sh, ledger = ledger),
+         structure(list(shards = sh, ledger = ledger, views = views),
                    class = c("dpsco_shard_weights", "dpsco_sharded")),
        offset = if (isTRUE(sh$offset))
-         structure(list(shards = sh, ledger = ledger),
+         structure(list(shards = sh, ledger = ledger, views = views),
                    class = c("dpsco_shard_offset", "dpsco_sharded")))
 }
 
-# x[i, ] and y[i] of the handles, i a logical over the stacked rows (the
-# record split of cv.dpsco()): each worker keeps its rows of the part
-# under a new id.  x[i, ] and y[i] with the same i give the same part.
+# x[i, ], y[i], weights[i] and offset[i] of the handles, i a logical over
+# the stacked rows (the record split of cv.dpsco()): each worker keeps its
+# rows of the part, with their weights and offsets, under a new id.  The
+# same i gives the same part.
 #' @rawNamespace S3method("[", dpsco_shard_x)
 `[.dpsco_shard_x` <- function(x, i, j, ..., drop = TRUE) {
   if (!missing(j)) stop("internal error: sharded x takes rows only")
@@ -403,6 +404,12 @@ shard_handles <- function(sh, ledger = NULL, views = NULL) {
 
 #' @rawNamespace S3method("[", dpsco_shard_y)
 `[.dpsco_shard_y` <- function(x, i) shard_view(x, i)$y
+
+#' @rawNamespace S3method("[", dpsco_shard_weights)
+`[.dpsco_shard_weights` <- function(x, i) shard_view(x, i)$weights
+
+#' @rawNamespace S3method("[", dpsco_shard_offset)
+`[.dpsco_shard_offset` <- function(x, i) shard_view(x, i)$offset
 
 shard_view <- function(h, keep) {
   sh <- h$shards
@@ -840,6 +847,8 @@ shard_task <- function(task, id, job, common) {
       sub <- new.env(parent = emptyenv())
       sub$x <- st$x[job$keep, , drop = FALSE]
       sub$y <- st$y[job$keep]
+      sub$weights <- st$weights[job$keep]
+      sub$offset <- st$offset[job$keep]
       sub$rows <- sum(job$keep)
       assign(common$new_id, sub, envir = shard_store)
       NULL
@@ -847,9 +856,12 @@ shard_task <- function(task, id, job, common) {
     cv_loss = {
       k <- length(common$fit$lambda %||% common$fit$radius)
       if (!any(job$val)) return(rep(0, k))
-      # (a file-backed shard's part is read and predicted by blocks)
+      # the validation records' offsets in the predictions and weights on
+      # the losses, as the single process sums them (a file-backed shard's
+      # part is read and predicted by blocks)
       cv_loss_sums(common$fit, st$x, st$yf, job$val, common$measure,
-                   common$tau, common$family, common$bound, common$y_range)
+                   common$tau, common$family, common$bound, common$y_range,
+                   st$weights, st$offset)
     },
     pass = {
       lay <- shard_layout(st, common$key, common$bound, common$intercept)

@@ -326,6 +326,33 @@ test_that("cv.dpsco on shards splits, fits and validates as the single process d
                "must be given for sharded data", class = "dpsco_arg_error")
 })
 
+test_that("cv.dpsco on shards with weights and offsets equals the single-process cv", {
+  cl <- shard_cluster()
+  # each part of the split keeps its records' weights and offsets on the
+  # worker; the validation sums predict with the offsets and weigh the
+  # clamped losses (released with curve = 0.5, so compared)
+  g <- shard_data(n = 900)
+  po <- shard_data(n = 900, family = "poisson")
+  w <- withr::with_seed(6, stats::runif(900))
+  off <- withr::with_seed(7, stats::rnorm(900, 0, 0.5))
+  parts <- list(1:400, 401:900)
+  cases <- list(
+    list(d = g, family = "gaussian", records = list(weights = w)),
+    list(d = po, family = "poisson", records = list(offset = off)),
+    list(d = po, family = "poisson", records = list(offset = off, weights = w)))
+  for (case in cases) {
+    sh <- dpsco_shards(cl, shard_loader(case$d$x, case$d$y, parts,
+                                        extra = case$records))
+    args <- list(family = case$family, public_n = 900, nlambda = 3,
+                 curve = 0.5)
+    set.seed(8)
+    c1 <- do.call(cv.dpsco, c(list(case$d$x, case$d$y), case$records, args))
+    set.seed(8)
+    c2 <- do.call(cv.dpsco, c(list(sh), args))
+    compare_cv(c1, c2)
+  }
+})
+
 test_that("records at the edges of the domain: shards give the single-process fit", {
   # The edge-record audit (test-audit-guarantee.R) checks the single
   # process on D and D plus such a record; the sharded fit must say the
@@ -470,8 +497,8 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
   # layout is the worker's own business, tested on the socket clusters):
   # cv.dpsco() with private tuning sends every kind of task (the settings'
   # sums, the split, the steps with Kamath labels, the validation sums),
-  # on dense shards and on file-backed ones (whose parts are views of the
-  # workers' files); file-backed shards take a few public-tuning steps,
+  # on dense shards and on file-backed ones with weights (whose parts are
+  # views of the workers' files, with copies of their weights); file-backed shards take a few public-tuning steps,
   # with offsets; the multinomial (with weights) and quantile (with
   # offsets) families' private settings and steps.
   g <- shard_data(n = 800, p = 4)
@@ -480,6 +507,7 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
   q <- shard_data(n = 600, p = 3)
   w <- withr::with_seed(2, stats::runif(600))
   off <- withr::with_seed(3, stats::rnorm(600, 0, 0.5))
+  wg <- withr::with_seed(4, stats::runif(800))
   jobs <- list(
     cv = list(x = g$x, y = g$y, parts = list(1:350, 351:800),
               layout = "dense", fun = "cv.dpsco", seed = 8,
@@ -487,6 +515,7 @@ test_that("an MPI cluster (snow, Rmpi) holds dense and file-backed shards and ru
                           curve = 0.5)),
     cv_file = list(x = g$x, y = g$y, parts = list(1:450, 451:800),
                    layout = "file", fun = "cv.dpsco", seed = 9,
+                   records = list(weights = wg),
                    args = list(public_n = 800, nlambda = 2, curve = 0.5)),
     file = list(x = po$x, y = po$y, parts = list(1:250, 251:600),
                 layout = "file", fun = "dpsco", seed = 21,
@@ -717,10 +746,6 @@ test_that("shards are checked where they are loaded", {
                  list(x = x[1:100, ], y = y[1:100],
                       weights = if (i == 2) rep(1, 100))),
                "weights on worker 2 but not on worker 1",
-               class = "dpsco_arg_error")
-  shw <- dpsco_shards(cl, shard_loader(x, y, list(1:100, 101:200),
-                                       extra = list(weights = rep(1, 200))))
-  expect_error(cv.dpsco(shw, public_n = 200), "shards with weights",
                class = "dpsco_arg_error")
   expect_error(dpsco(sh, public_n = 200, family = "binomial"),
                "on worker 1: `y`", class = "dpsco_arg_error")
