@@ -108,7 +108,7 @@ test_that("quick audit: the subsampled settings releases stay within their accou
 test_that("long audit: the subsampled settings releases stay within their accounted epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (nm in names(audit_cases)) {
-    a <- subsample_audit(6e4, audit_cases[[nm]][[1]], audit_cases[[nm]][[2]],
+    a <- subsample_audit(3e4, audit_cases[[nm]][[1]], audit_cases[[nm]][[2]],
                          p = audit_cases[[nm]][[3]],
                          zero_x = audit_cases[[nm]][[4]])
     for (size in c("below", "above")) {

@@ -434,7 +434,7 @@ test_that("long audit: a one-step dpsco() fit stays within its target epsilon", 
 test_that("long audit: a one-step secure dpsco() fit stays within its target epsilon", {
   skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
   for (method in c("clip", "holland")) {
-    a <- fit_audit(method, trials = 1000, secure = TRUE)
+    a <- fit_audit(method, trials = 1500, secure = TRUE)
     message(sprintf("audit secure  %-8s target   %.3f  eps_lb %.3f",
                     method, audit_eps_target, a$honest))
     expect_match(a$pr$noise, "discrete Gaussian")
