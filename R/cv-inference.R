@@ -101,9 +101,11 @@ cv_inference_summary <- function(object) {
     "Inference after selection: the %d predictors selected at lambda.min,",
     "refitted on an inference part of the records (expected size %s,",
     "public) that neither the path nor the choice saw, so the intervals",
-    "need no correction for the selection; the estimand is the selected",
-    "model's coefficients. "), length(inf$names) - 1L,
+    "need no correction for the selection; the estimand is glm()'s",
+    "coefficients of the selected model. "), length(inf$names) - 1L,
     format_count(round(object$n_pool))), inference_text(inf))
-  list(text = text, coefficients = if (length(inf$names))
-         suppressWarnings(inference_table(inf)))
+  # (a refused inference shows no table: no estimate posing as one)
+  list(text = text, coefficients = if (length(inf$names) &&
+                                       is.null(inf$refused))
+         inference_table(inf))
 }

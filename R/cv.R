@@ -795,6 +795,11 @@ relaxed_coef <- function(object, b, s, gamma) {
   if (!identical(s, paste0(cv_path(object)$name, ".min")))
     arg_error("gamma", "applies at s = \"lambda.min\", the model that was ",
               "refitted.")
+  if (!is.null(object$inference$refused))
+    stop(structure(class = c("dpsco_inference_refused", "dpsco_error",
+                             "error", "condition"),
+      list(message = paste("the relaxed refit has no estimate:",
+                           refusal_text(object$inference)), call = NULL)))
   est <- object$inference$estimate
   r <- b
   r[-1L, ] <- 0

@@ -699,12 +699,22 @@
 #' @param inference `TRUE` to add an inference stage for standard errors,
 #'   confidence intervals and tests of the unpenalised model's
 #'   coefficients ([confint.dpsco()], [vcov.dpsco()], `summary()`,
-#'   `tidy(conf.int = TRUE)`), taking a share 0.4 of the same budget (or
+#'   `tidy(conf.int = TRUE)`), taking a share 0.6 of the same budget (or
 #'   give the share, a number in (0, 0.9]); the path is calibrated on what
 #'   is left, and the total (epsilon, delta) does not change.  The
-#'   penalised methods with private tuning, families gaussian (a Huber
-#'   score), binomial and poisson (a clamped score corrected to stay
-#'   Fisher-consistent).  Default `FALSE`.
+#'   estimand is `glm()`'s coefficients (the minimiser of the deviance,
+#'   whatever the true mean of y) for the gaussian, binomial and poisson
+#'   families, with the penalised methods and private tuning.  The
+#'   stage's releases are the record's parts `inference_centre`,
+#'   `inference_design` and `inference_moment` (the design's scale),
+#'   `inference_rows` and `inference_whiten` (three whitenings by the
+#'   bread), `inference_levels` (histograms for the clips),
+#'   `inference_steps` and `inference_step_breads` (three Newton steps),
+#'   `inference_rewhiten` (binomial and poisson: a whitening after
+#'   them), `inference_meat`, `inference_bread`, `inference_last` and
+#'   `inference_score` (the releases near the root); `privacy(fit)`
+#'   lists each with its noise multiplier, sensitivity and share.
+#'   Default `FALSE`.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),

@@ -131,15 +131,11 @@ check_tau <- function(tau, family) {
 #                  when it has none
 #   inference      the inference stage's score (R/inference.R), NULL for
 #                  the families without one yet (quantile, multinomial):
-#                  list(terms(eta, y, c): per record list(psi (the bounded
-#                  score), d (the expected Jacobian's weight), bound (on
-#                  |psi|), d_cap (the cap on d; a record above it is
-#                  weighted down)), c the residual clamp; residual_scale:
-#                  whether c is released from the residuals (FALSE: the
-#                  score is bounded without it); trust: the largest move
-#                  of a linear predictor in one step (Inf: none);
-#                  cap_from(eta): a bound on d per record whose released
-#                  0.9 quantile caps d (NULL: d_cap is fixed))
+#                  list(terms(eta, y): per record list(psi (glm's score
+#                  residual y - mu), d (the bread weight dmu / deta)),
+#                  both finite for finite eta and y; trust: the largest
+#                  move of a linear predictor in one step (Inf: none);
+#                  constant_bread: TRUE when d does not depend on eta)
 #   y_check(y)     the family's own check of a numeric y that check_y()
 #                  has found finite (poisson: counts are non-negative),
 #                  NULL when it has none
@@ -247,12 +243,10 @@ family_gaussian <- function() {
              centre_range = function(y_range) y_range,
              start_curvature = function(b0, intercept, fam) 1,
              net_offset = function(y, offset) y - offset,
-             # Huber's score clamp(r, -c, c), bread weight 1{|r| < c}
-             inference = list(terms = function(eta, y, c) {
-               r <- y - eta
-               list(psi = clamp(r, -c, c), d = as.double(abs(r) < c),
-                    bound = c, d_cap = 1)
-             }, residual_scale = TRUE, trust = Inf),
+             # glm's score: the residual, bread weight 1 at every point
+             inference = list(terms = function(eta, y)
+               list(psi = y - eta, d = rep(1, length(eta))), trust = Inf,
+               constant_bread = TRUE),
              model_step = 1, y_settings = NULL, y_check = NULL,
              trials_matrix = FALSE,
              hessian = function(eta, y) rep(1, length(eta)),
@@ -308,11 +302,11 @@ family_binomial <- function() {
              # BlogFeedback's y > 0 the same at every step)
              # a 0/1 response has no net of an offset: its event rate
              net_offset = function(y, offset) y,
-             # the likelihood score, bounded by 1: no clamp, Fisher-consistent
-             inference = list(terms = function(eta, y, c) {
+             # glm's score: y - mu, bread weight mu (1 - mu)
+             inference = list(terms = function(eta, y) {
                mu <- stats::plogis(eta)
-               list(psi = y - mu, d = mu * (1 - mu), bound = 1, d_cap = 0.25)
-             }, residual_scale = FALSE, trust = 5),
+               list(psi = y - mu, d = mu * (1 - mu))
+             }, trust = 5),
              model_step = 0.7, y_settings = NULL, y_check = NULL,
              trials_matrix = TRUE,
              hessian = function(eta, y) {
@@ -387,23 +381,15 @@ family_poisson <- function() {
                u[y == 0] <- 0
                pmin(u, .Machine$double.xmax)
              },
+             # glm's score: y - mu, bread weight mu (the mean kept finite:
+             # a linear predictor beyond 700 is a count beyond 1e304)
+             inference = list(terms = function(eta, y) {
+               mu <- exp(pmin(eta, 700))
+               list(psi = y - mu, d = mu)
+             }, trust = 5),
              # half the model's step: the curvature at b0 is that of the
              # mean count, and records with larger means have more of it
              # (full steps overshoot on heavy-tailed counts)
-             # the clamped residual less its mean under the model (Cantoni and
-             # Ronchetti), so the score stays Fisher-consistent whatever
-             # c; the bread weight E[clamp(Y - mu) (Y - mu)], which grows
-             # with the mean (as c sqrt(mu)): capped at c^2
-             inference = list(terms = function(eta, y, c) {
-               mu <- exp(eta)
-               mo <- poisson_clamp_moments(mu, c)
-               b <- poisson_score_bound(c)
-               list(psi = clamp(clamp(y - mu, -c, c) - mo$a, -b, b),
-                    d = mo$d, bound = b, d_cap = c^2)
-             }, residual_scale = TRUE, trust = 5,
-             # the bread weight is at most the mean (the clamp shrinks
-             # the variance): its cap, a released quantile of the means
-             cap_from = function(eta) exp(eta)),
              model_step = 0.5, y_settings = NULL,
              # (the message names the problem, never a count of the data)
              y_check = function(y)

@@ -62,7 +62,7 @@ lambda_path <- function(spec, a) {
   sup <- lambda_path_support(res$beta, pl, nz, tn, domain)
   res$beta <- sup$beta
   inf <- if (!is.null(pr$inference))
-    lambda_path_inference(a, pr, sup$beta[, length(lambda)])
+    lambda_path_inference(a, pr, sup$beta[, length(lambda)], pl$epsilon)
   nz$fixed <- inference_record(nz$fixed, inf)
   # the records' weights and offsets are data: only whether they were
   # given is kept (predict() then needs newoffset)

@@ -430,8 +430,11 @@ summary.dpsco <- function(object, ...) {
       "classes, as in glmnet.  Df counts the predictors with a non-zero",
       "coefficient in any class."), length(object$classnames),
       paste(object$classnames, collapse = ", "), object$dim[1L]))
-  priv_text <- privacy_paragraph(pr)
   inf <- object$inference
+  # with inference the coefficient table comes first, as in glm's summary,
+  # and the privacy paragraph is short: privacy() has the budget detail
+  priv_text <- if (is.null(inf)) privacy_paragraph(pr)
+               else privacy_sentence(pr)
   structure(list(text = c(fit_text,
                           y_range_text(object, object$nobs, pr$epsilon),
                           signal_text(object$signal, object$nobs, pr$epsilon),
@@ -439,8 +442,8 @@ summary.dpsco <- function(object, ...) {
                  path = data.frame(Df = object$df, Lambda = object$lambda),
                  privacy = pr,
                  inference = if (!is.null(inf)) inference_text(inf),
-                 coefficients = if (!is.null(inf))
-                   suppressWarnings(inference_table(inf))),
+                 coefficients = if (!is.null(inf) && is.null(inf$refused))
+                   inference_table(inf)),
             class = "summary.dpsco")
 }
 
@@ -487,17 +490,31 @@ summary.dpsco_radius <- function(object, ...) {
 #' @rdname summary.dpsco
 #' @export
 print.summary.dpsco <- function(x, ...) {
+  if (!is.null(x$inference)) {
+    # the inference first, as glm's summary puts its table first; a
+    # refused one shows no table, only why and what would give one
+    if (!is.null(x$coefficients)) {
+      cat("Coefficients (unpenalised model, for inference):\n")
+      stats::printCoefmat(x$coefficients, P.values = TRUE, has.Pvalue = TRUE,
+                          cs.ind = 1:4, tst.ind = 5L, na.print = "NA")
+    }
+    cat(strwrap(x$inference), sep = "\n")
+    cat("\nThe penalised path:\n")
+  }
   for (para in x$text) cat(strwrap(para), sep = "\n")
   cat("\n")
   print(x$path)
-  if (!is.null(x$coefficients)) {
-    cat("\n")
-    cat(strwrap(x$inference), sep = "\n")
-    cat("\n")
-    stats::printCoefmat(x$coefficients, P.values = TRUE, has.Pvalue = TRUE,
-                        cs.ind = 1:4, tst.ind = 5L, na.print = "NA")
-  }
   invisible(x)
+}
+
+# The short privacy paragraph of a summary with inference: the guarantee
+# and the status; privacy() has every part.
+privacy_sentence <- function(pr) {
+  if (!pr$private) return(privacy_status(pr)$sentence)
+  paste0("Privacy: ", pr$guarantee, " Accounted epsilon ",
+         format(signif(pr$epsilon_accounted, 4)), " (", pr$accountant,
+         ") over ", nrow(pr$shares), " parts; privacy(fit) lists them. ",
+         privacy_status(pr)$sentence)
 }
 
 # The privacy paragraph of summary(): what a methods section needs.

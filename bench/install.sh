@@ -12,8 +12,11 @@
 # untracked files), installs from there, and records the commit in
 # LIB/dpsco/BENCH_COMMIT, which the benchmark scripts print.
 # It also installs into LIB, from CRAN, the data packages of bench/data.R
-# that `make deps` does not bring, when R cannot load them already: kernlab
-# (the spam data) and ggplot2 (diamonds); a failure there is reported and
+# and bench/inference_real.R that `make deps` does not bring, when R cannot
+# load them already: kernlab (the spam data), ggplot2 (diamonds),
+# nycflights13 (flights), Lahman (batting) and AER (CPS1988; large: on
+# Debian, `apt-get install r-cran-aer r-cran-ggplot2` is quicker and is
+# tried first when this runs as root); a failure there is reported and
 # leaves those data sets skipped.  bench/utility.R also needs DPpack in LIB
 # (once: Rscript -e 'install.packages("DPpack", lib = "/tmp/benchlib")');
 # glmnet and mlbench come from `make deps`.
@@ -32,10 +35,18 @@ if ! R CMD INSTALL --no-multiarch -l "$lib" "$src" > "$log" 2>&1; then
 fi
 printf '%s %s\n' "$commit" "$(git -C "$here" log -1 --format=%cI HEAD)" \
   > "$lib/dpsco/BENCH_COMMIT"
-# the data packages of bench/data.R that `make deps` does not install
+# the data packages of bench/data.R and bench/inference_real.R that
+# `make deps` does not install (Debian's builds first, where they exist)
+if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null; then
+  for p in r-cran-ggplot2 r-cran-aer; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" \
+        >> "$log" 2>&1 || true
+  done
+fi
 R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
   lib <- commandArgs(TRUE)[1L]
-  pk <- c("kernlab", "ggplot2")
+  pk <- c("kernlab", "ggplot2", "nycflights13", "Lahman", "AER")
   miss <- pk[!vapply(pk, requireNamespace, NA, quietly = TRUE)]
   if (length(miss)) {
     repos <- getOption("repos")

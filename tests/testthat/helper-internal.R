@@ -277,20 +277,33 @@ sa_block_fit <- function(z, y, offset, family, lambda, r)
   dpsco:::sa_block_fit(z = z, y = y, offset = offset, family = family,
                        lambda = lambda, r = r)
 
-# ---- The inference stage (R/inference.R, R/confint.R, R/cv-inference.R)
+# ---- The inference stage (R/inference.R, R/inference-parts.R,
+# R/confint.R, R/cv-inference.R)
 inference_terms <- dpsco:::inference_terms
-inference_moments <- dpsco:::inference_moments
 inference_root <- dpsco:::inference_root
-inference_sandwich <- dpsco:::inference_sandwich
-poisson_clamp_moments <- dpsco:::poisson_clamp_moments
-poisson_score_bound <- dpsco:::poisson_score_bound
 inference_plan <- dpsco:::inference_plan
-inference_release <- dpsco:::inference_release
+inference_fractions <- dpsco:::inference_fractions
 inference_result <- dpsco:::inference_result
 inference_bootstrap <- dpsco:::inference_bootstrap
 octave_quantiles <- dpsco:::octave_quantiles
 check_inference <- dpsco:::check_inference
 cv_selected_share <- dpsco:::cv_selected_share
+row_norms <- dpsco:::row_norms
+clip_psi <- dpsco:::clip_psi
+clip_d <- dpsco:::clip_d
+stage_score <- dpsco:::stage_score
+stage_bread <- dpsco:::stage_bread
+stage_meat <- dpsco:::stage_meat
+stage_whiten <- dpsco:::stage_whiten
+stage_whitenings <- dpsco:::stage_whitenings
+stage_levels <- dpsco:::stage_levels
+pool_releases <- dpsco:::pool_releases
+floor_eigen <- dpsco:::floor_eigen
+noise_norm <- dpsco:::noise_norm
+bread_clip <- dpsco:::bread_clip
+meat_clip <- dpsco:::meat_clip
+final_clip <- dpsco:::final_clip
+refusal_text <- dpsco:::refusal_text
 
 # ---- Shards (data held by workers)
 shard_pass_settings <- dpsco:::shard_pass_settings

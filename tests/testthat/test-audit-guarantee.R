@@ -616,10 +616,11 @@ test_that("edge records: epsilon lower bounds for the penalised methods and ever
 })
 
 # The inference stage (dpsco(inference = TRUE)): its releases read x
-# unclamped (Mallows weights bound every term instead), y through a
-# clamped, corrected score and the means through a capped bread weight,
-# so the records at the edges of the domain go through all of it.  The
-# statistic audited for epsilon is the stage's released intercept.
+# and y unclamped (each record's score, bread and meat terms are clipped
+# to their norms instead, in the stage's whitened metrics), so the
+# records at the edges of the domain go through all of it.  The
+# statistic audited for epsilon is the stage's released intercept (a
+# refused fit's, none: the largest value).
 inference_stat <- function(fit) {
   v <- if (is.null(fit)) NA else unname(fit$inference$estimate[1L])
   if (length(v) == 1L && is.finite(v)) v else 1e300

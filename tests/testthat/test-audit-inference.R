@@ -1,63 +1,102 @@
-# Empirical privacy audit of the inference stage's releases (R/inference.R)
-# at their worst-case neighbours, each with a broken variant (half the
-# noise, as if the sensitivity were half as large) that must be caught:
-# D has N - 1 records, D' adds one at the row bound R whose term points
-# against all of theirs, both over the public N.  Whole fits with the
-# stage meet the records at the edges of the input domain in
-# test-audit-guarantee.R.
+# Empirical privacy audit of the inference stage's releases
+# (R/inference-parts.R) at their worst-case neighbours, each with a broken
+# variant (half the noise, as if the sensitivity were half as large) that
+# must be caught.  D has N - 1 records, D' adds one whose term points
+# against all of theirs and reaches its clip, both over the public N; the
+# record is at the edge of the input domain (its x and y are clipped, not
+# trusted).  The histograms are release_counts()'s (audited in
+# test-audit.R); whole fits with the stage meet the records at the edges
+# of the input domain in test-audit-guarantee.R.
 
 inference_audit_N <- 200
-inference_audit_R <- 2
-inference_audit_c <- 1
+inference_audit_clip <- 1.5
 
-# D's rows w = (1, 0) with residual +10 (Huber score +c); the added row
-# w = (1, sqrt(3)), of norm R, with residual `r_added`.
-inference_audit_data <- function(r_added) {
+# D's rows ws = (1, 0) with score residual +10 (clipped to +clip) and
+# bread weight 1; the added row of norm 2 with residual `r_added`: a score
+# of norm `clip` against theirs, a bread and a meat term of Frobenius norm
+# at their clips.
+inference_audit_rows <- function(x_added, r_added) {
   N <- inference_audit_N
-  list(w0 = cbind(1, rep(0, N - 1)), y0 = rep(10, N - 1),
-       w1 = rbind(cbind(1, rep(0, N - 1)), c(1, sqrt(3))),
-       y1 = c(rep(10, N - 1), r_added))
+  list(rn0 = row_norms(cbind(1, rep(0, N - 1))), psi0 = rep(10, N - 1),
+       rn1 = row_norms(rbind(cbind(1, rep(0, N - 1)), c(1, x_added))),
+       psi1 = c(rep(10, N - 1), r_added))
 }
 
-inference_audit <- function(what, r_added, trials) {
-  d <- inference_audit_data(r_added)
-  fam <- family_object("gaussian")
-  R <- inference_audit_R
+inference_audit <- function(what, trials, x_added = sqrt(3), r_added = -10) {
+  a <- inference_audit_rows(x_added, r_added)
   N <- inference_audit_N
-  tm0 <- inference_terms(fam, d$w0, d$y0, c(0, 0), R, inference_audit_c)
-  tm1 <- inference_terms(fam, d$w1, d$y1, c(0, 0), R, inference_audit_c)
+  clip <- inference_audit_clip
+  bound <- 3
   z <- audit_z()
   upper <- upper.tri(diag(2), diag = TRUE)
-  rel <- function(tm, w, zz) function() {
-    v <- inference_release(what, tm, w, zz, R, N)$value
+  rel <- function(rn, psi, zz) function() {
+    v <- switch(what,
+      score = stage_score(rn, psi, clip, zz, N)$value,
+      bread = stage_bread(rn, rep(1, length(psi)), bound, zz, N)$value,
+      meat = stage_meat(rn, psi, clip, zz, N)$value)
     if (is.matrix(v)) v[upper] else v
   }
-  eff <- rel(tm1, d$w1, 0)() - rel(tm0, d$w0, 0)()
+  eff <- rel(a$rn1, a$psi1, 0)() - rel(a$rn0, a$psi0, 0)()
   list(effect = sqrt(sum(eff^2)),
-       sensitivity = switch(what, score = inference_audit_c * R / N,
-                            bread = R^2 / N),
+       sensitivity = switch(what, score = clip / N, bread = bound / N,
+                            meat = clip^2 / N),
        accounted = dp_epsilon(z, 1, 1, audit_delta),
-       honest = audit_releases(rel(tm0, d$w0, z), rel(tm1, d$w1, z),
+       honest = audit_releases(rel(a$rn0, a$psi0, z), rel(a$rn1, a$psi1, z),
                                unit(eff), trials, audit_delta),
-       broken = audit_releases(rel(tm0, d$w0, z / 2), rel(tm1, d$w1, z / 2),
-                               unit(eff), trials, audit_delta))
+       broken = audit_releases(rel(a$rn0, a$psi0, z / 2),
+                               rel(a$rn1, a$psi1, z / 2), unit(eff), trials,
+                               audit_delta))
 }
 
 test_that("quick audit: the stage's score release stays within its epsilon", {
   set.seed(20261130)
-  # the added record's residual -10: Huber score -c against D's +c
-  a <- inference_audit("score", -10, 20000)
-  expect_equal(a$effect, a$sensitivity, tolerance = 1e-12)
+  # the added record's residual -10 against D's +10: a clipped score of
+  # norm clip against theirs
+  a <- inference_audit("score", 20000)
+  expect_equal(a$effect, a$sensitivity, tolerance = 1e-9)
   expect_audit(a$honest, a$broken, a$accounted)
 })
 
-test_that("quick audit: the stage's bread release stays within its epsilon", {
-  set.seed(20261131)
-  # the added record's residual 0, inside the clamp: its bread term w w' / N
-  a <- inference_audit("bread", 0, 20000)
-  # (its upper triangle, where the noise is drawn: within the Frobenius
-  # sensitivity R^2 / N)
+# A matrix release's audit: its effect within the Frobenius sensitivity
+# (the upper triangle, where the noise is drawn) and near it.
+expect_matrix_audit <- function(what, seed) {
+  set.seed(seed)
+  a <- inference_audit(what, 20000)
   expect_lte(a$effect, a$sensitivity * (1 + 1e-12))
-  expect_gt(a$effect, 0.9 * a$sensitivity)
+  expect_gt(a$effect, 0.85 * a$sensitivity)
   expect_audit(a$honest, a$broken, a$accounted)
+}
+
+test_that("quick audit: the stage's bread release stays within its epsilon", {
+  # the added record's bread term, of Frobenius norm 4 before its clip at 3
+  expect_matrix_audit("bread", 20261131)
+})
+
+test_that("quick audit: the stage's meat release stays within its epsilon", {
+  # the added record's meat term: its clipped score's outer product
+  expect_matrix_audit("meat", 20261132)
+})
+
+test_that("the releases' effects stay within their sensitivities at the edges of the domain", {
+  # an added record of x and residual at the largest doubles, of square
+  # overflow and tiny: its effect never exceeds the stated sensitivity,
+  # and no release is NaN (the audit's statistics would not be either)
+  for (xr in list(c(1e200, -1e200), c(.Machine$double.xmax, -1e300),
+                  c(1e-300, 1e300), c(3, 0))) {
+    a <- inference_audit_rows(xr[1], xr[2])
+    for (what in c("score", "bread", "meat")) {
+      v0 <- switch(what,
+        score = stage_score(a$rn0, a$psi0, 1.5, 0, 200)$value,
+        bread = stage_bread(a$rn0, rep(1, 199), 3, 0, 200)$value,
+        meat = stage_meat(a$rn0, a$psi0, 1.5, 0, 200)$value)
+      v1 <- switch(what,
+        score = stage_score(a$rn1, a$psi1, 1.5, 0, 200)$value,
+        bread = stage_bread(a$rn1, rep(1, 200), 3, 0, 200)$value,
+        meat = stage_meat(a$rn1, a$psi1, 1.5, 0, 200)$value)
+      expect_true(all(is.finite(v1)), info = paste(what, xr))
+      sens <- switch(what, score = 1.5 / 200, bread = 3 / 200,
+                     meat = 1.5^2 / 200)
+      expect_lte(sqrt(sum((v1 - v0)^2)), sens * (1 + 1e-12))
+    }
+  }
 })

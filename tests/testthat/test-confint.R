@@ -20,28 +20,38 @@ test_that("vcov() is the released sandwich plus the privacy covariance", {
   fit <- confint_fit()
   inf <- fit$inference
   hi <- solve(inf$bread)
-  meat <- inf$meat
-  ev <- eigen(meat, symmetric = TRUE)
-  meat <- ev$vectors %*% (pmax(ev$values, 0) * t(ev$vectors))
-  vs <- inf$map %*% hi %*% meat %*% hi %*% t(inf$map) / inf$n
-  # the final score's noise, and the bread's noise acting on the last
-  # step's: Cov(E delta) = s^2 (tr(D) I + D) for a symmetric Gaussian E
-  D <- inf$step_cov
-  mid <- inf$sd[["score"]]^2 * diag(4) +
-    inf$sd[["bread"]]^2 * (sum(diag(D)) * diag(4) + D)
-  vp <- inf$map %*% hi %*% mid %*% hi %*% t(inf$map)
+  vs <- inf$map %*% hi %*% inf$meat %*% hi %*% t(inf$map) / inf$n
+  # the two last scores' noise, sd^2 M each (M the meat's metric), and the
+  # bread's noise acting on each point's own noise: Cov(E delta) =
+  # s^2 (tr(D) I + D) for a symmetric Gaussian E of entry sd s
+  sd <- inf$sd
+  M <- inf$metric
+  eb <- function(D) sd[["bread"]]^2 * (sum(diag(D)) * diag(4) + D)
+  v1 <- hi %*% (sd[["score1"]]^2 * M + eb(inf$point_cov)) %*% hi
+  v2 <- hi %*% (sd[["score"]]^2 * M +
+                  eb(sd[["score1"]]^2 * hi %*% M %*% hi)) %*% hi
+  # pooled by the traces' precision
+  w <- sum(diag(v1)) / (sum(diag(v1)) + sum(diag(v2)))
+  vp <- inf$map %*% ((1 - w)^2 * v1 + w^2 * v2) %*% t(inf$map)
   v <- vcov(fit)
-  expect_gt(sum(diag(D)), 0)
+  expect_gt(sum(diag(inf$point_cov)), 0)
   expect_equal(as.vector(attr(v, "sampling")), as.vector(vs), tolerance = 1e-10)
   expect_equal(as.vector(attr(v, "privacy")), as.vector(vp), tolerance = 1e-10)
   expect_equal(as.vector(v), as.vector(vs + vp), tolerance = 1e-10)
   expect_identical(dimnames(v), list(c("(Intercept)", "a", "b", "c"),
                                      c("(Intercept)", "a", "b", "c")))
-  # the privacy sd of the final score: its multiplier times bound R / n
-  z <- fit$privacy$shares$noise_multiplier[
-    fit$privacy$shares$part == "inference_score"]
-  expect_equal(inf$sd[["score"]], z * inf$clamp * inf$row_bound / inf$n,
+  # the estimate pools the two one-step estimates with the same weight
+  e1 <- inf$point1 + hi %*% inf$score1
+  e2 <- inf$point + hi %*% inf$score
+  expect_equal(unname(inf$estimate), drop(inf$map %*% ((1 - w) * e1 + w * e2)),
                tolerance = 1e-12)
+  # the scores' noise sd: each multiplier times the final clip over n
+  sh <- fit$privacy$shares
+  for (nm in c("score", "last")) {
+    z <- sh$noise_multiplier[sh$part == paste0("inference_", nm)]
+    expect_equal(sd[[if (nm == "last") "score1" else "score"]],
+                 z * inf$clip / inf$n, tolerance = 1e-12)
+  }
 })
 
 test_that("Wald intervals are the estimate plus and minus z standard errors", {
@@ -75,13 +85,13 @@ test_that("the bootstrap-t draws the released statistics' noise", {
   expect_equal(unname(cb[, 2] - cb[, 1]), unname(cw[, 2] - cw[, 1]),
                tolerance = 0.08)
   # without noise in bread and meat the t-ratio is exactly normal, however
-  # large the score's noise, when its variance is in the standard error
+  # large the scores' noise, when its variance is in the standard error
   # (without it the ratio's 0.975 quantile would be 1.96 sqrt(1 + 100))
   loud <- fit$inference
   loud$sd[c("bread", "meat")] <- 0
-  loud$sd[["score"]] <- 10 * sqrt(max(diag(solve(loud$bread) %*% loud$meat %*%
-                                      solve(loud$bread))) / loud$n) *
-    min(eigen(loud$bread)$values)
+  loud$sd[c("score", "score1")] <- 10 *
+    sqrt(max(diag(solve(loud$bread) %*% loud$meat %*% solve(loud$bread))) /
+           loud$n) * min(eigen(loud$bread)$values)
   set.seed(14)
   tq <- inference_bootstrap(loud, 4000)
   expect_equal(apply(tq, 2, quantile, 0.975), rep(qnorm(0.975), 4),
@@ -94,33 +104,28 @@ test_that("the bootstrap-t draws the released statistics' noise", {
   expect_gt(abs(mean(apply(tq, 2, quantile, 0.975)) / qnorm(0.975) - 1), 0.05)
 })
 
-test_that("a refused stage gives NA with a classed warning naming the remedies", {
+test_that("a refused stage gives no estimate and a classed warning in plain words", {
   fit <- confint_fit()
-  inf <- fit$inference
   withr::local_options(dpsco.inference_refusal = 1e9)
-  st <- list(b = inf$point, score = inf$score, bread = inf$bread,
-             meat = inf$meat, sd = inf$sd, clamp = inf$clamp,
-             row_bound = inf$row_bound, d_cap = inf$d_cap, capped = FALSE,
-             n = inf$n, d = 4)
-  std <- list(center = rep(0, 3), scale = rep(1, 3))
-  res <- inference_result(st, std, TRUE, inf$names, 0.4,
-                          family_object("gaussian"))
-  expect_match(res$refused, "too noisy to invert")
+  st <- fit$inference
+  res <- inference_result(st, st$names, 0.6, "gaussian", 1)
+  expect_identical(res$refused, "too_few")
+  expect_true(all(is.na(res$estimate)))
   refused <- fit
   refused$inference <- res
   expect_warning(ci <- confint(refused), class = "dpsco_inference_unreliable")
   expect_true(all(is.na(ci)))
-  expect_warning(v <- vcov(refused), "larger inference share")
+  expect_warning(v <- vcov(refused), "records are too few for intervals")
   expect_true(all(is.na(v)))
-  tab <- summary(refused)$coefficients
-  expect_true(all(is.na(tab$`Std. Error`)))
-  expect_equal(tab$Estimate, unname(res$estimate))
-  # a trust region still active at the last step: not converged
-  st$capped <- TRUE
-  withr::local_options(dpsco.inference_refusal = 2)
-  res <- inference_result(st, std, TRUE, inf$names, 0.4,
-                          family_object("binomial"))
-  expect_match(res$refused, "not converged")
+  expect_null(summary(refused)$coefficients)
+  # the count it names: 1.25 n times the needed ratio (1e9 noise norms)
+  expect_equal(res$records_needed,
+               signif(1.25 * 20000 * 1e9 * res$noise_norm / res$bread_min, 2))
+  # steps that had not settled: refused too
+  withr::local_options(dpsco.inference_refusal = 1, dpsco.inference_settle = 0)
+  res <- inference_result(st, st$names, 0.6, "gaussian", 1)
+  expect_identical(res$refused, "not_converged")
+  expect_match(refusal_text(res), "had not settled")
 })
 
 test_that("summary() and tidy(conf.int = TRUE) show the same numbers", {
@@ -134,8 +139,14 @@ test_that("summary() and tidy(conf.int = TRUE) show the same numbers", {
                tolerance = 1e-12)
   expect_equal(tab$`Pr(>|z|)`, 2 * pnorm(-abs(tab$`z value`)), tolerance = 1e-12)
   out <- capture.output(print(summary(fit)))
-  expect_true(any(grepl("Std. Error", out)))
-  expect_true(any(grepl("sampling", out)))
+  # the coefficient table first, as in glm's summary; the privacy
+  # paragraph after it, short
+  expect_match(out[1], "^Coefficients")
+  expect_true(any(grepl("Std. Error", out[1:3])))
+  expect_lt(which(grepl("^Coefficients", out)), which(grepl("^Privacy", out)))
+  priv <- summary(fit)$text[length(summary(fit)$text)]
+  expect_match(priv, "privacy\\(fit\\) lists them")
+  expect_lt(nchar(priv), 700)
   td <- tidy(fit, conf.int = TRUE, conf.level = 0.9)
   expect_identical(td$term, c("(Intercept)", "a", "b", "c"))
   expect_equal(td$conf.low, unname(confint(fit, level = 0.9)[, 1]),
