@@ -3,7 +3,9 @@
 #   make deps     install the system and R packages the build needs (idempotent)
 #   make install  deps + R CMD build + R CMD INSTALL (vignettes included)
 #   make run      install + the BlogFeedback example (inst/scripts/blog_lasso.R)
-#   make check    deps + R CMD build + R CMD check --as-cran, then a verdict
+#   make check    deps + the C warnings and structure checks + R CMD build +
+#                 R CMD check --as-cran, then a verdict
+#   make structure the structure rules alone (tools/check-structure.R)
 #   make report   the verdict alone, read from an existing dpsco.Rcheck/
 #   make sanitize tests and examples on a build with ASan and UBSan
 #   make valgrind tests and examples under valgrind's memcheck
@@ -115,7 +117,7 @@ END { flush() }
 endef
 export CHECK_VERDICT_AWK
 
-.PHONY: all deps deps-debug deps-cluster install run check report clean cwarn sanitize valgrind audit cluster
+.PHONY: all deps deps-debug deps-cluster install run check report clean cwarn structure sanitize valgrind audit cluster
 
 all: check
 
@@ -165,7 +167,7 @@ run: install
 # stops the future-timestamps check from asking a time server on the
 # internet (which this machine cannot reach) and NOTE-ing when it fails; the
 # file timestamps themselves are still compared with the local clock.
-check: deps cwarn
+check: deps cwarn structure
 	rm -f $(PKG)_*.tar.gz
 	rm -rf $(CHECKDIR)
 	$(R) CMD build .
@@ -359,6 +361,13 @@ cwarn:
 	  done; \
 	done; \
 	echo "cwarn: src/*.c compile silently with -Wall -Wextra -pedantic, with and without -fopenmp"
+
+# The house's structure rules (tools/check-structure.R): each rule first
+# catches a planted violation, then the tree must have none beyond the
+# allowed list tools/structure-allowed.txt.
+structure:
+	$(RSCRIPT) tools/check-structure.R --self-test
+	$(RSCRIPT) tools/check-structure.R
 
 clean:
 	rm -rf $(CHECKDIR) $(SAN_DIR) $(VG_DIR) $(AUDIT_DIR) $(CLUSTER_DIR) $(PKG)_*.tar.gz blog_path.png

@@ -82,7 +82,7 @@ assess.dpsco <- function(object, newx = NULL, newy, s = NULL, weights = NULL,
   ev <- eval_predictions(object, newx, newy, s, newoffset, family, tau)
   w <- check_eval_weights(weights, length(ev$y)) %||% rep(1, length(ev$y))
   fam <- ev$family
-  measures <- assess_measures[[fam$name]]
+  measures <- fam$assess_measures
   out <- lapply(measures, function(m) {
     raw <- if (m == "auc") NULL else record_measure(m, fam, ev$eta, ev$y)
     v <- if (m == "auc") apply(ev$eta, 2L, weighted_auc, y = ev$y, w = w)
@@ -93,21 +93,12 @@ assess.dpsco <- function(object, newx = NULL, newy, s = NULL, weights = NULL,
   stats::setNames(out, measures)
 }
 
-# The measures of assess.dpsco() by family, in glmnet's order.
-assess_measures <- list(gaussian = c("mse", "mae"),
-                        binomial = c("deviance", "class", "auc", "mse", "mae"),
-                        poisson = c("deviance", "mse", "mae"),
-                        multinomial = c("deviance", "class", "mse", "mae"),
-                        quantile = c("check", "mae"))
-
 # The "measure" attribute, glmnet's names.
 measure_title <- function(m, fam) {
   switch(m, mse = "Mean-Squared Error", mae = "Mean Absolute Error",
          class = "Misclassification Error", auc = "AUC",
          check = "Check Loss",
-         deviance = paste(switch(fam$name, binomial = "Binomial",
-                                 poisson = "Poisson",
-                                 multinomial = "Multinomial"), "Deviance"))
+         deviance = sub(" deviance$", " Deviance", fam$deviance_label))
 }
 
 # Each record's measure (n x s) from the link predictions eta (n x s;
@@ -253,10 +244,9 @@ eval_predictions <- function(object, newx, newy, s, newoffset,
   if (!is.numeric(object) || length(dim(object)) > 3L)
     arg_error("object", "must be a dpsco or cv.dpsco fit, or a numeric ",
               "matrix of link predictions.")
-  family <- match_choice(family, "family", names(assess_measures))
+  family <- match_choice(family, "family", family_choices)
   eta <- if (is.null(dim(object))) matrix(object) else object
-  fam <- if (family == "multinomial") family_multinomial(dim(eta)[2L])
-         else family_object(family, list(tau = tau))
+  fam <- family_object(family, list(tau = tau, nclass = dim(eta)[2L]))
   if (fam$multi && length(dim(eta)) == 2L)
     eta <- array(eta, c(dim(eta), 1L), c(dimnames(eta), list(NULL)))
   if (fam$multi != (length(dim(eta)) == 3L))

@@ -228,8 +228,11 @@ inference_refused <- function(inf) {
 #' of extreme leverage with large residuals, as blog's raw comment counts
 #' have) are beyond a private interval at moderate n: their clipped
 #' records move the estimate by more than its standard error, and the
-#' intervals under-cover.  `bench/inference_real.R` measures coverage on
-#' real populations and `bench/README.md` reports it, with those cases.
+#' intervals under-cover (measured: worst coefficients 0.25 to 0.88 on
+#' blog, on a binary flight delay against the long-tailed departure delay
+#' and on home runs against walks and strikeouts, at n = 5,000 to
+#' 20,000).  `bench/inference_real.R` measures coverage on seven real
+#' populations and `bench/README.md` reports it, with those cases.
 #'
 #' @param object a `dpsco` fit made with `inference = TRUE`.
 #' @param parm coefficients, by name or position (all by default).

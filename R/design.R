@@ -242,3 +242,13 @@ signed_octave_counts <- function(y, rows = NULL) {
   if (is_sharded(y)) return(shard_octaves(y, rows))
   tabulate(signed_bin(as.double(record_rows(y, rows))), 127L)
 }
+
+# The records idx (0-based) of a per-record vector or matrix (NULL: NULL;
+# a sharded y or residual handle: itself, its workers take their rows; a
+# sharded offset carries idx to the workers' counts of its exposures).
+record_rows <- function(v, idx) {
+  if (is.null(v) || is.null(idx)) return(v)
+  if (inherits(v, "dpsco_shard_offset")) v$rows <- idx
+  if (is_sharded(v)) return(v)
+  if (is.matrix(v)) v[idx + 1L, , drop = FALSE] else v[idx + 1L]
+}

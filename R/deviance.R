@@ -121,45 +121,19 @@ check_eval_weights <- function(weights, n) {
   as.double(weights)
 }
 
-# Each record's deviance (n x K; the terms family$deviance() sums): twice
-# the family's loss, the Poisson unit deviance for poisson.  For a
-# multinomial eta, the n x classes x K array.
-record_deviance <- function(fam, eta, y) {
-  if (length(dim(eta)) == 3L)
-    return(vapply(seq_len(dim(eta)[3L]), function(j)
-      2 * fam$eval_loss(matrix(eta[, , j], nrow(eta)), y), numeric(nrow(eta))))
-  if (identical(fam$name, "poisson")) return(poisson_deviance(y, exp(eta)))
-  2 * fam$eval_loss(eta, y)
-}
+# Each record's deviance (n x K; the terms family$deviance() sums), the
+# family's record_deviance(): twice the family's loss, the Poisson unit
+# deviance for poisson; for a multinomial eta, from the n x classes x K
+# array.
+record_deviance <- function(fam, eta, y) fam$record_deviance(eta, y)
 
 # The deviance of the intercept-only model fitted to the evaluation data
-# itself (beside their offsets), as glmnet's null deviance: the weighted
-# mean (gaussian, binomial, poisson: by glm.fit with the offsets), the class
-# shares (multinomial) or the weighted tau-quantile of y - offset
-# (quantile).
+# itself (beside their offsets), as glmnet's null deviance: the family's
+# null_eta() (the weighted mean by glm.fit with the offsets, the class
+# shares, or the weighted tau-quantile of y - offset).
 null_deviance <- function(fam, y, weights = NULL, offset = NULL) {
-  n <- length(y)
-  w <- weights %||% rep(1, n)
-  off <- offset %||% rep(0, n)
-  eta <- if (fam$multi) {
-    share <- vapply(seq_len(fam$nclass), function(k) sum(w[y == k - 1L]), 0)
-    eta <- matrix(log(pmax(share / sum(w), 1e-300)), n, fam$nclass,
-                  byrow = TRUE)
-    array(eta, c(n, fam$nclass, 1L))
-  } else if (identical(fam$name, "quantile")) {
-    r <- y - off
-    o <- order(r)
-    cw <- cumsum(w[o]) / sum(w)
-    matrix(off + r[o][which(cw >= fam$tau)[1L]], n, 1L)
-  } else {
-    glm_fam <- switch(fam$name, gaussian = stats::gaussian(),
-                      binomial = stats::binomial(), poisson = stats::poisson())
-    mu <- suppressWarnings(stats::glm.fit(matrix(1, n, 1L), y, weights = w,
-                                          offset = off, family = glm_fam,
-                                          intercept = TRUE))$fitted.values
-    matrix(glm_fam$linkfun(mu), n, 1L)
-  }
-  sum(w * record_deviance(fam, eta, y))
+  w <- weights %||% rep(1, length(y))
+  sum(w * record_deviance(fam, fam$null_eta(y, w, offset), y))
 }
 
 # The fraction of deviance explained on the evaluation data, per value of

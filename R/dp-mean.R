@@ -139,9 +139,7 @@ dp_mean_release <- function(x, range, z, n) {
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
   est <- mid + colSums(clamped - rep(mid, each = rows)) / n
-  if (noise_secure() && sd > 0)
-    return(list(estimate = secure_values(est, z, sens), noise_sd = sd))
-  list(estimate = est + sd * stats::rnorm(ncol(x)), noise_sd = sd)
+  list(estimate = release(est, z, sens, sd = sd), noise_sd = sd)
 }
 
 check_range <- function(range, d) {

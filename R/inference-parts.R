@@ -39,13 +39,13 @@ inference_scaling <- function(x, std, intercept, z, n) {
   p <- ncol(w0)
   sens <- sqrt(p) / n
   m <- if (intercept)
-         release_vector(colSums(clamp(w0, -1, 1)) / n, z[["centre"]], sens)
+         release(colSums(clamp(w0, -1, 1)) / n, z[["centre"]], sens, skip_zero = TRUE)
        else rep(0, p)
   dev <- abs(w0 - rep(m, each = nrow(w0)))
   q <- pmax(octave_quantiles(lapply(seq_len(p), function(j) dev[, j]), 0.01,
                              z[["design"]], n), 2^-30)
   u2 <- clamp(dev / rep(q, each = nrow(dev)), 0, 1)^2
-  m2 <- release_vector(colSums(u2) / n, z[["moment"]], sens)
+  m2 <- release(colSums(u2) / n, z[["moment"]], sens, skip_zero = TRUE)
   s <- q * sqrt(pmax(m2, 3 * z[["moment"]] * sens, 1e-12))
   list(center = std$center + std$scale * m, scale = std$scale * s)
 }
@@ -132,13 +132,7 @@ clip_d <- function(d, rn, bound) {
 # The Gaussian release of a symmetric matrix whose records' terms have
 # Frobenius norm at most `sens`: the noise on its upper triangle (whose
 # L2 norm is at most the Frobenius norm), mirrored.
-release_sym <- function(h, z, sens) {
-  h <- (h + t(h)) / 2
-  up <- upper.tri(h, diag = TRUE)
-  h[up] <- release_vector(h[up], z, sens)
-  h[lower.tri(h)] <- t(h)[lower.tri(h)]
-  h
-}
+release_sym <- function(h, z, sens) release_symmetric((h + t(h)) / 2, z, sens)
 
 # The stage's releases over the public n, each with its noise sd per
 # entry: the mean clipped score (sensitivity clip / n), the mean bread
@@ -146,7 +140,7 @@ release_sym <- function(h, z, sens) {
 # (clip^2 / n).
 stage_score <- function(rn, psi, clip, z, n) {
   v <- drop(crossprod(rn$ws, clip_psi(psi, rn, clip))) / n
-  list(value = release_vector(v, z, clip / n), sd = z * clip / n)
+  list(value = release(v, z, clip / n, skip_zero = TRUE), sd = z * clip / n)
 }
 
 stage_bread <- function(rn, d, bound, z, n) {

@@ -52,23 +52,6 @@ check_secure <- function(secure) {
   secure
 }
 
-# The secure release of `values` * `scale` (elementwise), a vector of L2
-# sensitivity `sensitivity`, with multiplier z, divided by `scale` again
-# (post-processing).  The rounding to the grid is inside the sensitivity
-# (secure_gaussian()).
-secure_values <- function(values, z, sensitivity, scale = 1) {
-  v <- as.double(values) * scale
-  g <- secure_gaussian(z, sensitivity, length(v))
-  .Call(C_dpsco_secure_noise, v, g$sd, g$grid) / scale
-}
-
-# A vector of L2 sensitivity `sensitivity` released with multiplier z.
-release_vector <- function(v, z, sensitivity) {
-  if (!(z > 0)) return(v)
-  if (noise_secure()) return(secure_values(v, z, sensitivity))
-  v + z * sensitivity * stats::rnorm(length(v))
-}
-
 # The multiplier of `steps` Gaussian releases at Poisson rate q after the
 # parts `fixed` (privacy_part()s), meeting (epsilon, delta).  The discrete
 # Gaussian of the secure releases is bounded through its Renyi curve

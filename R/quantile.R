@@ -140,8 +140,7 @@ release_y_histogram <- function(y, bound, z, nbins = 201L) {
   w <- 2 * bound / nbins
   centres <- -bound + w * (seq_len(nbins) - 0.5)
   n_b <- y_bin_counts(y, bound, nbins)
-  counts <- if (noise_secure()) secure_values(n_b, z, 1)
-            else n_b + z * stats::rnorm(nbins)
+  counts <- release(n_b, z, 1)
   list(counts = counts, centres = centres, width = w, sd = z)
 }
 

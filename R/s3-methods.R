@@ -568,3 +568,10 @@ cv_default_note <- function(x) {
   sprintf("coef()/predict(): %s.min; %s.1se needs unreleased statistics.",
           name, name)
 }
+
+# The path of a cv.dpsco object: penalties or, for the constraint-set
+# methods, radii.
+cv_path <- function(x) {
+  name <- path_axis(x$dpsco.fit)$name
+  list(name = name, values = x[[name]], min = x[[paste0(name, ".min")]])
+}

@@ -197,7 +197,8 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
       sa_block_fit(z[ix, , drop = FALSE], y[ix], prob$offset, fam,
                    lambda, r), numeric(d)))
     agg <- sa_aggregate(est, eps, delta, 2 * r)
-    out <- agg$centre + agg$smooth / agg$gamma * stats::rnorm(d)
+    out <- release(agg$centre, z = 1, sensitivity = agg$smooth,
+                   scale = agg$gamma, secure = FALSE)
     nrm <- sqrt(sum(out^2))
     beta[, l] <- if (nrm > r) out * (r / nrm) else out
   }

@@ -937,7 +937,5 @@ shard_mean_release <- function(y, range, z, n) {
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
   est <- mid + shard_centred_sum(y, range) / n
-  if (noise_secure() && sd > 0)
-    return(list(estimate = secure_values(est, z, sens), noise_sd = sd))
-  list(estimate = est + sd * stats::rnorm(1L), noise_sd = sd)
+  list(estimate = release(est, z, sens, sd = sd), noise_sd = sd)
 }

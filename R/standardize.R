@@ -76,8 +76,7 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n) {
   e <- pmin(pmax(ceiling(log2(abs(x))), -30), 31) + 31  # bins 1..62
   counts <- vapply(seq_len(p), function(j) tabulate(e[, j], nbin), numeric(nbin))
   sd_count <- z * sqrt(p)
-  noisy <- if (noise_secure()) matrix(secure_values(counts, z, sqrt(p)), nbin)
-           else counts + sd_count * matrix(stats::rnorm(as.double(nbin) * p), nbin, p)
+  noisy <- release(counts, z, sqrt(p), sd = sd_count)
   threshold <- sd_count * stats::qnorm(0.05 / (as.double(nbin) * p), lower.tail = FALSE)
   # no bin above the noise (too little data for this budget): B_j = 1
   bin <- apply(noisy, 2L, function(cnt) {

@@ -239,9 +239,6 @@ one_rep <- function(cl, r, boot) {
     inf <- fit$inference
     out$est <- unname(inf$estimate)
     out$ratio <- inf$bread_min / inf$noise_norm
-    # the stage's released settings, to diagnose refusals
-    out$row_bound <- inf$row_bound
-    out$clamp <- inf$clamp
     if (is.null(inf$refused)) {
       out$se_s <- sqrt(diag(inf$vcov_sampling))
       out$se_p <- sqrt(diag(inf$vcov_privacy))
@@ -294,7 +291,7 @@ run_cell <- function(cl) {
   d <- p + 1L
   mats <- c("est", "se", "se_s", "se_p", "glm_est", "glm_se", "glm_hc0",
             "boot_lo", "boot_hi", "dps_est", "dps_se")
-  vecs <- c("r", "ratio", "row_bound", "clamp", "other_refusal", "error", "time", "cpu", "glm_conv", "delta")
+  vecs <- c("r", "ratio", "other_refusal", "error", "time", "cpu", "glm_conv", "delta")
   out <- c(lapply(setNames(mats, mats), field, len = d),
            lapply(setNames(vecs, vecs), field, len = 1L))
   out$cell <- cl
@@ -371,7 +368,6 @@ anchors <- function(res) {
              other_refused = sum(!is.na(res$other_refusal)),
              ratio_min = suppressWarnings(min(res$ratio, na.rm = TRUE)),
              ratio_med = median(res$ratio, na.rm = TRUE),
-             rowbound_med = median(res$row_bound, na.rm = TRUE),
              glm_cov = glm_c[1], glm_worst = glm_c[2],
              naive_cov = naive[1], naive_worst = naive[2],
              hc0_cov = hc0[1], hc0_worst = hc0[2],

@@ -168,6 +168,9 @@ typedef struct {
     int threads;
 } column_data;
 
+/* cd restricted to the rows `rows` (0-based, increasing; checked, the
+ * error naming `entry`): records.c. */
+void column_data_rows(column_data *cd, SEXP rows, const char *entry);
 void settings_octaves(const column_data *cd, int *counts);
 void settings_rows(const column_data *cd, int has_int, int coordinate,
                    const double *resid, int row_hist, double *ss_out,
@@ -315,6 +318,12 @@ typedef struct fit_problem_s {
     int max_threads;    /* threads the chunks may run on */
     double offset;      /* added to every linear predictor (0 but for the
                          * constraint-set optimisers' released centre) */
+    /* LAYOUT_REMOTE only: the pass over records held by cluster workers
+     * (shard.c remote_pass(), set where the problem is made, entry.c), so
+     * that pass.c calls it without depending on shard.c */
+    void (*remote_pass)(const struct fit_problem_s *pr, oracle_state *o,
+                        const double *beta, const int *idx, const int *label,
+                        int count);
 } fit_problem;
 
 /* Coefficients of a problem: one block of p + has_int per class. */
@@ -371,7 +380,8 @@ void fw_path(const fit_problem *pr, oracle_state *o, const fw_setup *fs,
  * mirror map), with generalized Gaussian noise of density proportional to
  * exp(-||z||_r^2 / (2 sigma^2)) (gg_noise.c).  Records are clipped (or
  * truncated) in the dual norm l_q through the clip oracle: the records'
- * norms are their l_q norms (mirror_dual_norms). */
+ * norms are their l_q norms (mirror_dual_norms).  lp_norm() is
+ * gg_noise.c's. */
 double lp_norm(const double *v, int d, double s);
 void mirror_grad(const double *w, int d, double s, double *out);
 void mirror_grad_inverse(const double *theta, int d, double s, double *out);

@@ -437,6 +437,7 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
                  Rf_length(y), n);
     pr->y = remote ? NULL : REAL(y);
     pr->rec.remote_settings = remote ? s->list : R_NilValue;
+    pr->remote_pass = remote ? remote_pass : NULL;
     pr->n = n;
     pr->p = p;
     pr->has_int = has_int;
@@ -990,97 +991,6 @@ static void column_data_from(column_data *cd, SEXP x)
         Rf_error("internal error: x must be a double matrix, a dgCMatrix or "
                  "a mapped file");
     }
-}
-
-/* The pass restricted to the rows `rows` (0-based, increasing, checked
- * here): a dense or mapped x is read at them in place; a sparse x is cut
- * to them, its listed rows' entries copied with their positions in the
- * list as row indices (a position map of x's rows, n ints, and the
- * entries kept). */
-static void column_data_rows(column_data *cd, SEXP rows, const char *entry)
-{
-    if (TYPEOF(rows) != INTSXP)
-        Rf_error("%s: rows must be an integer vector", entry);
-    int m = Rf_length(rows), n = cd->n;
-    const int *r = INTEGER(rows);
-    for (int k = 0; k < m; k++)
-        if (r[k] < 0 || r[k] >= n || (k > 0 && r[k] <= r[k - 1]))
-            Rf_error("%s: rows must be increasing row indices in 0 .. %d",
-                     entry, n - 1);
-    if (cd->layout != LAYOUT_SPARSE) {
-        if (cd->rows != NULL) {
-            /* a view's rows: the file rows of the listed view rows (both
-             * increasing, so these are too) */
-            int *f = (int *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(int));
-            for (int k = 0; k < m; k++)
-                f[k] = cd->rows[r[k]];
-            r = f;
-        }
-        cd->rows = r;
-        cd->n = m;
-        return;
-    }
-    int *pos = (int *) R_alloc(n > 0 ? (size_t) n : 1, sizeof(int));
-    for (int i = 0; i < n; i++)
-        pos[i] = -1;
-    for (int k = 0; k < m; k++)
-        pos[r[k]] = k;
-    int *cp = (int *) R_alloc((size_t) cd->p + 1, sizeof(int));
-    cp[0] = 0;
-    for (int j = 0; j < cd->p; j++) {
-        int kept = 0;
-        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
-            kept += pos[cd->ri[k]] >= 0;
-        cp[j + 1] = cp[j] + kept;
-    }
-    size_t nnz = (size_t) cp[cd->p];
-    int *ri = (int *) R_alloc(nnz > 0 ? nnz : 1, sizeof(int));
-    double *v = (double *) R_alloc(nnz > 0 ? nnz : 1, sizeof(double));
-    for (int j = 0, t = 0; j < cd->p; j++)
-        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
-            if (pos[cd->ri[k]] >= 0) {
-                ri[t] = pos[cd->ri[k]];
-                v[t++] = cd->v[k];
-            }
-    cd->cp = cp;
-    cd->ri = ri;
-    cd->v = v;
-    cd->n = m;
-}
-
-/* A Poisson subsample of n records at rate q (the private settings'
- * passes, R/settings.R settings_subsample()): each record kept
- * independently with probability q, the gaps between kept records drawn
- * as geometric skips from R's generator (sampler_next(), sample.c), so
- * the draws number about q n, never n.  Returns the kept records'
- * 0-based indices, increasing. */
-SEXP dpsco_poisson_rows(SEXP n_, SEXP q_)
-{
-    int n = Rf_asInteger(n_);
-    double q = Rf_asReal(q_);
-    if (n == NA_INTEGER || n < 0 || !(q > 0.0 && q <= 1.0))
-        Rf_error("internal error: dpsco_poisson_rows needs n >= 0 and q in "
-                 "(0, 1]");
-    poisson_sampler sp;
-    sampler_init(&sp, n, q, 0);
-    size_t cap = (size_t) (q * n + 6.0 * sqrt(q * n) + 16.0), m = 0;
-    cap = cap < (size_t) n + 1 ? cap : (size_t) n + 1;
-    int *buf = R_Calloc(cap, int);
-    GetRNGstate();
-    for (int i = sampler_next(&sp, -1); i < n; i = sampler_next(&sp, i)) {
-        if (m == cap) {
-            cap *= 2;
-            buf = R_Realloc(buf, cap, int);
-        }
-        buf[m++] = i;
-    }
-    PutRNGstate();
-    SEXP out = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t) m));
-    if (m > 0)
-        memcpy(INTEGER(out), buf, m * sizeof(int));
-    R_Free(buf);
-    UNPROTECT(1);
-    return out;
 }
 
 /* A named list of the n values. */

@@ -17,6 +17,31 @@
 #include <Rmath.h>
 #include "dpsco.h"
 
+/* ||v||_s for s >= 1, on v / max |v_j| so that no power over- or
+ * underflows for finite v: the noise's norm, which mirror.c's steps use
+ * too (so the noise does not depend on the optimiser). */
+double lp_norm(const double *v, int d, double s)
+{
+    double big = 0.0;
+    for (int j = 0; j < d; j++) {
+        double a = fabs(v[j]);
+        big = a > big ? a : big;
+    }
+    if (big == 0.0 || !R_FINITE(big))
+        return big;
+    double sum = 0.0;
+    if (s == 2.0) {
+        for (int j = 0; j < d; j++) {
+            double t = v[j] / big;
+            sum += t * t;
+        }
+        return big * sqrt(sum);
+    }
+    for (int j = 0; j < d; j++)
+        sum += pow(fabs(v[j]) / big, s);
+    return big * pow(sum, 1.0 / s);
+}
+
 /* One draw into z (overwritten). */
 void gg_draw(double *z, int d, double r, double sigma)
 {

@@ -37,30 +37,6 @@
 /* Records streamed between two interrupt checks. */
 #define INTERRUPT_EVERY 1000000.0
 
-/* ||v||_s for s >= 1, on v / max |v_j| so that no power over- or
- * underflows for finite v. */
-double lp_norm(const double *v, int d, double s)
-{
-    double big = 0.0;
-    for (int j = 0; j < d; j++) {
-        double a = fabs(v[j]);
-        big = a > big ? a : big;
-    }
-    if (big == 0.0 || !R_FINITE(big))
-        return big;
-    double sum = 0.0;
-    if (s == 2.0) {
-        for (int j = 0; j < d; j++) {
-            double t = v[j] / big;
-            sum += t * t;
-        }
-        return big * sqrt(sum);
-    }
-    for (int j = 0; j < d; j++)
-        sum += pow(fabs(v[j]) / big, s);
-    return big * pow(sum, 1.0 / s);
-}
-
 /* out = c J_s(v), J_s(v)_j = ||v||_s^(2 - s) sign(v_j) |v_j|^(s - 1), the
  * gradient of ||v||_s^2 / 2.  J_s and J_{s / (s - 1)} are inverse maps
  * (each is the other's duality map).  J_s is 1-homogeneous, so it is

@@ -132,7 +132,7 @@ void batch_pass(const fit_problem *pr, oracle_state *o, const double *beta,
                 const int *idx, const int *label, int count)
 {
     if (pr->rec.layout == LAYOUT_REMOTE) {  /* sharded records (shard.c) */
-        remote_pass(pr, o, beta, idx, label, count);
+        pr->remote_pass(pr, o, beta, idx, label, count);
         return;
     }
     int nchunks = o->nchunks;

@@ -176,3 +176,59 @@ void records_dense(records *rec, const double *x, int n, int p, int has_int,
     }
     csr_stats(rec, n, has_int);
 }
+
+/* The pass restricted to the rows `rows` (0-based, increasing, checked
+ * here): a dense or mapped x is read at them in place; a sparse x is cut
+ * to them, its listed rows' entries copied with their positions in the
+ * list as row indices (a position map of x's rows, n ints, and the
+ * entries kept). */
+void column_data_rows(column_data *cd, SEXP rows, const char *entry)
+{
+    if (TYPEOF(rows) != INTSXP)
+        Rf_error("%s: rows must be an integer vector", entry);
+    int m = Rf_length(rows), n = cd->n;
+    const int *r = INTEGER(rows);
+    for (int k = 0; k < m; k++)
+        if (r[k] < 0 || r[k] >= n || (k > 0 && r[k] <= r[k - 1]))
+            Rf_error("%s: rows must be increasing row indices in 0 .. %d",
+                     entry, n - 1);
+    if (cd->layout != LAYOUT_SPARSE) {
+        if (cd->rows != NULL) {
+            /* a view's rows: the file rows of the listed view rows (both
+             * increasing, so these are too) */
+            int *f = (int *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(int));
+            for (int k = 0; k < m; k++)
+                f[k] = cd->rows[r[k]];
+            r = f;
+        }
+        cd->rows = r;
+        cd->n = m;
+        return;
+    }
+    int *pos = (int *) R_alloc(n > 0 ? (size_t) n : 1, sizeof(int));
+    for (int i = 0; i < n; i++)
+        pos[i] = -1;
+    for (int k = 0; k < m; k++)
+        pos[r[k]] = k;
+    int *cp = (int *) R_alloc((size_t) cd->p + 1, sizeof(int));
+    cp[0] = 0;
+    for (int j = 0; j < cd->p; j++) {
+        int kept = 0;
+        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
+            kept += pos[cd->ri[k]] >= 0;
+        cp[j + 1] = cp[j] + kept;
+    }
+    size_t nnz = (size_t) cp[cd->p];
+    int *ri = (int *) R_alloc(nnz > 0 ? nnz : 1, sizeof(int));
+    double *v = (double *) R_alloc(nnz > 0 ? nnz : 1, sizeof(double));
+    for (int j = 0, t = 0; j < cd->p; j++)
+        for (int k = cd->cp[j]; k < cd->cp[j + 1]; k++)
+            if (pos[cd->ri[k]] >= 0) {
+                ri[t] = pos[cd->ri[k]];
+                v[t++] = cd->v[k];
+            }
+    cd->cp = cp;
+    cd->ri = ri;
+    cd->v = v;
+    cd->n = m;
+}

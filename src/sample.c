@@ -102,3 +102,38 @@ void sample_groups(int n, int k, int rule, double rate, int *label,
         start[g] = start[g - 1];
     start[0] = 0;
 }
+
+/* A Poisson subsample of n records at rate q (the private settings'
+ * passes, R/settings.R settings_subsample()): each record kept
+ * independently with probability q, the gaps between kept records drawn
+ * as geometric skips from R's generator (sampler_next(), sample.c), so
+ * the draws number about q n, never n.  Returns the kept records'
+ * 0-based indices, increasing. */
+SEXP dpsco_poisson_rows(SEXP n_, SEXP q_)
+{
+    int n = Rf_asInteger(n_);
+    double q = Rf_asReal(q_);
+    if (n == NA_INTEGER || n < 0 || !(q > 0.0 && q <= 1.0))
+        Rf_error("internal error: dpsco_poisson_rows needs n >= 0 and q in "
+                 "(0, 1]");
+    poisson_sampler sp;
+    sampler_init(&sp, n, q, 0);
+    size_t cap = (size_t) (q * n + 6.0 * sqrt(q * n) + 16.0), m = 0;
+    cap = cap < (size_t) n + 1 ? cap : (size_t) n + 1;
+    int *buf = R_Calloc(cap, int);
+    GetRNGstate();
+    for (int i = sampler_next(&sp, -1); i < n; i = sampler_next(&sp, i)) {
+        if (m == cap) {
+            cap *= 2;
+            buf = R_Realloc(buf, cap, int);
+        }
+        buf[m++] = i;
+    }
+    PutRNGstate();
+    SEXP out = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t) m));
+    if (m > 0)
+        memcpy(INTEGER(out), buf, m * sizeof(int));
+    R_Free(buf);
+    UNPROTECT(1);
+    return out;
+}

@@ -24,7 +24,7 @@
  * (R/design.R) and a Poisson subsample of the records (R/settings.R
  * settings_subsample(); of a view: its listed rows of the view's list).
  * A dense or mapped x is read at those rows in place, a sparse x is first
- * cut to them (column_data_rows(), entry.c), and every result is that of
+ * cut to them (column_data_rows(), records.c), and every result is that of
  * the same pass over R's x[rows + 1, ], its blocks being blocks of the
  * listed rows. */
 #include <math.h>

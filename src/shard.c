@@ -185,6 +185,7 @@ void shard_problem(fit_problem *pr, SEXP lay, SEXP y,
     pr->weight = NULL;
     pr->roff = NULL;
     pr->offset = 0.0;
+    pr->remote_pass = NULL;  /* the shard's own rows are local */
     pr->family = *family;
     /* a multinomial pass streams dense or sparse rows (pass.c) */
     if (family->nclass > 1 && pr->rec.layout == LAYOUT_MAPPED)

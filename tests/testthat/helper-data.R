@@ -28,3 +28,24 @@ softmax_classes <- function(eta) {
   factor(max.col(eta + gumbel, ties.method = "first"), levels = seq_len(k),
          labels = letters[seq_len(k)])
 }
+
+# Heavy-tailed data for the cv.dpsco() tests (test-cv.R, test-cv-methods.R):
+# log-normal columns, t3 errors, three signals.
+cv_data <- function(n = 1200, p = 5, seed = 41) {
+  set.seed(seed)
+  x <- matrix(exp(stats::rnorm(n * p)), n, p)
+  eta <- drop(x %*% c(1.5, -1, 0.5, rep(0, p - 3)))
+  list(x = x, y = eta + stats::rt(n, df = 3),
+       yb = stats::rbinom(n, 1, stats::plogis(eta - 1)), n = n, p = p)
+}
+
+# Log-normal columns with a quarter of zeros, t3 errors: the settings tests
+# (test-settings*.R).
+settings_data <- function(n = 1500, p = 4, seed = 12) {
+  set.seed(seed)
+  x <- matrix(exp(stats::rnorm(n * p)), n, p)
+  x[sample(n, n / 4), 2] <- 0
+  y <- drop(x %*% c(1, -1, 0, 0.5)) + stats::rt(n, df = 3)
+  yb <- stats::rbinom(n, 1, stats::plogis(x[, 1] - 1))
+  list(x = x, y = y, yb = yb, n = n, p = p)
+}

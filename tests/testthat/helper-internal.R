@@ -75,6 +75,8 @@ family_poisson <- dpsco:::family_poisson
 family_multinomial <- dpsco:::family_multinomial
 family_quantile <- dpsco:::family_quantile
 family_codes <- dpsco:::family_codes
+new_family <- dpsco:::new_family
+family_fields <- dpsco:::family_fields
 fit_family <- dpsco:::fit_family
 kernel_codes <- dpsco:::kernel_codes
 kernel_choices <- dpsco:::kernel_choices
@@ -168,7 +170,12 @@ oracle_setup <- function(method, control, m, d, eps, delta)
 dg_sample <- dpsco:::dg_sample
 secure_gaussian <- dpsco:::secure_gaussian
 secure_available <- dpsco:::secure_available
-secure_values <- dpsco:::secure_values
+# (the secure switch for the rest of the calling test)
+local_secure <- function(secure, frame = parent.frame())
+  dpsco:::local_secure(secure, frame)
+release <- dpsco:::release
+release_symmetric <- dpsco:::release_symmetric
+release_choice <- dpsco:::release_choice
 
 # ---- Accounting: RDP, PLD and the Gaussian mechanism
 acc_cm <- dpsco:::acc_cm

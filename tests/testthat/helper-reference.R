@@ -98,3 +98,125 @@ centre_share_ref <- function(z1, n, p, others = scale_share_ref(
   if (cap <= 0.03) return(0.03)
   min(cap, max(0.03, (k * z1 / n)^2))
 }
+
+# ---- plain-R references of the private ranges (test-settings*.R)
+
+# plain-R quantile edge: the smallest power of two 2^k (k = -32 .. 31) with
+# at most tau * n values above it
+quantile_edge_ref <- function(v, tau) {
+  ks <- -32:31
+  above <- vapply(ks, function(k) sum(v > 2^k), 0)
+  2^ks[which(above <= tau * length(v))[1L]]
+}
+
+# Plain R from the description in R/settings.R.  Counts: bin 1 holds
+# |v| <= 2^-32, bin b holds (2^(b - 34), 2^(b - 33)], bin 64 everything
+# above 2^30.  A noisy count below k sd (or not above 0) is dropped, bin 1
+# always; the run of kept bins goes up from the fullest while one of the
+# next two bins is kept; B is f times the upper edge 2^(b - 33) of the
+# highest bin b whose kept counts at or above it exceed tau times all
+# kept counts, at most 2^32; nothing kept: 1.
+octave_counts_ref <- function(v) {
+  a <- abs(v)
+  up <- 2^((1:64) - 33)
+  vapply(1:64, function(b) {
+    lo <- if (b == 1) -Inf else up[b - 1]
+    hi <- if (b == 64) Inf else up[b]
+    sum(a > lo & a <= hi)
+  }, 0)
+}
+
+run_ref <- function(kept) {
+  # scan out from the first fullest bin, each way, until two empty bins
+  # in a row
+  m <- which(kept == max(kept))[1]
+  ends <- m
+  for (dir in c(-1, 1)) {
+    end <- m
+    b <- m + dir
+    while (b >= 1 && b <= length(kept) && abs(b - end) <= 2) {
+      if (kept[b] > 0) end <- b
+      b <- b + dir
+    }
+    ends <- c(ends, end)
+  }
+  ends[2:3]
+}
+
+octave_bound_ref <- function(noisy, sd, k = 3, tau = 0.01, f = 2) {
+  kept <- noisy * (noisy > 0 & noisy >= k * sd)
+  kept[1] <- 0
+  # the fullest must clear the 1% level of the largest of 63 noise counts
+  if (all(kept == 0) || max(kept) < sd * stats::qnorm(1 - 0.01 / 63)) return(1)
+  r <- run_ref(kept)
+  # a thin tail: windows of 2, 4 or 8 bins from one or two above the top
+  # whose noisy sum clears the 1% level of the largest of 3 x 64 window
+  # noises lift the top to their last bin above 0, until none does
+  level <- stats::qnorm(1 - 0.01 / 192)
+  top <- r[2]
+  repeat {
+    ends <- c()
+    for (s in top + 1:2) for (m in c(2, 4, 8)) {
+      if (s > 64) next
+      w <- s:min(s + m - 1, 64)
+      if (sum(noisy[w]) >= level * sd * sqrt(length(w)) && any(noisy[w] > 0))
+        ends <- c(ends, max(w[noisy[w] > 0]))
+    }
+    if (length(ends) == 0 || max(ends) <= top) break
+    top <- max(ends)
+  }
+  used <- ifelse(seq_along(noisy) <= r[2], kept, pmax(noisy, 0))
+  used[seq_along(used) < r[1] | seq_along(used) > top] <- 0
+  b <- max(which(vapply(1:64, function(b) sum(used[b:64]), 0) > tau * sum(used)))
+  min(f * 2^(b - 33), 2^32)
+}
+
+# y: the signed bins, most negative first (bin i <-> -(octave 65 - i)),
+# 64 the zero bin, 64 + b - 1 the positive octave b; the run is on the
+# octaves of |y| (both signs' kept counts added) and drops the bins above
+# its top; hi from the top of the signed axis, lo from the bottom, each at
+# tau times all kept counts (zero bin included).
+signed_counts_ref <- function(v) {
+  pos <- octave_counts_ref(v[v > 2^-32])
+  neg <- octave_counts_ref(v[v < -2^-32])
+  c(rev(neg[-1]), sum(abs(v) <= 2^-32), pos[-1])
+}
+
+signed_range_ref <- function(noisy, sd, k = 3, tau = 0.01, f = 2) {
+  kept <- noisy * (noisy > 0 & noisy >= k * sd)
+  oct <- c(64:2, 1, 2:64)
+  mag <- vapply(1:64, function(o) if (o == 1) 0 else sum(kept[oct == o]), 0)
+  if (all(mag == 0) || max(kept[-64]) < sd * stats::qnorm(1 - 0.01 / 126))
+    return(c(-1, 1))
+  r <- run_ref(mag)
+  kept[oct != 1 & (oct < r[1] | oct > r[2])] <- 0
+  lev <- tau * sum(kept)
+  hi <- max(which(vapply(1:127, function(i) sum(kept[i:127]), 0) > lev))
+  lo <- min(which(vapply(1:127, function(i) sum(kept[1:i]), 0) > lev))
+  # signed edges of bin i: octave o = oct[i], magnitudes (2^(o - 34), 2^(o - 33)]
+  edge_hi <- if (hi > 64) f * 2^(oct[hi] - 33) else if (hi == 64) 0 else -2^(oct[hi] - 34)
+  edge_lo <- if (lo < 64) -f * 2^(oct[lo] - 33) else if (lo == 64) 0 else 2^(oct[lo] - 34)
+  # the range holds 0
+  c(min(max(edge_lo, -2^32), 0), max(min(edge_hi, 2^32), 0))
+}
+
+# ---- the accountant's references (test-accountant*.R)
+
+# analytic Gaussian mechanism (Balle & Wang 2018), naive formula + bisection
+ag_delta <- function(mu, eps)
+  pnorm(mu / 2 - eps / mu) - exp(eps) * pnorm(-mu / 2 - eps / mu)
+ag_eps <- function(mu, delta) {
+  if (ag_delta(mu, 0) <= delta) return(0)
+  lo <- 0
+  hi <- 1
+  while (ag_delta(mu, hi) > delta) hi <- 2 * hi
+  for (k in 1:200) {
+    mid <- (lo + hi) / 2
+    if (ag_delta(mu, mid) > delta) lo <- mid else hi <- mid
+  }
+  (lo + hi) / 2
+}
+
+# improved RDP -> (eps, delta) conversion (Balle et al. 2020)
+ref_conv_eps <- function(r, a, delta)
+  max(0, min(r + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1)))

@@ -108,13 +108,13 @@ test_that("a value beyond its grid's range saturates at the largest grid value",
   # below the limit a value is released as it was
   expect_lt(abs(out[6] - 2^27), 8)
   expect_true(all(out / 2^-24 == round(out / 2^-24)))
-  # the same through secure_values(): sd about 1e-3, grid 2^-34, so the
-  # largest grid value is 2^18
+  # the same through release() with secure noise: sd about 1e-3, grid
+  # 2^-34, so the largest grid value is 2^18
   set.seed(1)
   seed <- rng_state()
   g <- secure_gaussian(1, 1e-3, 1)
   expect_identical(g$grid, 2^-34)
-  r <- secure_values(123.456e9, 1, 1e-3)
+  r <- release(123.456e9, 1, 1e-3, secure = TRUE)
   expect_lt(abs(r - 2^18), 8 * g$sd)
   expect_identical(rng_state(), seed)
 })
