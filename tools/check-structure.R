@@ -49,12 +49,17 @@ max_file_lines <- 600L
 # ---------------------------------------------------------------------------
 # Reading the sources
 
+# (the text of the terminals only: an expression's text, which is slow to
+# form for every node, is read on demand by expr_text())
 parse_file <- function(path) {
   exprs <- parse(path, keep.source = TRUE)
-  pd <- utils::getParseData(exprs, includeText = TRUE)
-  list(path = path, exprs = exprs, pd = pd[order(pd$line1, pd$col1, pd$id), ],
+  raw <- utils::getParseData(exprs, includeText = NA)
+  list(path = path, exprs = exprs, raw = raw,
+       pd = raw[order(raw$line1, raw$col1, raw$id), ],
        lines = readLines(path, warn = FALSE))
 }
+
+expr_text <- function(f, id) paste(utils::getParseText(f$raw, id), collapse = "\n")
 
 # The top-level functions of a parsed file: name, first and last line.
 top_functions <- function(f) {
@@ -110,6 +115,17 @@ read_tree <- function(root) {
 # ---------------------------------------------------------------------------
 # The rules: each returns a data frame of violations (rule, site, detail).
 
+# The children of a parse-data node, by its id (rows of pd; NULL: none),
+# from one split of the row indices (splitting the data frame itself is
+# slow on a large file).
+children_of <- function(pd) {
+  idx <- split(seq_len(nrow(pd)), pd$parent)
+  function(id) {
+    k <- idx[[as.character(id)]]
+    if (is.null(k)) NULL else pd[k, , drop = FALSE]
+  }
+}
+
 violation <- function(rule, site, detail)
   data.frame(rule = rule, site = site, detail = detail, stringsAsFactors = FALSE)
 
@@ -154,25 +170,27 @@ rule_family_branch <- function(tree) {
   for (f in tree) {
     if (grepl("^R/family", f$rel)) next
     pd <- f$pd
+    hits <- pd[pd$token == "STR_CONST" & pd$text %in% quoted, ]
+    sw <- pd[pd$token == "SYMBOL_FUNCTION_CALL" & pd$text == "switch", ]
+    if (!nrow(hits) && !nrow(sw)) next
     parent_of <- stats::setNames(pd$parent, pd$id)
-    text_of <- stats::setNames(pd$text, pd$id)
-    kids <- split(pd, pd$parent)
+    text_of <- function(id) expr_text(f, id)
+    kid <- children_of(pd)
     # (only a comparison that involves a family: a kernel named
     # "gaussian" is not one)
     compares <- function(id) {
-      if (!grepl("fam", text_of[[as.character(id)]])) return(FALSE)
-      ch <- kids[[as.character(id)]]
+      if (!grepl("fam", text_of(id))) return(FALSE)
+      ch <- kid(id)
       if (is.null(ch)) return(FALSE)
       if (any(ch$token %in% c("EQ", "NE")) ||
           any(ch$token == "SPECIAL" & ch$text == "%in%")) return(TRUE)
       # a call: its first child expression holds the function's name
       first <- ch[ch$token == "expr", ][1L, ]
       if (is.na(first$id)) return(FALSE)
-      fn <- kids[[as.character(first$id)]]
+      fn <- kid(first$id)
       !is.null(fn) && any(fn$token == "SYMBOL_FUNCTION_CALL" &
                             fn$text %in% c("identical", "match", "switch"))
     }
-    hits <- pd[pd$token == "STR_CONST" & pd$text %in% quoted, ]
     for (i in seq_len(nrow(hits))) {
       id <- hits$id[i]
       for (up in 1:3) {
@@ -187,11 +205,10 @@ rule_family_branch <- function(tree) {
       }
     }
     # switch(x, gaussian = ...): a case named by a family
-    sw <- pd[pd$token == "SYMBOL_FUNCTION_CALL" & pd$text == "switch", ]
     for (i in seq_len(nrow(sw))) {
       call_id <- parent_of[[as.character(parent_of[[as.character(sw$id[i])]])]]
-      if (!grepl("^switch\\(\\s*[^,]*fam", text_of[[as.character(call_id)]])) next
-      cases <- kids[[as.character(call_id)]]
+      if (!grepl("^switch\\(\\s*[^,]*fam", text_of(call_id))) next
+      cases <- kid(call_id)
       bad <- cases[cases$token == "SYMBOL_SUB" & cases$text %in% family_names, ]
       for (j in seq_len(nrow(bad)))
         out[[length(out) + 1L]] <- violation(
@@ -258,11 +275,12 @@ rule_family_field <- function(tree) {
   for (f in tree) {
     pd <- f$pd
     nf <- pd[pd$token == "SYMBOL_FUNCTION_CALL" & pd$text == "new_family", ]
+    if (!nrow(nf)) next
     parent_of <- stats::setNames(pd$parent, pd$id)
-    kids <- split(pd, pd$parent)
+    kid <- children_of(pd)
     for (i in seq_len(nrow(nf))) {
       call_id <- parent_of[[as.character(parent_of[[as.character(nf$id[i])]])]]
-      args <- kids[[as.character(call_id)]]
+      args <- kid(call_id)
       set <- args$text[args$token == "SYMBOL_SUB"]
       for (a in setdiff(set, table_fields))
         out[[length(out) + 1L]] <- violation(
