@@ -12,7 +12,7 @@
 # Data (p = 10 slopes, d = 11 coefficients with the intercept)
 #   x        N(0, S) with S_jk = 0.5^|j - k| (AR(0.5)); the "heavyx" cells
 #            have independent columns t3 / sqrt(3) (unit variance, heavy
-#            tails: the row bound weights many rows down).
+#            tails: many records reach the score clip).
 #   beta     gaussian (0.5, 1, -0.5, 0.25, 0 x 7), intercept first;
 #            binomial the same slopes with intercept -0.5;
 #            poisson  (0.5, 0.5, -0.25, 0.125, 0 x 7).
