@@ -308,33 +308,14 @@ new_cv_dpsco <- function(fit, lam, ch, measure, fam, bound, n_fit, n_hold,
 # The summed clamped losses of the validation part `val` along the path
 # (an empty part sums to 0).
 cv_sums <- function(fit, dat, val, measure, tau, fam, bound, y_range) {
-  if (!any(val)) return(rep(0, length(path_values(fit))))
-  x <- dat$x
-  if (is_sharded(x))
-    # (to the workers by name: they rebuild the family with its losses)
-    return(shard_cv_sums(fit, x, val, measure, tau, fam$name, bound,
-                         y_range))
-  cv_loss_sums(fit, x, dat$y, val, measure, tau, fam, bound, y_range,
-               dat$weights, dat$offset)
-}
-
-# The clamped losses of the records `val` of x (with their y, weights
-# and offsets) summed per penalty.  A file-backed x is read and predicted
-# a block of rows at a time: its part's predictions (records x
-# penalties) are never held at once.
-cv_loss_sums <- function(fit, x, y, val, measure, tau, fam, bound, y_range,
-                         weights = NULL, offset = NULL) {
-  sums <- function(b, rows) {
-    pred <- stats::predict(fit, b, type = "response",
-                           newoffset = offset[rows])
-    # a weight in [0, 1] scales its record's clamped loss, which stays in
-    # [0, bound]: the sensitivities of cv_choice() hold as they are
-    loss <- clamped_loss(measure, y[rows], pred, tau, fam, bound, y_range)
-    if (is.null(weights)) colSums(loss) else colSums(weights[rows] * loss)
-  }
-  rows <- which(val)
-  if (!is_mapped(x)) return(sums(x[rows, , drop = FALSE], rows))
-  design_apply(x[rows, , drop = FALSE], function(b, r) sums(b, rows[r]))
+  # the fit without what the sums do not read (it goes to the workers of
+  # sharded data), and the family by name: record_loss() rebuilds it
+  fit$call <- NULL
+  fit$trace <- NULL
+  data_sums(list(x = dat$x, y = dat$y, weights = dat$weights,
+                 offset = dat$offset), "cv_loss",
+            list(fit = fit, val = val, measure = measure, tau = tau,
+                 family = fam$name, bound = bound, y_range = y_range))
 }
 
 # The public expected sizes of the two parts: the training fit's public

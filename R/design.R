@@ -15,8 +15,11 @@
 
 # x for dpsco() and cv.dpsco(): check_x() for dense input, and the two
 # other forms kept as they are.
-check_design <- function(x, arg = "x", min_rows = 2L) {
-  if (is_sharded(x)) return(x)         # rows on cluster workers (shards.R)
+# (rows on cluster workers: check_design.dpsco_sharded(), R/shards.R)
+check_design <- function(x, arg = "x", min_rows = 2L)
+  UseMethod("check_design")
+
+check_design.default <- function(x, arg = "x", min_rows = 2L) {
   if (inherits(x, "big.matrix")) return(mapped_design(x, arg, min_rows))
   if (is_mapped(x)) {                  # a view: checked as its file was
     if (nrow(x) < min_rows)
@@ -138,9 +141,11 @@ design_apply <- function(x, f, combine = c("+", "c", "rbind")) {
 }
 
 # clamp(x_j / bound_j, -1, 1): for a dense x as for a block of rows, for a
-# sparse x on its non-zeros, for a mapped x recorded for the engine.
-scale_clamp <- function(x, bound) {
-  if (is_sharded(x)) return(shard_bound(x, bound))
+# sparse x on its non-zeros, for a mapped x recorded for the engine (a
+# sharded x: scale_clamp.dpsco_shard_x(), R/shards.R).
+scale_clamp <- function(x, bound) UseMethod("scale_clamp")
+
+scale_clamp.default <- function(x, bound) {
   if (is_mapped(x)) {
     x$bound <- as.double(bound)
     return(x)
@@ -167,48 +172,6 @@ settings_pass <- function(x, task, ...) {
   .Call(C_dpsco_settings_pass, x,
         list(task = task, threads = max(1L, threads),
              block_rows = as.integer(block_rows(x)), ...))
-}
-
-# The passes below read the records `rows` only when given (0-based,
-# increasing: a subsample of the private settings, settings_rows()), in
-# place, as if x were x[rows + 1, ]; a per-record argument (residual, w)
-# then has one value per listed record.
-
-# Per column of x: the counts of records in the 64 octave bins of |x_ij|
-# (log2_bin()), a 64 x p integer matrix.
-design_octaves <- function(x, rows = NULL) {
-  if (is_sharded(x)) return(shard_octaves(x, rows))
-  counts <- settings_pass(x, 5L, rows = rows)
-  colnames(counts) <- colnames(x)
-  counts
-}
-
-# Per record: the sum of squares `ss`, the norm ||(1, x_i)|| (or ||x_i||)
-# `norm`, and 64 x k `counts`, the log2 histograms (log2_bin()) of
-# |residual_i| c_i (when residual is given; c_i the norm, or with
-# coordinate = TRUE max(intercept, |x_i|_inf)) and, with row_hist, of the
-# norms.
-design_row_stats <- function(x, intercept, residual = NULL,
-                             coordinate = FALSE, row_hist = FALSE,
-                             rows = NULL) {
-  if (is_sharded(x))
-    return(shard_row_stats(x, intercept, residual, coordinate, row_hist,
-                           rows))
-  settings_pass(x, 2L, intercept = as.integer(intercept),
-                coordinate = as.integer(coordinate),
-                residual = if (!is.null(residual)) as.double(residual),
-                row_hist = as.integer(row_hist), rows = rows)
-}
-
-# Row sums of squares.
-design_row_ss <- function(x) design_row_stats(x, FALSE)$ss
-
-# crossprod(cbind(1, x) * w) (without the 1 for intercept = FALSE): the
-# second-moment matrix of the rows weighted by w.
-design_gram <- function(x, w, intercept, rows = NULL) {
-  if (is_sharded(x)) return(shard_gram(x, w, intercept, rows))
-  settings_pass(x, 3L, intercept = as.integer(intercept),
-                weight = as.double(w), rows = rows)
 }
 
 # crossprod(x, r) as a vector.
@@ -238,17 +201,12 @@ signed_bin <- function(v) {
   as.integer(ifelse(v < 0 & b > 1L, 65L - b, 63L + b))
 }
 
-signed_octave_counts <- function(y, rows = NULL) {
-  if (is_sharded(y)) return(shard_octaves(y, rows))
-  tabulate(signed_bin(as.double(record_rows(y, rows))), 127L)
-}
-
 # The records idx (0-based) of a per-record vector or matrix (NULL: NULL;
 # a sharded y or residual handle: itself, its workers take their rows; a
 # sharded offset carries idx to the workers' counts of its exposures).
-record_rows <- function(v, idx) {
+record_rows <- function(v, idx) UseMethod("record_rows")
+
+record_rows.default <- function(v, idx) {
   if (is.null(v) || is.null(idx)) return(v)
-  if (inherits(v, "dpsco_shard_offset")) v$rows <- idx
-  if (is_sharded(v)) return(v)
   if (is.matrix(v)) v[idx + 1L, , drop = FALSE] else v[idx + 1L]
 }

@@ -130,15 +130,11 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
 # centred sum whatever the number of rows of x (a record added or removed
 # moves that sum by at most its half-range).
 dp_mean_release <- function(x, range, z, n) {
-  if (is_sharded(x)) return(shard_mean_release(x, range, z, n))
-  rows <- nrow(x)
-  lo <- rep(range[1L, ], each = rows)
-  hi <- rep(range[2L, ], each = rows)
   mid <- (range[1L, ] + range[2L, ]) / 2
-  clamped <- clamp(x, lo, hi)
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
-  est <- mid + colSums(clamped - rep(mid, each = rows)) / n
+  est <- mid + data_sums(x, "centre", list(lo = range[1L, ],
+                                           hi = range[2L, ])) / n
   list(estimate = release(est, z, sens, sd = sd), noise_sd = sd)
 }
 

@@ -12,13 +12,6 @@ softmax_rows <- function(eta) {
 # NaN gives NaN).
 row_max <- function(m) m[cbind(seq_len(nrow(m)), max.col(m, "first"))]
 
-# The counts of the K classes of y, coded 0 to K - 1 (sharded: summed over
-# the workers, shards.R).
-class_counts <- function(y, K) {
-  if (is_sharded(y)) return(shard_class_counts(y, K))
-  tabulate(y + 1L, K)
-}
-
 # The n x K indicators of y's classes, coded 0 to K - 1.
 class_indicators <- function(y, K) {
   out <- matrix(0, length(y), K)

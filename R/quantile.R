@@ -144,14 +144,6 @@ release_y_histogram <- function(y, bound, z, nbins = 201L) {
   list(counts = counts, centres = centres, width = w, sd = z)
 }
 
-# The counts of clamp(y, -B, B) in nbins equal bins of [-B, B] (sharded:
-# summed over the workers, shards.R).
-y_bin_counts <- function(y, bound, nbins) {
-  if (is_sharded(y)) return(shard_y_hist(y, bound, nbins))
-  w <- 2 * bound / nbins
-  tabulate(clamp(floor((y + bound) / w) + 1, 1, nbins), nbins)
-}
-
 hist_level <- function(hist, level) {
   cs <- cumsum(hist$counts)
   total <- cs[length(cs)]

@@ -3,18 +3,6 @@
 # released with symmetric Gaussian noise and made positive definite, with
 # the exposures' weights for poisson offsets.
 
-# The octave counts (64) of the exposures e^offset_i (sharded: summed over
-# the workers).
-exposure_counts <- function(offset) {
-  if (is_sharded(offset)) return(shard_exposure_counts(offset))
-  tabulate(exposure_bin(offset), 64L)
-}
-
-# The octave bin (log2_bin()) of the exposure e^offset, from the offset
-# itself so that no offset overflows.
-exposure_bin <- function(offset)
-  pmin(pmax(ceiling(offset / log(2)) + 33, 1), 64)
-
 # Step 4, the curvature: the second-moment matrix of the rows clipped to
 # B_H, released with Gaussian noise and made positive definite, times the
 # loss's curvature per unit of second moment.
@@ -53,9 +41,16 @@ curvature_release <- function(xt, w_norm, row_bound, fam, beta0, intercept,
 # e^-b0, as the Hessian requires.
 curvature_row_weights <- function(fam, weights, offset, exposure) {
   if (!fam$offset_curvature || is.null(offset)) return(weights)
-  if (is_sharded(offset)) return(shard_row_weights(exposure))  # (shards.R)
-  (weights %||% 1) * exp(pmin(offset - log(exposure), 0))
+  exposure_weights(offset, weights, exposure)
 }
+
+# The records' weights times their exposures over E, at most 1 (sharded
+# offsets: formed on the workers, exposure_weights.dpsco_shard_offset()).
+exposure_weights <- function(offset, weights, exposure)
+  UseMethod("exposure_weights")
+
+exposure_weights.default <- function(offset, weights, exposure)
+  (weights %||% 1) * exp(pmin(offset - log(exposure), 0))
 
 # The loss's curvature per unit of second moment at beta0 (the family's),
 # times the released exposure bound E where the rows were weighted by
@@ -115,10 +110,8 @@ release_curvature <- function(w, z, row_bound, n, norms = sqrt(rowSums(w * w)),
                               intercept = FALSE, weights = NULL) {
   # a record's weight in [0, 1] enters as the square root on its row, so
   # its term stays within the row bound
-  sc <- row_scale(norms, row_bound)  # (shards.R: norms on the workers)
-  if (!is.null(weights))
-    sc <- if (is_sharded(sc)) shard_weigh_rows(sc, weights)
-          else sc * sqrt(weights)
+  sc <- row_scale(norms, row_bound)
+  if (!is.null(weights)) sc <- weigh_rows(sc, weights)
   h <- if (inherits(w, "design_cols"))
          design_gram(w$x, sc, intercept, w$rows) / n
        else crossprod(w * sc) / n
@@ -144,3 +137,15 @@ curvature_matrix <- function(h, sd_h, ridge, weight) {
   list(A = weight * a, top = weight * max(vals), ridge = weight * mu,
        eigen = list(values = weight * vals, vectors = ev$vectors))
 }
+
+# min(1, row_bound / ||w_i||) for every record (norms kept on cluster
+# workers: row_scale.dpsco_shard_norms(), R/shards.R).
+row_scale <- function(norms, row_bound) UseMethod("row_scale")
+
+row_scale.default <- function(norms, row_bound) pmin(1, row_bound / norms)
+
+# The rows' scales times the square roots of the records' weights in
+# [0, 1] (on the workers for sharded data: weigh_rows.dpsco_shard_scale()).
+weigh_rows <- function(sc, weights) UseMethod("weigh_rows")
+
+weigh_rows.default <- function(sc, weights) sc * sqrt(weights)

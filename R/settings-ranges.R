@@ -379,7 +379,7 @@ centre_release <- function(y, fam, y_range, y_scale, intercept,
   } else {
     z <- part_multiplier(st$z1, st$shares[["centre"]])
     rng <- fam$centre_range(y_range)
-    rel <- dp_mean_release(y_matrix(y), matrix(rng, 2L), z, st$n)
+    rel <- dp_mean_release(y, matrix(rng, 2L), z, st$n)
     # (post-processing) within the range the mean was clamped to
     centre <- min(max(rel$estimate, rng[1L]), rng[2L])
     # a mean count below the noise sd of its release is not told apart

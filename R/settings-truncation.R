@@ -106,8 +106,11 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
 # |r_i| for one predictor, ||r_i|| for a multinomial record, whose residual
 # vector enters by its norm.  On sharded data the workers form them
 # (shards.R), each with its records' weights and offsets.
-start_residuals <- function(fam, eta, y, weights = NULL, offset = NULL) {
-  if (is_sharded(y)) return(shard_residuals(fam, eta))
+start_residuals <- function(fam, eta, y, weights = NULL, offset = NULL)
+  UseMethod("start_residuals", y)
+
+start_residuals.default <- function(fam, eta, y, weights = NULL,
+                                    offset = NULL) {
   r <- if (fam$multi) sqrt(rowSums(fam$residual(eta, y)^2))
        else fam$residual(eta + (offset %||% 0), y)
   if (is.null(weights)) r else weights * r

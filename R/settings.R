@@ -241,8 +241,7 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   }
   y_obs <- y
   if (!is.null(offset))
-    y <- if (is_sharded(y)) shard_net_offset(y, fam)  # (shards.R)
-         else fam$net_offset(y, offset)
+    y <- net_offset(y, fam, offset)
   sc <- scale_bounds(x, y, fam, intercept, control, constrained, st)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
@@ -318,3 +317,9 @@ fmt3 <- function(v) format(signif(v, 3))
 range_text <- function(v) {
   if (length(v) == 1L) fmt3(v) else paste0(fmt3(min(v)), " to ", fmt3(max(v)))
 }
+
+# y net of the offsets, as the family nets it (sharded y: on the workers,
+# net_offset.dpsco_shard_y(), R/shards.R).
+net_offset <- function(y, fam, offset) UseMethod("net_offset")
+
+net_offset.default <- function(y, fam, offset) fam$net_offset(y, offset)

@@ -49,7 +49,6 @@ shard_next <- function(prefix) {
   paste0(prefix, Sys.getpid(), ".", k)
 }
 
-is_sharded <- function(x) inherits(x, "dpsco_sharded")
 
 # The shards' row counts are data.  The handle holds them behind an
 # external pointer to C memory (src/shard.c dpsco_shard_rows()), which
@@ -445,26 +444,6 @@ shard_drop <- function(ids) {
   NULL
 }
 
-# The validation sums of cv.dpsco(): per penalty, the clamped losses of
-# the records with coin `val`, summed on each worker and added here.
-shard_cv_sums <- function(fit, x, val, measure, tau, family, bound,
-                          y_range = NULL) {
-  sh <- x$shards
-  rows <- shard_rows(sh)
-  ends <- cumsum(rows)
-  jobs <- lapply(seq_along(rows), function(s)
-    list(val = val[seq_len(rows[s]) + (ends[s] - rows[s])]))
-  # the fit without what the workers do not need
-  fit$call <- NULL
-  fit$trace <- NULL
-  res <- shard_apply(sh$cluster, sh$id, "cv_loss", jobs,
-                     list(fit = fit, measure = measure, tau = tau,
-                          family = family, bound = bound, y_range = y_range),
-                     stage = "summing validation losses", ledger = x$ledger)
-  shard_note(x$ledger, "validation loss sums")
-  shard_sum(res)
-}
-
 #' @export
 dim.dpsco_shard_x <- function(x) c(x$rows, x$p)
 
@@ -567,6 +546,42 @@ shard_note <- function(ledger, what) {
   if (!is.null(ledger)) ledger$releases <- c(ledger$releases, what)
 }
 
+# data_sums() (R/sums.R) over the shards of `data` (a handle of x, y or
+# the offsets): every worker runs the entry `e` on its records, of the
+# subsample `rows` when given (a sharded offset carries its own), and the
+# results are added in shard order.  A sum with a kept part (the rows'
+# norms) leaves it on the workers, and a handle stands in for it.
+shard_sums <- function(data, e, what, args, rows) {
+  sh <- data$shards
+  if (inherits(data, "dpsco_shard_offset")) rows <- rows %||% data$rows
+  jobs <- shard_cut(sh, shard_row_jobs(sh, rows), args[e$cut])
+  args[e$cut] <- NULL
+  res <- shard_apply(sh$cluster, sh$id, "sums", jobs,
+                     list(what = what, args = args, key = data$key,
+                          bound = data$bound, net = data$net),
+                     stage = e$stage, ledger = data$ledger)
+  shard_note(data$ledger, e$note(args))
+  total <- shard_sum(res)
+  if (is.null(e$keep)) return(total)
+  out <- list(counts = total)
+  out[[e$keep]] <- structure(list(key = data$key),
+                             class = c("dpsco_shard_norms", "dpsco_sharded"))
+  out
+}
+
+# The jobs with each per-record argument of `vals` (one value per record
+# of the whole data) cut at each shard's rows.
+shard_cut <- function(sh, jobs, vals) {
+  if (!length(vals)) return(jobs)
+  n_s <- shard_rows(sh)
+  ends <- cumsum(n_s)
+  if (is.null(jobs)) jobs <- rep(list(list()), length(n_s))
+  for (s in seq_along(n_s))
+    for (nm in names(vals))
+      jobs[[s]][[nm]] <- vals[[nm]][seq_len(n_s[s]) + (ends[s] - n_s[s])]
+  jobs
+}
+
 # A subsample of the private settings (settings_rows(): 0-based indices
 # into the stacked rows, increasing) as each shard's jobs: its own rows'
 # local indices, as shard_remote_pass() cuts a batch.  rows NULL: no jobs
@@ -580,159 +595,6 @@ shard_row_jobs <- function(sh, rows) {
     list(rows = rows[seq_len(cut[s + 1L] - cut[s]) + cut[s]] -
            as.integer(ends[s] - n_s[s])))
 }
-
-# The octave counts of x (design_octaves(), R/design.R) or the signed
-# octave counts of y (signed_octave_counts(), R/design.R) over the
-# shards (or over the subsample `rows`), added in shard order.
-shard_octaves <- function(v, rows = NULL) {
-  sh <- v$shards
-  what <- if (inherits(v, "dpsco_shard_y")) "y" else "x"
-  res <- shard_apply(sh$cluster, sh$id, "octaves", shard_row_jobs(sh, rows),
-                     list(what = what, net = v$net),
-                     stage = "counting octaves", ledger = v$ledger)
-  shard_note(v$ledger, paste("octave counts of", what))
-  shard_sum(res)
-}
-
-# The centred clamped sum of y (dp_mean_release(), R/dp-mean.R).
-shard_centred_sum <- function(y, range) {
-  sh <- y$shards
-  res <- shard_apply(sh$cluster, sh$id, "centre", NULL,
-                     list(lo = range[1L, 1L], hi = range[2L, 1L], net = y$net),
-                     stage = "summing y", ledger = y$ledger)
-  shard_note(y$ledger, "clamped sum of y")
-  shard_sum(res)
-}
-
-# The residuals at the start (start_residuals(), R/settings.R), formed on
-# the workers that hold y, the weights and the offsets: a handle with the
-# family's loss derivative and the start's predictors.
-shard_residuals <- function(fam, eta) {
-  structure(list(fam = list(multi = fam$multi, residual = fam$residual),
-                 eta = eta),
-            class = c("dpsco_shard_resid", "dpsco_sharded"))
-}
-
-# y net of the offsets (the family's net_offset()), formed on the workers:
-# the handle carries the function, which the workers' sums of y apply.
-shard_net_offset <- function(y, fam) {
-  y$net <- fam$net_offset
-  y
-}
-
-# A shard's y as the settings' sums read it: as loaded, or net of its
-# offsets.
-shard_y <- function(st, net) if (is.null(net)) st$yf else net(st$yf, st$offset)
-
-# The counts of each of the K classes of a multinomial y (the class
-# shares' release, family_multinomial()).
-shard_class_counts <- function(y, K) {
-  sh <- y$shards
-  res <- shard_apply(sh$cluster, sh$id, "classes", NULL, list(K = K),
-                     stage = "counting the classes", ledger = y$ledger)
-  shard_note(y$ledger, "class counts of y")
-  shard_sum(res)
-}
-
-# The bin counts of the quantile family's histogram of y
-# (y_bin_counts(), R/quantile.R).
-shard_y_hist <- function(y, bound, nbins) {
-  sh <- y$shards
-  res <- shard_apply(sh$cluster, sh$id, "y_hist", NULL,
-                     list(bound = bound, nbins = nbins, net = y$net),
-                     stage = "forming the histogram of y", ledger = y$ledger)
-  shard_note(y$ledger, "histogram counts of y")
-  shard_sum(res)
-}
-
-# The octave counts of the exposures exp(offset_i) (exposure_counts(),
-# R/settings.R), of the settings' subsample `offset$rows` when it has one.
-shard_exposure_counts <- function(offset) {
-  sh <- offset$shards
-  res <- shard_apply(sh$cluster, sh$id, "exposure",
-                     shard_row_jobs(sh, offset$rows), list(),
-                     stage = "counting exposures", ledger = offset$ledger)
-  shard_note(offset$ledger, "exposure counts")
-  shard_sum(res)
-}
-
-# The rows' weights of the curvature release (curvature_row_weights(),
-# R/settings.R) for sharded offsets: each worker forms its records'
-# weights times their exposures over the released bound E.
-shard_row_weights <- function(exposure)
-  structure(list(exposure = exposure),
-            class = c("dpsco_shard_row_weights", "dpsco_sharded"))
-
-# release_curvature()'s row scales times the square roots of the rows'
-# weights (the records' weights, or shard_row_weights()), on the workers.
-shard_weigh_rows <- function(sc, weights) {
-  sc$weighted <- TRUE
-  sc$exposure <- if (inherits(weights, "dpsco_shard_row_weights"))
-                   weights$exposure
-  sc
-}
-
-# The weights of a shard's rows in the second-moment matrix: its records'
-# weights, or with an exposure bound (poisson with offsets) those times
-# their exposures over it, as curvature_row_weights() forms them.
-shard_curvature_weights <- function(st, exposure) {
-  if (is.null(exposure)) return(st$weights)
-  curvature_row_weights(list(offset_curvature = TRUE), st$weights, st$offset,
-                        exposure)
-}
-
-# design_row_stats() over the shards: the histograms' counts added; the
-# per-record norms (of the subsample `rows`' records, when given) stay on
-# the workers (a handle stands in for them).
-shard_row_stats <- function(x, intercept, residual, coordinate, row_hist,
-                            rows = NULL) {
-  sh <- x$shards
-  res <- shard_apply(sh$cluster, sh$id, "row_stats", shard_row_jobs(sh, rows),
-                     list(key = x$key, bound = x$bound,
-                          intercept = as.integer(intercept),
-                          residual = if (!is.null(residual)) unclass(residual),
-                          coordinate = coordinate, row_hist = row_hist),
-                     stage = "forming histograms", ledger = x$ledger)
-  # (the norms of a subsample alone return no counts)
-  if (!is.null(residual) || row_hist) shard_note(x$ledger, "histogram counts")
-  list(counts = shard_sum(res),
-       norm = structure(list(key = x$key),
-                        class = c("dpsco_shard_norms", "dpsco_sharded")))
-}
-
-# min(1, row_bound / ||w_i||) for every record, formed on the workers.
-row_scale <- function(norms, row_bound) {
-  if (!is_sharded(norms)) return(pmin(1, row_bound / norms))
-  structure(list(key = norms$key, row_bound = row_bound),
-            class = c("dpsco_shard_scale", "dpsco_sharded"))
-}
-
-# design_gram() over the shards with the rows scaled by row_scale() (of
-# the subsample `rows`, whose norms the last row_stats task kept).
-shard_gram <- function(x, w, intercept, rows = NULL) {
-  sh <- x$shards
-  res <- shard_apply(sh$cluster, sh$id, "gram", shard_row_jobs(sh, rows),
-                     list(key = x$key, bound = x$bound,
-                          intercept = as.integer(intercept),
-                          row_bound = w$row_bound, weighted = w$weighted,
-                          exposure = w$exposure),
-                     stage = "forming the second-moment matrix",
-                     ledger = x$ledger)
-  shard_note(x$ledger, "second-moment matrix")
-  shard_sum(res)
-}
-
-# scale_clamp() of a sharded x: the bound goes with the design, and the
-# workers scale their rows when they next need them (a new key).
-shard_bound <- function(x, bound) {
-  x$bound <- as.double(bound)
-  x$key <- shard_next("k")
-  x
-}
-
-# y as a one-column matrix for the settings' sums (a sharded y as it is).
-y_column <- function(y) if (is_sharded(y)) y else matrix(as.double(y))
-y_matrix <- function(y) if (is_sharded(y)) y else matrix(y)
 
 # The settings of the workers' pass: exactly the fields of its table in
 # src/entry.c (shard_pass_fields), taken by name from the fit's settings
@@ -787,155 +649,4 @@ shard_remote_pass <- function(x, settings, beta, idx, label) {
                      stage = "computing a gradient step", ledger = x$ledger)
   x$ledger$gradients <- x$ledger$gradients + 1
   matrix(unlist(res, use.names = FALSE), ncol = k)
-}
-
-# ---------------------------------------------------------------------------
-# The workers' side
-
-# Runs one task on a worker; an error is returned as a value so that the
-# coordinator reads every worker's answer and names the one that failed.
-shard_worker <- function(job, task, id, common) {
-  tryCatch(shard_task(task, id, job, common), error = function(e)
-    structure(list(message = conditionMessage(e),
-                   check = inherits(e, "dpsco_arg_error")),
-              class = "dpsco_shard_failure"))
-}
-
-shard_task <- function(task, id, job, common) {
-  if (task == "load") return(shard_load(id, common$load, job$i))
-  st <- shard_store[[id]]
-  if (is.null(st))
-    stop("this worker holds no shard ", id, " (was the cluster restarted?)")
-  switch(task,
-    y = {
-      yy <- check_y(st$y, st$rows, family_object(common$family))
-      st$yf <- as.double(yy$y)
-      yy$classnames
-    },
-    octaves = if (common$what == "x") design_octaves(st$x, job$rows)
-              else signed_octave_counts(shard_y(st, common$net), job$rows),
-    centre = sum(clamp(shard_y(st, common$net), common$lo, common$hi) -
-                   (common$lo + common$hi) / 2),
-    classes = class_counts(st$yf, common$K),
-    y_hist = y_bin_counts(shard_y(st, common$net), common$bound,
-                          common$nbins),
-    exposure = exposure_counts(record_rows(st$offset, job$rows)),
-    row_stats = {
-      xt <- shard_scaled(st, common$key, common$bound)
-      resid <- if (!is.null(common$residual))
-                 start_residuals(common$residual$fam, common$residual$eta,
-                                 record_rows(st$yf, job$rows),
-                                 record_rows(st$weights, job$rows),
-                                 record_rows(st$offset, job$rows))
-      rs <- design_row_stats(xt, common$intercept, resid, common$coordinate,
-                             common$row_hist, job$rows)
-      st$norm <- rs$norm
-      st$norm_key <- list(common$key, job$rows)
-      rs$counts
-    },
-    gram = {
-      if (!identical(st$norm_key, list(common$key, job$rows)))
-        stop("internal error: the row norms of another fit or subsample")
-      xt <- shard_scaled(st, common$key, common$bound)
-      w <- pmin(1, common$row_bound / st$norm)
-      if (isTRUE(common$weighted))
-        w <- w * sqrt(record_rows(shard_curvature_weights(st, common$exposure),
-                                  job$rows))
-      design_gram(xt, w, common$intercept, job$rows)
-    },
-    subset = {
-      sub <- new.env(parent = emptyenv())
-      sub$x <- st$x[job$keep, , drop = FALSE]
-      sub$y <- st$y[job$keep]
-      sub$weights <- st$weights[job$keep]
-      sub$offset <- st$offset[job$keep]
-      sub$rows <- sum(job$keep)
-      assign(common$new_id, sub, envir = shard_store)
-      NULL
-    },
-    cv_loss = {
-      k <- length(common$fit$lambda %||% common$fit$radius)
-      if (!any(job$val)) return(rep(0, k))
-      # the validation records' offsets in the predictions and weights on
-      # the losses, as the single process sums them (a file-backed shard's
-      # part is read and predicted by blocks)
-      cv_loss_sums(common$fit, st$x, st$yf, job$val, common$measure,
-                   common$tau, common$family, common$bound, common$y_range,
-                   st$weights, st$offset)
-    },
-    pass = {
-      lay <- shard_layout(st, common$key, common$bound, common$intercept)
-      # the shard's own weights and offsets join the sent settings
-      .Call(C_dpsco_shard_pass, lay, st$yf,
-            c(common$settings, compact(list(weights = st$weights,
-                                            offsets = st$offset))),
-            common$beta, job$idx, job$label)
-    },
-    stop("internal error: unknown shard task ", task))
-}
-
-# load(i) on worker i, checked, kept under the shard's id.
-shard_load <- function(id, load, i) {
-  d <- load(i)
-  if (!is.list(d) || is.null(d$x) || is.null(d$y))
-    arg_error("load", "must return list(x = , y = ) (with weights = and ",
-              "offset = when the records have them).")
-  x <- if (is_mapped(d$x)) d$x else check_design(d$x, "x", min_rows = 0L)
-  y <- d$y
-  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (!is.atomic(y) || !(is.numeric(y) || is.logical(y) || is.factor(y)))
-    arg_error("y", "must be a numeric, logical or factor vector.")
-  if (length(y) != nrow(x))
-    arg_error("y", "has length ", length(y), " but x has ", nrow(x), " rows.")
-  if (anyNA(y) || (is.numeric(y) && !all(is.finite(y))))
-    arg_error("y", "contains NA, NaN or infinite values.")
-  st <- new.env(parent = emptyenv())
-  st$x <- x
-  st$y <- y
-  st$rows <- nrow(x)
-  # the records' weights and offsets, checked as dpsco() checks them
-  st$weights <- check_weights(d$weights, nrow(x))
-  st$offset <- check_offset(d$offset, nrow(x))
-  assign(id, st, envir = shard_store)
-  list(rows = nrow(x), p = ncol(x), colnames = colnames(x),
-       levels = if (is.factor(y)) levels(y), mapped = is_mapped(x),
-       weights = !is.null(st$weights), offset = !is.null(st$offset))
-}
-
-# x on the fit's scale (clamp(x_j / bound_j, -1, 1), or as loaded without
-# a bound), kept for the fit whose key it is.
-shard_scaled <- function(st, key, bound) {
-  if (identical(st$xt_key, key)) return(st$xt)
-  st$layout <- NULL
-  st$xt <- NULL
-  st$xt <- if (is.null(bound)) st$x else scale_clamp(st$x, bound)
-  st$xt_key <- key
-  st$xt
-}
-
-# The engine's records of the scaled rows, built once per fit and kept.
-shard_layout <- function(st, key, bound, intercept) {
-  lk <- paste(key, intercept)
-  if (identical(st$layout_key, lk)) return(st$layout)
-  xt <- shard_scaled(st, key, bound)
-  st$layout <- NULL
-  st$layout <- .Call(C_dpsco_shard_layout, xt, as.integer(intercept))
-  st$layout_key <- lk
-  # the steps read the layout only: an in-memory scaled copy is dropped
-  # (a mapped one is the file itself)
-  if (!is_mapped(xt)) {
-    st$xt <- NULL
-    st$xt_key <- NULL
-  }
-  st$layout
-}
-
-# dp_mean_release() (R/dp-mean.R) of a sharded y: the same release, its
-# centred sum formed by the workers.
-shard_mean_release <- function(y, range, z, n) {
-  mid <- (range[1L, ] + range[2L, ]) / 2
-  sens <- trimmed_sensitivity(range, n)
-  sd <- z * sens
-  est <- mid + shard_centred_sum(y, range) / n
-  list(estimate = release(est, z, sens, sd = sd), noise_sd = sd)
 }

@@ -337,3 +337,14 @@ crop_file_sha256 <- dpsco:::crop_file_sha256
 
 # ---- The parsnip engine (R/parsnip.R)
 register_parsnip <- dpsco:::register_parsnip
+# R/sums.R and the shards' handles and worker side
+data_sums <- dpsco:::data_sums
+sum_table <- dpsco:::sum_table
+record_rows <- dpsco:::record_rows
+check_design <- dpsco:::check_design
+net_offset <- dpsco:::net_offset
+exposure_weights <- dpsco:::exposure_weights
+weigh_rows <- dpsco:::weigh_rows
+shard_resolve <- dpsco:::shard_resolve
+shard_records <- dpsco:::shard_records
+shard_task_sums <- dpsco:::shard_task_sums
