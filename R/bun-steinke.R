@@ -29,7 +29,8 @@
 #' Privacy: each release is `eps'^2 / 2`-zCDP (Bun and Steinke 2019,
 #' Theorem 7, for `0 < eps' <= 1`), for neighbouring data sets that differ
 #' in one record (replace-one), applied to the records resized to the
-#' public `n` (see "Theorems stated for replace-one neighbours" above),
+#' public `n` (see "Theorems stated for replace-one neighbours" in
+#' [dpsco-methods]),
 #' which makes it hold for a record added or removed.  Wang et al.'s bound `S` is a
 #' `t`-smooth upper bound on the local sensitivity because every value is
 #' clamped to `[a, b]` and `(m - 1) t <= log(n - 2m)`; both conditions and

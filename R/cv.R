@@ -25,7 +25,7 @@
 #' `P(k) \propto exp(-eps_sel S_k / L)` is `eps_sel`-DP (McSherry and
 #' Talwar 2007; implemented as report-noisy-min with Gumbel noise).  On a
 #' private path on the released grid the first penalty is the
-#' intercept-only model (see "Do no harm" in [dpsco()]), and the mechanism
+#' intercept-only model (see "Do no harm" in [dpsco-methods]), and the mechanism
 #' draws with a public prior that
 #' weighs it `19 (K - 1)` times each other penalty
 #' (`P(k) \propto mu_k exp(-eps_sel S_k / L)`, still `eps_sel`-DP: the
@@ -261,6 +261,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
       tau = tau, secure = secure, weights = weights[pool],
       offset = offset[pool], ...))
   if (isTRUE(relax)) out$relax <- TRUE
+  check_releases(out$privacy)   # release.R: the record shows every release
   out
 }
 

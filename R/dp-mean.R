@@ -41,7 +41,7 @@
 #' @param secure `TRUE`: the mean is rounded to a fine power-of-two grid and
 #'   given discrete Gaussian noise from the operating system's
 #'   cryptographic generator, accounted through its Renyi curve (see the
-#'   section "Secure noise" of [dpsco()]); `FALSE` (default): Gaussian noise
+#'   section "Secure noise" of [dpsco-methods]); `FALSE` (default): Gaussian noise
 #'   from R's generator, reproducible with `set.seed()` but not
 #'   cryptographically secure (see `secure` in [dpsco()]).
 #' @param control tuning of the estimators, from [dpsco_control()] (`clip`,
@@ -122,6 +122,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
     epsilon, delta, list(privacy_part("mean", z, 1, 1, noise$sensitivity, 1)),
     calibration, public, not_covered, public_n = n,
     extra = list(noise_grid = if (noise_secure()) noise$grid))
+  check_releases(record)   # release.R: the record shows every release
   structure(list(estimate = est, method = method, n = n, settings = params,
                  privacy = record), class = "dp_mean")
 }

@@ -72,7 +72,7 @@ family_fields <- function() list(
   start_curvature = family_field("fun", "(b0, intercept, fam): the loss's curvature per unit of second moment at the start b0 (the private curvature's weight)"),
   class_matrix = family_field("fun", "(b0, intercept): multinomial: the K x K class factor S of the curvature S (x) A at b0 (top eigenvalue 1)", required = FALSE),
   net_offset = family_field("fun", "(y, offset): y net of per-record offsets on the response scale, whose bound and centre the private settings release"),
-  inference = family_field("list", "the inference stage's score (R/inference.R): list(terms(eta, y) -> list(psi = y - mu, d = dmu / deta), trust: the largest move of a linear predictor in one step, constant_bread: TRUE when d does not depend on eta); absent where there is none yet", required = FALSE),
+  inference = family_field("list", "the inference stage's score (R/inference.R): list(terms(eta, y) -> list(psi = y - mu, d = dmu / deta), trust: the largest move of a linear predictor in one step, constant_bread: TRUE when d does not depend on eta, steps: the first Newton steps, inference_steps when absent); absent where there is none yet", required = FALSE),
   model_step = family_field("number", "the default step of the Newton path's quadratic model"),
   model_memory = family_field("number", "the Newton path's default memory when it is not the control's", required = FALSE),
   model_steps = family_field("count", "the Newton path's default steps per lambda (absent: 2)", required = FALSE),

@@ -86,10 +86,12 @@ family_gaussian <- function() {
              centre_range = function(y_range) y_range,
              start_curvature = function(b0, intercept, fam) 1,
              net_offset = function(y, offset) y - offset,
-             # glm's score: the residual, bread weight 1 at every point
+             # glm's score: the residual, bread weight 1 at every point;
+             # linear in the coefficients, so three first steps reach its
+             # root (more add their noise only: R/inference.R)
              inference = list(terms = function(eta, y)
                list(psi = y - eta, d = rep(1, length(eta))), trust = Inf,
-               constant_bread = TRUE),
+               constant_bread = TRUE, steps = 3L),
              model_step = 1, y_settings = NULL, y_check = NULL,
              trials_matrix = FALSE,
              hessian = function(eta, y) rep(1, length(eta)),

@@ -199,10 +199,14 @@ finish_plan <- function(pl, spec, a, pr) {
   pl
 }
 
-# The noise of the steps: the optimiser's share of the budget, split over
-# the lambdas, sets the paper's default rho and s and its printed noise
-# scales; the multiplier z meets the target with the private settings'
-# parts.
+# The noise of the steps: the multiplier z meets the target with the
+# private settings' parts (the accountant composes them exactly: the
+# shares are those parts' mu^2, R/settings.R).  The per-lambda epsilon
+# and delta below split nothing: they are what the paper's rules read
+# (its default rho and s, its printed noise scales, and its own
+# calibration under calibration = "paper", which composes by adding
+# epsilons, so there the private standardisation's share is a fraction
+# of (epsilon, delta), R/standardize.R).
 path_noise <- function(spec, a, pl, fixed, std) {
   opt_share <- 1 - (std$part$share %||% 0)
   eps_run <- opt_share * pl$epsilon / pl$nlam

@@ -301,12 +301,14 @@ obj_release <- function(prob, radius, cal, maxit) {
   start <- NULL
   for (k in seq_along(radius)) {
     ck <- cal[[k]]
-    G <- release(numeric(d), z = 1, sensitivity = ck$sigma1, secure = FALSE)
+    G <- release(numeric(d), z = 1, sensitivity = ck$sigma1, secure = FALSE,
+                 part = "optimizer")
     # beyond 40 sd (probability < 1e-340) the floor's rounding bounds need
     # not hold: theta2 = 0, a release Proj_C(H) that does not read the data
     theta2 <- obj_theta2(prob, G, ck$lambda, radius[k], ck$alpha, ck$modulus,
                          start, curv, maxit, g_bound = 40 * ck$sigma1)
-    H <- release(numeric(d), z = 1, sensitivity = ck$sigma2, secure = FALSE)
+    H <- release(numeric(d), z = 1, sensitivity = ck$sigma2, secure = FALSE,
+                 part = "optimizer")
     beta[, k] <- obj_proj_l1(theta2 + H, radius[k])
     # warm start from the RELEASED output (in C_k, inside C_{k+1}): each
     # radius's solver then depends on the data and on earlier releases

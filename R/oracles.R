@@ -46,7 +46,11 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   the iterates after the first half of the steps.  Default `"tail"` with
 #'   `tuning = "private"` and `"average"` with `tuning = "public"`.
 #' @param std_share share of the privacy budget spent by
-#'   `standardize = "private"` in [dpsco()], in (0, 1).
+#'   `standardize = "private"` in [dpsco()], in (0, 1), in the unit of
+#'   `shares` below (the squared `mu` of one Gaussian release meeting
+#'   `(epsilon, delta)` alone); the private settings and the optimiser
+#'   share what it leaves.  Under `calibration = "paper"`, whose theorem
+#'   composes by adding epsilons, it is a fraction of `(epsilon, delta)`.
 #' @param shares budget shares of the private settings, a named vector
 #'   with some of `scale`, `centre`, `quantiles` and `curvature`.  Each is
 #'   a fraction of the budget of one Gaussian release meeting
@@ -115,7 +119,7 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   `"noise"` (default) sets to exactly 0 every penalised coefficient
 #'   within `support_level` times its noise sd, the sd the optimiser's
 #'   noise leaves in it, computed from released values (post-processing,
-#'   no privacy cost; see the section "Support" of [dpsco()]); `"none"`
+#'   no privacy cost; see the section "Support" of [dpsco-methods]); `"none"`
 #'   returns the optimiser's output as it is.  A multinomial fit keeps or
 #'   drops a feature in all classes at once (kept when any class's
 #'   coefficient passes the level), and the kept coefficients of each

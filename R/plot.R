@@ -6,7 +6,7 @@
 #' in glmnet.
 #'
 #' **The noise band.**  A private penalised path carries the record of its
-#' support rule (section Support of [dpsco()]): each coefficient's noise sd
+#' support rule (section Support of [dpsco-methods]): each coefficient's noise sd
 #' and the level `c` within which the rule takes a coefficient for noise.
 #' The plot draws every part of a path that touches a value the rule found
 #' within its band (`|raw coefficient| <= c` sd, so set to 0) in thin grey,

@@ -11,16 +11,19 @@
 prepare_path <- function(spec, a, private, epsilon, delta,
                          optimizer = "spgd", step_size = NULL,
                          constrained = FALSE) {
+  paper <- identical(a$calibration, "paper")
   std <- standardize_x(a$x, a$standardize, a$intercept, private, epsilon,
-                       delta, a$control, a$n)
+                       delta, a$control, a$n, paper)
   fixed <- if (is.null(std$part)) list() else list(std$part)
   if (!a$tuned)
     return(list(x = std$x, std = std, fixed = fixed, tn = NULL,
                 family = family_public(a$family, a$n, ncol(a$x))))
   z1 <- if (private) calibrate_noise(list(), 1, 1, epsilon, delta) else 0
-  # the inference stage's share comes off the top: the settings take their
-  # shares of what is left (their multipliers grow by 1 / sqrt(1 - share))
-  share <- a$inference %||% 0
+  # the inference stage's share and the private standardisation's come off
+  # the top: the settings take their shares of what is left, all in the
+  # one unit of R/settings.R (mu^2), so their multipliers grow by
+  # 1 / sqrt(1 - share)
+  share <- (a$inference %||% 0) + (if (paper) 0 else std$part$share %||% 0)
   tn <- tune_private(std$x, a$y, a$family, spec$truncation, optimizer,
                      a$intercept, z1 / sqrt(1 - share), step_size, a$control,
                      constrained = constrained,
@@ -31,7 +34,8 @@ prepare_path <- function(spec, a, private, epsilon, delta,
     p$share <- p$share * (1 - share)
     p
   })
-  inf <- if (share > 0) inference_plan(a$family, share, z1, a$intercept)
+  inf <- if (isTRUE(a$inference > 0))
+    inference_plan(a$family, a$inference, z1, a$intercept)
   list(x = tn$x, std = add_bounds(std, tn$bound),
        fixed = c(fixed, parts, inf$parts), tn = tn, family = tn$family,
        inference = inf)

@@ -24,6 +24,7 @@ local_fit_stream <- function(frame = parent.frame(), fun = sys.function(-1L)) {
     if (!eval(call("missing", as.name(a)), frame)) get(a, envir = frame)
   }
   if ("..." %in% names(formals(fun))) eval(quote(list(...)), frame)
+  ledger_open(frame)    # release.R: the fit's releases, for check_releases()
   enter_fit_stream(frame)
 }
 

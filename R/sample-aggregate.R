@@ -31,7 +31,7 @@
 #' (replace-one: one record changes one block estimate, within the
 #' framework's allowance of `s = sqrt(m)` changed estimates), applied to
 #' the records resized to the public `n` (see "Theorems stated for
-#' replace-one neighbours" above), under the
+#' replace-one neighbours" in [dpsco-methods]), under the
 #' condition `epsilon > 2 d / sqrt(m)` (an error otherwise; Wang et al.'s
 #' other condition, `m = omega(log^2 n)`, is asymptotic and not checked).
 #' The radii split what the private settings leave by basic composition.
@@ -198,7 +198,7 @@ fit_sample_aggregate <- function(prob, radius, budget, control, steps) {
                    lambda, r), numeric(d)))
     agg <- sa_aggregate(est, eps, delta, 2 * r)
     out <- release(agg$centre, z = 1, sensitivity = agg$smooth,
-                   scale = agg$gamma, secure = FALSE)
+                   scale = agg$gamma, secure = FALSE, part = "optimizer")
     nrm <- sqrt(sum(out^2))
     beta[, l] <- if (nrm > r) out * (r / nrm) else out
   }

@@ -317,7 +317,7 @@ dpsco.dpsco_shards <- function(x, ...) {
 #' offsets, as for `weights` and `offset` here); `public_n` is required.
 #' File-backed shards are split into views of their files, read in place
 #' (as a single file-backed `x` is, see "Sparse and file-backed x" in
-#' [dpsco()]).  For a given seed the result is the single-process one up
+#' [dpsco-methods]).  For a given seed the result is the single-process one up
 #' to rounding.
 #' @export
 cv.dpsco.dpsco_shards <- function(x, ...) {

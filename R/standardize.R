@@ -6,7 +6,7 @@
 
 # Returns list(x, center, scale, mode, part, public, not_covered).
 standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
-                          control, n) {
+                          control, n, paper = FALSE) {
   p <- ncol(x)
   none <- list(x = x, center = rep(0, p), scale = rep(1, p), mode = "none",
                part = NULL, public = character(),
@@ -44,7 +44,7 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
     if (!private)
       arg_error("standardize", "\"private\" needs a private method.")
     ps <- private_standardization(x, intercept, epsilon, delta,
-                                  control$std_share, n)
+                                  control$std_share, n, paper)
     return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
                                  character(), not_covered_use()))
   }
@@ -53,7 +53,12 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
 }
 
 # Private column centres and scales in three releases that share one noise
-# multiplier z, calibrated jointly to (share * epsilon, share * delta):
+# multiplier z and the share `share` of the budget, in the unit of every
+# share (R/settings.R: mu^2 of the single release that meets (epsilon,
+# delta), z = z1 sqrt(3 / share)).  Under calibration = "paper", whose
+# optimiser's theorem composes by adding epsilons, the share is instead
+# of (epsilon, delta), the three releases calibrated jointly to (share *
+# epsilon, share * delta), and the optimiser takes the rest.  The releases:
 #  1. a noisy histogram of ceiling(log2 |x_ij|) per column over the public
 #     bins 2^-30 .. 2^31 (one record moves one count per column: L2
 #     sensitivity sqrt(p)).  B_j = 2^b for the largest bin b whose noisy
@@ -69,10 +74,13 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
 # lowest bin (2^-30: all zero at the histogram's resolution) keeps centre 0
 # and scale 1.  Only public information (the public number of records n,
 # p, the bin range) enters besides the three releases.
-private_standardization <- function(x, intercept, epsilon, delta, share, n) {
+private_standardization <- function(x, intercept, epsilon, delta, share, n,
+                                    paper = FALSE) {
   p <- ncol(x)
   nbin <- 62L
-  z <- calibrate_noise(list(), 1, 3, share * epsilon, share * delta)
+  z <- if (paper) calibrate_noise(list(), 1, 3, share * epsilon, share * delta)
+       else part_multiplier(calibrate_noise(list(), 1, 1, epsilon, delta),
+                            share, 3)
   e <- pmin(pmax(ceiling(log2(abs(x))), -30), 31) + 31  # bins 1..62
   counts <- vapply(seq_len(p), function(j) tabulate(e[, j], nbin), numeric(nbin))
   sd_count <- z * sqrt(p)

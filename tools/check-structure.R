@@ -259,6 +259,26 @@ rule_noise <- function(tree) {
   violation("noise", names(agg), unname(agg))
 }
 
+# An exported function that reads data enters the fit's stream
+# (local_fit_stream(), R/rng.R), which opens the ledger of its releases;
+# it must hold its record against that ledger (check_releases(),
+# R/release.R) before it returns.
+rule_ledger <- function(tree) {
+  out <- list()
+  for (f in tree) {
+    cl <- f$calls
+    opens <- unique(vapply(cl$line[cl$name == "local_fit_stream"],
+                           function(l) function_at(f$fns, l), ""))
+    checks <- unique(vapply(cl$line[cl$name == "check_releases"],
+                            function(l) function_at(f$fns, l), ""))
+    for (fn in setdiff(opens, c(checks, "local_fit_stream")))
+      out[[length(out) + 1L]] <- violation(
+        "ledger", paste0(f$rel, ":", fn),
+        "enters the fit's stream but does not call check_releases()")
+  }
+  do.call(rbind, c(list(none()), out))
+}
+
 # The fields a family constructor sets against the field table:
 # family_fields(), defined in an R/family*.R file, returns a list whose
 # names are the fields.
@@ -340,7 +360,8 @@ all_rules <- function(root) {
   tree <- read_tree(root)
   rbind(rule_long_function(tree), rule_long_file(tree),
         rule_family_branch(tree), rule_is_sharded(tree), rule_noise(tree),
-        rule_family_field(tree), rule_mutual(tree), rule_internal(root))
+        rule_family_field(tree), rule_mutual(tree), rule_internal(root),
+        rule_ledger(tree))
 }
 
 read_allowed <- function(root) {
@@ -364,7 +385,7 @@ verdict <- function(root) {
 
 counts <- function(v) {
   rules <- c("long_function", "long_file", "family_branch", "is_sharded",
-             "noise", "family_field", "mutual", "internal")
+             "noise", "family_field", "mutual", "internal", "ledger")
   stats::setNames(vapply(rules, function(r) sum(v$rule == r), 0L), rules)
 }
 
@@ -387,7 +408,9 @@ self_test <- function() {
       'g <- function() new_family("gaussian", label = "g", colour = "red")')),
     mutual = list(c("R/a.R", "R/b.R"), list("f <- function() g()",
                                             "g <- function() f()")),
-    internal = list("tests/testthat/test-a.R", "x <- dpsco:::f()"))
+    internal = list("tests/testthat/test-a.R", "x <- dpsco:::f()"),
+    ledger = list("R/a.R", c("f <- function(x) {", "  local_fit_stream()",
+                             "  x + 1", "}")))
   failures <- 0L
   for (k in seq_along(plant)) {
     rule <- names(plant)[k]

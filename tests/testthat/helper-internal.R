@@ -176,6 +176,9 @@ local_secure <- function(secure, frame = parent.frame())
 release <- dpsco:::release
 release_symmetric <- dpsco:::release_symmetric
 release_choice <- dpsco:::release_choice
+ledger_open <- dpsco:::ledger_open
+ledger_entries <- dpsco:::ledger_entries
+check_releases <- dpsco:::check_releases
 
 # ---- Accounting: RDP, PLD and the Gaussian mechanism
 acc_cm <- dpsco:::acc_cm

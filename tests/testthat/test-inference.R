@@ -62,7 +62,14 @@ test_that("the stage's share comes off the top and the record adds up", {
   z1 <- dp_noise_multiplier(1, f1$privacy$delta, 1, 1)
   expect_equal(inf$noise_multiplier, z1 * sqrt(inf$steps / inf$share),
                tolerance = 1e-6)
+  # gaussian's linear score: three first steps; binomial and poisson five
   expect_identical(inf$steps[inf$part == "inference_steps"], 3)
+  expect_identical(inf$steps[inf$part == "inference_step_breads"], 2)
+  yb <- as.double(y + rnorm(3000) > 0)
+  sb <- dpsco(x, yb, family = "binomial", epsilon = 1,
+              inference = TRUE)$privacy$shares
+  expect_identical(sb$steps[sb$part == "inference_steps"], 5)
+  expect_identical(sb$steps[sb$part == "inference_step_breads"], 4)
   expect_identical(inf$steps[inf$part == "inference_whiten"], 3)
   # the settings keep their shares of the rest (0.4 of the budget; the
   # scale's and the centre's adapt to the multiplier, which grows)

@@ -84,10 +84,11 @@ expect_record_closed_form <- function(pr, method, n, d, K, T, eps, delta,
   if (std_private) {
     zs <- pr$shares$noise_multiplier[1]
     expect_identical(pr$shares$part, c("standardize", "optimizer"))
-    # the standardisation's own z meets (0.1 epsilon, 0.1 delta) for its
-    # three releases, tightly
-    tight <- c(gauss_delta_ref(0.1 * eps, sqrt(3) / zs) <= 0.1 * delta * (1 + 1e-9),
-               gauss_delta_ref(0.1 * eps, sqrt(3) / (zs * (1 - 1e-5))) > 0.1 * delta)
+    # the standardisation's three releases spend 0.1 of the mu^2 of the
+    # single release that meets (epsilon, delta) tightly
+    mu1 <- sqrt(3 / 0.1) / zs
+    tight <- c(gauss_delta_ref(eps, mu1) <= delta * (1 + 1e-9),
+               gauss_delta_ref(eps, mu1 / (1 - 1e-5)) > delta)
     mu2_std <- 3 / zs^2
   }
   # k steps with multiplier z compose to a Gaussian mechanism of

@@ -89,14 +89,19 @@ test_that("private standardisation: the shares add up and each part is calibrate
       expect_identical(sh$part, c("standardize", "optimizer"))
       expect_equal(sum(sh$share), 1, tolerance = 1e-15)
       expect_equal(sh$share[1], share, tolerance = 1e-15)
-      z_std <- calibrate_components(list(), 1, 3, share * eps,
-                                            share * del)
+      # the share is in mu^2 of the single release meeting (eps, del)
+      z1 <- calibrate_components(list(), 1, 1, eps, del)
+      z_std <- z1 * sqrt(3 / share)
       expect_equal(sh$noise_multiplier[1], z_std, tolerance = 1e-12)
+      expect_equal(3 / sh$noise_multiplier[1]^2, share / z1^2,
+                   tolerance = 1e-12)
       expect_identical(sh$steps, c(3, K * T))
       expect_equal(sh$sample_rate, c(1, q), tolerance = 1e-15)
-      # the standardisation alone spends its share of epsilon at its delta
-      expect_lte(sh$epsilon_alone[1], share * eps)
-      expect_gt(sh$epsilon_alone[1], share * eps * (1 - 1e-4))
+      # alone, the standardisation is one Gaussian mechanism of mu
+      # sqrt(share) / z1, at its share of delta
+      expect_equal(sh$epsilon_alone[1],
+                   dp_epsilon(z1 / sqrt(share), 1, 1, share * del),
+                   tolerance = 1e-9)
       # the optimiser's z is calibrated jointly with the 3 fixed releases
       z_opt <- calibrate_components(list(list(z_std, 1, 3)), q, K * T,
                                             eps, del)
@@ -346,4 +351,19 @@ test_that("private standardisation recovers centres and scales on a large sample
   rms <- sqrt(off^2 + sc^2)
   expect_identical(f0$standardize$center, rep(0, 3))
   expect_lt(max(abs(f0$standardize$scale / rms - 1)), 0.1)
+})
+
+test_that("under calibration = \"paper\" the standardisation's share is of (epsilon, delta)", {
+  d <- std_data(n = 2000)
+  set.seed(2)
+  fit <- dpsco(tuning = "public", calibration = "paper", d$x, d$y,
+               method = "clip", epsilon = 2, delta = 1e-4, nlambda = 3,
+               iterations = 4, standardize = "private",
+               control = dpsco_control(std_share = 0.2))
+  sh <- privacy(fit)$shares
+  z_std <- calibrate_components(list(), 1, 3, 0.2 * 2, 0.2 * 1e-4)
+  expect_equal(sh$noise_multiplier[1], z_std, tolerance = 1e-12)
+  # it spends its fraction of epsilon, the paper's optimiser the rest
+  expect_lte(sh$epsilon_alone[1], 0.2 * 2)
+  expect_gt(sh$epsilon_alone[1], 0.2 * 2 * (1 - 1e-4))
 })
