@@ -231,7 +231,7 @@ inference_refused <- function(inf) {
 #' intervals under-cover (measured: worst coefficients 0.25 to 0.84 on
 #' blog's raw counts at n = 5,000 and 10,000; 0.83 to 0.91 on a binary
 #' flight delay against the long-tailed departure delay at n = 5,000 and
-#' at n = 20,000 with epsilon 0.5, 0.92 at epsilon 1 and 2; 0.84 to 0.86
+#' at n = 20,000 with epsilon 0.5, 0.92 at epsilon 1 and 2; 0.84 to 0.85
 #' on home runs against walks and strikeouts at n = 20,000 and epsilon
 #' up to 1).  Transforming skewed counts first (`log1p()` of the columns)
 #' estimates the transformed model's coefficients and covers them (blog
