@@ -10,7 +10,7 @@ NULL
 
 # Control fields of every penalised method.
 lambda_path_control <- c("schedule", "output", "row_bound", "ridge", "memory",
-                         "support", "support_level")
+                         "one_release", "support", "support_level")
 
 # The engine's path: every lambda warm-started from the previous one.
 engine_path_fit <- function(prob, path, settings) {
@@ -86,8 +86,10 @@ default_nlambda <- 10L
 # accountant's multiplier for the default grid against this one).  A
 # message says so when a longer `nlambda` is given; print() shows it.
 path_length_cost <- function(a, pl, nz, fixed) {
+  # (one release whatever the grid: its penalties cost nothing)
   if (is.null(a$nlambda) || !pl$private || !a$tuned ||
-      a$calibration == "paper" || pl$nlam == default_nlambda) return(NULL)
+      a$calibration == "paper" || pl$nlam == default_nlambda ||
+      isTRUE(pl$one_release)) return(NULL)
   per <- if (pl$disjoint) 1 else pl$steps
   rel <- nz$releases - pl$nlam * per + default_nlambda * per
   z_def <- calibrate_noise(fixed, nz$q, rel, pl$epsilon, pl$delta)
@@ -196,7 +198,34 @@ finish_plan <- function(pl, spec, a, pr) {
   if (pl$optimizer == "newton" && !is.null(mem) &&
       !"memory" %in% attr(pl$control, "given"))
     pl$control$memory <- mem
+  pl$one_release <- one_release_path(pl, a, pr)
+  if (pl$one_release) {
+    # (memory 1: the engine carries the first release to every point and
+    # draws nothing more, src/newton.c; one step per penalty reaches the
+    # model's minimiser)
+    pl$control$memory <- 1
+    if (is.null(a$iterations)) pl$steps <- 1L
+  }
   pl
+}
+
+# Whether a penalised path makes one release (dpsco_control(one_release)):
+# only the Newton path of a family whose loss is quadratic, where the
+# released curvature is the model's Hessian and the first gradient fixes
+# the model.  Not the default: the released curvature is ridged (and,
+# where its noise hides a direction, mostly ridge), so the one release's
+# path is a ridge-biased one, which fresh gradients correct: at epsilon 1
+# it kept 0.47 of glmnet's gain on diamonds where the steps kept 0.80,
+# 0.28 against 0.69 on CPS1988 (7 of 9 of the curvature's eigenvalues
+# above its noise) and none on ames (bench/README.md, "One release").
+one_release_path <- function(pl, a, pr) {
+  if (!isTRUE(a$control$one_release)) return(FALSE)
+  if (pl$optimizer != "newton" || !isTRUE(pr$family$quadratic) ||
+      pl$nclass > 1L || is.null(pr$tn$curvature))
+    arg_error("one_release", "= TRUE needs the \"newton\" optimiser with ",
+              "a released curvature and a quadratic loss (family ",
+              "\"gaussian\").")
+  TRUE
 }
 
 # The noise of the steps: the multiplier z meets the target with the
@@ -220,8 +249,10 @@ path_noise <- function(spec, a, pl, fixed, std) {
   # one pass over per-record random blocks is one release per record
   # (parallel composition), like the full-data first release
   q <- if (pl$disjoint) 1 else min(1, pl$m / a$n)
-  releases <- as.double(pl$nlam) * (if (pl$disjoint) 1 else pl$steps) +
-    (first && pl$optimizer == "spgd")
+  # (one release: the first gradient, which the model carries everywhere)
+  releases <- if (isTRUE(pl$one_release)) 1
+              else as.double(pl$nlam) * (if (pl$disjoint) 1 else pl$steps) +
+                (first && pl$optimizer == "spgd")
   z <- if (!pl$private) 0
        else if (a$calibration == "paper")
          paper_multiplier(spec$name, eps_run, delta_run, oracle$k)
@@ -306,8 +337,22 @@ lambda_path_support <- function(beta, pl, nz, tn, domain) {
                       pl$step_size, curv, pl$steps, pl$output, pl$intercept,
                       pl$pf, pl$alpha, pl$nclass,
                       if (pl$optimizer == "newton") tn$class_matrix)
-  sup$beta <- project_domain(sup$beta, domain, pl$nclass)
+  sup$beta <- clamp_limits(project_domain(sup$beta, domain, pl$nclass), pl)
   sup
+}
+
+# The coefficients back in the box of lower.limits and upper.limits (the
+# fitted scale's), which the support rule's compensation can leave.
+clamp_limits <- function(beta, pl) {
+  if (is.null(pl$lower_limits) && is.null(pl$upper_limits)) return(beta)
+  p <- pl$d - pl$intercept
+  lo <- rep_len(pl$lower_limits %||% -Inf, p)
+  hi <- rep_len(pl$upper_limits %||% Inf, p)
+  for (k in seq_len(pl$nclass)) {
+    r <- (k - 1L) * pl$d + pl$intercept + seq_len(p)
+    beta[r, ] <- pmin(pmax(beta[r, , drop = FALSE], lo), hi)
+  }
+  beta
 }
 
 # The privacy record of a penalised path: the private settings' parts and
@@ -332,6 +377,10 @@ lambda_path_record <- function(spec, a, pl, nz, pr) {
       else paste0("Gaussian: ", spec$name, " oracle",
                   if (nz$q < 1) ", Poisson-subsampled"),
     released = if (pl$disjoint) spec$released(pl$nlam, pl$steps, first)
+      else if (isTRUE(pl$one_release))
+        paste("1 gradient, at the start: it sets the lambda grid, and the",
+              "released curvature carries it to every penalty",
+              "(post-processing)")
       else paste0(nz$releases, " gradients",
                   if (first) "; the first sets the lambda grid"))))
   new_privacy_record(
@@ -339,6 +388,7 @@ lambda_path_record <- function(spec, a, pl, nz, pr) {
     calibration = if (pl$private) a$calibration else "none", public = public,
     not_covered = pr$std$not_covered, public_n = a$n,
     extra = c(list(steps = pl$steps, nlambda = pl$nlam, batch_size = pl$m,
+                   one_release = if (isTRUE(pl$one_release)) TRUE,
                    noise_grid = if (a$secure) nz$noise$grid,
                    epsilon_per_lambda = nz$eps_run,
                    delta_per_lambda = nz$delta_run,
@@ -355,7 +405,8 @@ lambda_fit_settings <- function(a, pl, nz, fam, y_range) {
        output = pl$output, alpha = pl$alpha, penalty.factor = pl$pf,
        clip = oracle$clip, rho = oracle$rho, k = oracle$k, s = oracle$s,
        nu = oracle$nu, calibration = a$calibration, tuning = a$tuning,
-       optimizer = pl$optimizer, control = pl$control, threads = pl$threads,
+       optimizer = pl$optimizer, one_release = isTRUE(pl$one_release),
+       control = pl$control, threads = pl$threads,
        threads_used = min(pl$threads, max_threads()),
        quantile = fam$options, y_range = y_range)
 }

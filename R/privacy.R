@@ -452,7 +452,11 @@ format.dpsco_privacy <- function(x, ...) {
                                    else sprintf(" (main release: grid %s)",
                                                 format(x$noise_grid))),
     sprintf("Calibration: %s", x$calibration),
-    if (!is.null(x$nlambda))
+    if (isTRUE(x$one_release))
+      sprintf(paste("Steps: %d lambdas from 1 noisy release (the first",
+                    "gradient, carried by the released curvature)"),
+              x$nlambda)
+    else if (!is.null(x$nlambda))
       sprintf("Steps: %d lambdas x %d steps = %d noisy releases", x$nlambda,
               x$steps, x$nlambda * x$steps)
     else if (!is.null(x$nradius))

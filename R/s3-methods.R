@@ -23,8 +23,10 @@ path_axis <- function(object) UseMethod("path_axis")
 path_axis.dpsco_lambda <- function(object) {
   list(name = "lambda", label = "Lambda", values = object$lambda,
        increasing = FALSE,
-       over = function(pr) sprintf(", over %d lambdas x %d steps", pr$nlambda,
-                                   pr$steps))
+       over = function(pr)
+         if (isTRUE(pr$one_release))
+           sprintf(", over %d lambdas from one release", pr$nlambda)
+         else sprintf(", over %d lambdas x %d steps", pr$nlambda, pr$steps))
 }
 
 #' @exportS3Method

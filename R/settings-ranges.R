@@ -38,7 +38,8 @@ octave_release <- function(counts_x, counts_y, z, weight) {
 # below k noise sds is taken as 0; the bound is the upper edge of the
 # octave at the upper level tau of the kept non-zero counts, times f.
 # Set on bench/ranges.R (mlbench data sets and a heavy-tailed design,
-# epsilon 0.5 to 2).  The bounds on |x_j| take f_x (x_octave_factor()).
+# epsilon 0.5 to 2).  The bounds on |x_j| take f_x (x_octave_factor()),
+# from the room the noise leaves and the column's released spread.
 octave_rule <- list(k = 3, tau = 0.01, f = 2)
 
 # How much room the noise leaves, from public values only: 0 up to n / z1
@@ -64,8 +65,22 @@ noise_room <- function(n, z1) {
 # octave at 0.12.0's share and weight of y, 35 at these).
 y_first <- function(n, z1) z1 > 0 && noise_room(n, z1) == 0
 
-# f_x, the factor of the bounds on |x_j|: 2 with no room, 8 with all.
-x_octave_factor <- function(n, z1) 2 * 4^noise_room(n, z1)
+# f_x, the factor of the bounds on |x_j|: 2 with no room; with room, up to
+# 8 for a column whose released octaves show a long tail.  The factor
+# keeps the records beyond the tau level of a heavy-tailed column (raw
+# BlogFeedback's counts: their largest values carry much of the signal),
+# but a column whose values lie within an octave or two of their median
+# (0/1 indicators, one-hot factors, education in years) has nothing to
+# keep up there, and a bound 8 times its values scales it down into the
+# noise of the curvature and the steps (raw weekly wages on six 0/1 and
+# two bounded columns, bench/panel.R).  `spread` is the octaves from the median
+# non-zero octave to the tau level (octave_bound()): the factor rises
+# from 2 at a spread of 1 to 2 * 4^room at octave_spread_full.
+x_octave_factor <- function(n, z1, spread = octave_spread_full) {
+  2 * 4^(noise_room(n, z1) *
+           min(max((spread - 1) / (octave_spread_full - 1), 0), 1))
+}
+octave_spread_full <- 4
 
 # The factor of the clipping level: 1 with no room, 2 with all.  The level
 # is the top edge of the highest octave whose noisy count clears the
@@ -134,7 +149,13 @@ octave_bound <- function(counts, sd, rule = octave_rule, n = Inf) {
   used[seq_along(used) < run[1L] | seq_along(used) > top] <- 0
   above <- rev(cumsum(rev(used)))      # counts in bins b, b + 1, ...
   b <- max(which(above > rule$tau * sum(used)))
-  min(2^(b - 33) * (rule$f_x %||% rule$f), 2^32)
+  # (the factor from the spread of the released octaves, where the rule
+  # gives the room: x_octave_factor())
+  f <- if (!is.null(rule$room_n))
+         x_octave_factor(rule$room_n, rule$room_z1,
+                         b - min(which(cumsum(used) >= sum(used) / 2)))
+       else rule$f_x %||% rule$f
+  min(2^(b - 33) * f, 2^32)
 }
 
 # The top of a tail spread thinly over the octaves above the run (top):
@@ -257,13 +278,20 @@ centre_octave_range <- function(counts, sd, st) {
 # taken as 0, so an empty bin far out in the tail almost never poses as
 # the tail (at a 5% level, about 3% of fits got a clip level thousands of
 # times too large); when no count clears it, the fullest noisy bin stands
-# in.
-hist_quantile <- function(counts, tau, n, sd) {
+# in.  `within = TRUE` places the level inside that bin, the values
+# taken as spread evenly over its octave on the log scale: the bin's
+# top less the octaves its own kept count needs to hold the rest of the
+# tau n.  A bin's edge moves the level by a factor of 2 when one more
+# octave clears the noise, and so with epsilon: raw weekly wages at
+# epsilon 2 got a clip of 7,550 against 3,120 at epsilon 1, and a
+# noisier gradient than at epsilon 1 although its multiplier halved.
+hist_quantile <- function(counts, tau, n, sd, within = FALSE) {
   kept <- hist_kept(counts, sd)
   if (!any(kept > 0)) return(2^(which.max(counts) - 33))
-  above <- rev(cumsum(rev(kept)))[-1L]       # values in bins b + 1, b + 2, ...
-  b <- which(c(above, 0) <= tau * n)[1L]
-  2^(b - 33)
+  above <- c(rev(cumsum(rev(kept)))[-1L], 0)  # values in bins b + 1, ...
+  b <- which(above <= tau * n)[1L]
+  if (!within || !(kept[b] > 0)) return(2^(b - 33))
+  2^(b - 33 - min(max((tau * n - above[b]) / kept[b], 0), 1))
 }
 
 # The noisy counts that clear the level pure noise passes with probability
@@ -305,7 +333,7 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     wt <- c(rep(1, px), if (need_y) sqrt((st$y_weight %||% 1) * max(px, 1)))
     # (the factors follow the noise of the whole fit, on the public n:
     # noise_room())
-    rule_x <- c(octave_rule, f_x = x_octave_factor(st$n, st$z1))
+    rule_x <- c(octave_rule, room_n = st$n, room_z1 = st$z1)
     # x's and y's counts of the same records: the release's subsample
     idx <- if (!is.null(st$sub)) settings_rows(x, release_sub(st, "scale"))
     nr <- release_n(st, "scale")

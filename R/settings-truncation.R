@@ -58,7 +58,7 @@ truncation_levels <- function(xt, y, fam, beta0, intercept, truncation, row,
     k <- 1L
     if (need_clip) {
       clip <- hist_quantile(rc$counts[, k], 1 - ctl$quantiles[["clip"]], nr,
-                            rc$sd)
+                            rc$sd, within = TRUE)
       # a bounded residual (logistic: 1, quantile: max(tau, 1 - tau))
       # times a row norm of at most sqrt(d)
       # (the factor follows the noise of the whole fit's steps, on the

@@ -18,12 +18,25 @@
 #               (48 word and 6 character frequencies in percent, the three
 #               capital-run-length counts), y = 1 for type "spam";
 #               binomial, test accuracy.
+#   cps         AER::CPS1988 (28,155 men, 1988): y = wage in dollars a week
+#               (raw, long-tailed: to 18,777, median 522), x = education,
+#               experience and the factors ethnicity, smsa, region and
+#               parttime one-hot (treatment contrasts): 8 columns, 6 of
+#               them 0/1; gaussian, test RMSE.
+#   ames        modeldata::ames (2,930 houses): y = Sale_Price in dollars
+#               (raw), x = model.matrix(Sale_Price ~ ., data)[, -1]: every
+#               other column, the factors one-hot (treatment contrasts),
+#               about 300 columns, most of them 0/1; gaussian, test RMSE.
+#   concrete    modeldata::concrete (1,030 mixtures): y = compressive
+#               strength, x = the 8 raw ingredient amounts and age;
+#               gaussian, test RMSE.
 # load_data(name) returns list(name, family, metric, higher_better, x, y)
 # (x a double matrix), or NULL with a message when the package holding the
 # data is not installed.
 
 data_package <- c(blog = "dpsco", satellite = "mlbench", satellite6 = "mlbench",
-                  diamonds = "ggplot2", spam = "kernlab")
+                  diamonds = "ggplot2", spam = "kernlab", cps = "AER",
+                  ames = "modeldata", concrete = "modeldata")
 
 load_data <- function(name) {
   if (!name %in% names(data_package))
@@ -64,6 +77,22 @@ load_data <- function(name) {
       list(name = "diamonds", family = "gaussian", metric = "RMSE",
            higher_better = FALSE, x = dbl(x), y = as.double(d$price))
     },
+    cps = {
+      utils::data("CPS1988", package = "AER", envir = e)
+      one_hot_set("cps", e$CPS1988, "wage")
+    },
+    ames = {
+      utils::data("ames", package = "modeldata", envir = e)
+      one_hot_set("ames", as.data.frame(e$ames), "Sale_Price")
+    },
+    concrete = {
+      utils::data("concrete", package = "modeldata", envir = e)
+      d <- as.data.frame(e$concrete)
+      list(name = "concrete", family = "gaussian", metric = "RMSE",
+           higher_better = FALSE,
+           x = dbl(d[, setdiff(names(d), "compressive_strength")]),
+           y = as.double(d$compressive_strength))
+    },
     spam = {
       utils::data("spam", package = "kernlab", envir = e)
       num <- vapply(e$spam, is.numeric, NA)
@@ -71,6 +100,17 @@ load_data <- function(name) {
            higher_better = TRUE, x = dbl(e$spam[, num]),
            y = as.numeric(e$spam$type == "spam"))
     })
+}
+
+# A gaussian set from a data frame: y the column `yname` as it is, x the
+# other columns through model.matrix() (factors one-hot by treatment
+# contrasts, the intercept's column dropped).
+one_hot_set <- function(name, d, yname) {
+  x <- stats::model.matrix(stats::reformulate(".", yname), data = d)[, -1L, drop = FALSE]
+  attr(x, "assign") <- attr(x, "contrasts") <- NULL
+  storage.mode(x) <- "double"
+  list(name = name, family = "gaussian", metric = "RMSE", higher_better = FALSE,
+       x = x, y = as.double(d[[yname]]))
 }
 
 # One random train/test split of a loaded data set (`frac` for training),

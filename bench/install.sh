@@ -14,7 +14,8 @@
 # It also installs into LIB, from CRAN, the data packages of bench/data.R
 # and bench/inference_real.R that `make deps` does not bring, when R cannot
 # load them already: kernlab (the spam data), ggplot2 (diamonds),
-# nycflights13 (flights), Lahman (batting) and AER (CPS1988; large: on
+# nycflights13 (flights), Lahman (batting), modeldata (ames, concrete) and
+# AER (CPS1988; large: on
 # Debian, `apt-get install r-cran-aer r-cran-ggplot2` is quicker and is
 # tried first when this runs as root); a failure there is reported and
 # leaves those data sets skipped.  bench/utility.R also needs DPpack in LIB
@@ -46,7 +47,7 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null; then
 fi
 R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
   lib <- commandArgs(TRUE)[1L]
-  pk <- c("kernlab", "ggplot2", "nycflights13", "Lahman", "AER")
+  pk <- c("kernlab", "ggplot2", "nycflights13", "Lahman", "AER", "modeldata")
   miss <- pk[!vapply(pk, requireNamespace, NA, quietly = TRUE)]
   if (length(miss)) {
     repos <- getOption("repos")

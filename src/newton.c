@@ -16,7 +16,12 @@
  * fresh release plus w times the previous step's gradient carried to the
  * new point by the model (g + A (b_new - b) / eta): for a quadratic loss
  * and A its Hessian both are unbiased, and mixing them averages the noise
- * of successive releases (post-processing of the releases).
+ * of successive releases (post-processing of the releases).  With w = 1
+ * the path makes one release only (the first gradient): every later step
+ * takes the gradient the model carries from it, draws nothing and reads
+ * no record, so the whole path is post-processing of that release and the
+ * curvature.  For a least-squares loss, whose Hessian the released
+ * curvature estimates, that is the sufficient-statistics path.
  *
  * The first step may reuse a gradient already released at beta0 (the one
  * that set the lambda grid), so it is not paid for twice.  Random draws
@@ -121,10 +126,14 @@ void newton_path(const fit_problem *pr, const spgd_schedule *sc,
         for (int t = 1; t <= sc->steps; t++) {
             if (g_first && l == 0 && t == 1) {
                 memcpy(est, g_first, (size_t) dim * sizeof(double));
+            } else if (have_ghat && w >= 1.0) {
+                /* memory 1: the model alone carries the one release to
+                 * every point; nothing is drawn or read */
+                memcpy(est, ghat, (size_t) dim * sizeof(double));
             } else {
                 noisy_gradient(pr, o, &sampler, beta, idx, label, est);
             }
-            if (have_ghat && w > 0.0)
+            if (have_ghat && w > 0.0 && w < 1.0)
                 for (int j = 0; j < dim; j++)
                     est[j] = (1.0 - w) * est[j] + w * ghat[j];
             model_step(qm, est, beta, lambda[l], next, work);

@@ -129,8 +129,8 @@ noise_room <- dpsco:::noise_room
 default_shares <- dpsco:::default_shares
 adaptive_shares <- dpsco:::adaptive_shares
 part_multiplier <- dpsco:::part_multiplier
-hist_quantile <- function(counts, tau, n, sd)
-  dpsco:::hist_quantile(counts = counts, tau = tau, n = n, sd = sd)
+hist_quantile <- function(counts, tau, n, sd, ...)
+  dpsco:::hist_quantile(counts = counts, tau = tau, n = n, sd = sd, ...)
 release_curvature <- function(w, z, row_bound, n, ...)
   dpsco:::release_curvature(w = w, z = z, row_bound = row_bound, n = n, ...)
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,

@@ -109,6 +109,18 @@ quantile_edge_ref <- function(v, tau) {
   2^ks[which(above <= tau * length(v))[1L]]
 }
 
+# The same level placed inside its octave (hist_quantile(within = TRUE)):
+# the values of the octave (top / 2, top] taken as spread evenly in log2,
+# the level is top / 2^t, t the share of them the tau n values above it
+# still need.
+quantile_within_ref <- function(v, tau) {
+  top <- quantile_edge_ref(v, tau)
+  need <- tau * length(v) - sum(v > top)
+  inbin <- sum(v > top / 2 & v <= top)
+  if (inbin == 0) return(top)
+  top / 2^min(max(need / inbin, 0), 1)
+}
+
 # Plain R from the description in R/settings.R.  Counts: bin 1 holds
 # |v| <= 2^-32, bin b holds (2^(b - 34), 2^(b - 33)], bin 64 everything
 # above 2^30.  A noisy count below k sd (or not above 0) is dropped, bin 1

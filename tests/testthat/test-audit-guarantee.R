@@ -55,6 +55,12 @@ guarantee_cases <- list(
   localized = list(args = list(radius = 1, iterations = 2)),
   `clip, private tuning` = list(method = "clip", tuning = "private",
                                 args = list(nlambda = 2)),
+  # the path from one gradient release: its last intercept is the model's,
+  # carried from the first gradient by the released curvature
+  `clip, private tuning, one release` = list(
+    method = "clip", tuning = "private",
+    args = list(nlambda = 2, control = dpsco_control(one_release = TRUE)),
+    stat = function(fit) unname(fit$a0[length(fit$a0)])),
   `holland, binomial` = list(method = "holland", family = "binomial",
                              args = list(lambda = 1e-9, iterations = 1,
                                          step_size = 1)),
@@ -121,7 +127,8 @@ guarantee_fit <- function(case, name, x, y) {
                    Filter(Negate(is.null), per_record)))
 }
 
-# The released intercept at the first penalty or radius.
+# The released intercept at the first penalty or radius (or the case's own
+# statistic).
 guarantee_stat <- function(fit) unname(fit$a0[1L])
 
 guarantee_audit <- function(name, trials) {
@@ -135,9 +142,10 @@ guarantee_audit <- function(name, trials) {
     c0 <- withr::with_seed(7, capture_conditions(guarantee_fit(case, name, d$x0, d$y0)))
     c1 <- withr::with_seed(7, capture_conditions(guarantee_fit(case, name, d$x1, d$y1)))
     accounted <- if (is.null(c0$value)) NA else c0$value$privacy$epsilon_accounted
+    released <- case$stat %||% guarantee_stat
     stat <- function(x, y)
       vapply(seq_len(trials), function(i)
-        guarantee_stat(suppressWarnings(guarantee_fit(case, name, x, y))), 0)
+        released(suppressWarnings(guarantee_fit(case, name, x, y))), 0)
     lb <- if (trials > 0 && !is.null(c0$value))
       audit_eps_both(stat(d$x0, d$y0), stat(d$x1, d$y1), guarantee_delta)
     out[[size]] <- list(said0 = c0$said, said1 = c1$said, accounted = accounted,
@@ -613,6 +621,25 @@ test_that("edge records: epsilon lower bounds for the penalised methods and ever
       expect_edge_case(edge_case(cs[1L], cs[2L], record, trials = 40),
                        paste(cs[1L], cs[2L], record, sep = ", "))
   }
+})
+
+test_that("edge records: the gaussian path from one gradient release", {
+  # (the records of the extremes of x and y; the statistic is the last
+  # penalty's intercept, which the curvature carries from the one release)
+  set.seed(20261202)
+  last <- function(fit) {
+    v <- if (is.null(fit)) NA else unname(fit$a0[length(fit$a0)])
+    if (length(v) == 1L && is.finite(v)) v else 1e300
+  }
+  one <- list(control = dpsco_control(one_release = TRUE))
+  recs <- names(edge_records("gaussian", full = guarantee_long))
+  for (record in recs)
+    expect_edge_case(edge_case("clip", "gaussian", record, extra = one),
+                     paste("one release", record, sep = ", "))
+  expect_edge_case(edge_case("clip", "gaussian", "x max, y far", extra = one,
+                             trials = if (guarantee_long) 60 else 20,
+                             statistic = last),
+                   "one release, x max, y far, audited")
 })
 
 # The inference stage (dpsco(inference = TRUE)): its releases read x

@@ -694,6 +694,87 @@ test_that("the newton path (memory, tail average, reused first gradient) matches
   expect_equal(fit$lambda[1], max(abs(grad(tn$beta0)[-1])), tolerance = 1e-12)
 })
 
+test_that("one_release: the engine carries one release to every penalty and draws nothing more", {
+  set.seed(3)
+  n <- 200
+  x <- matrix(runif(n * 3, -1, 1), n, 3)
+  y <- drop(x %*% c(1, -0.5, 0)) + rnorm(n)
+  # a released gradient at b0 and a released curvature, as the settings
+  # would give them (here: made up, positive definite, not the Hessian)
+  b0 <- c(0.1, 0, 0, 0)
+  g1 <- c(-0.05, -0.3, 0.2, 0.01)
+  a <- crossprod(cbind(1, x)) / n + diag(0.05, 4)
+  a[2, 3] <- a[3, 2] <- a[2, 3] + 0.1
+  lam <- c(0.25, 0.1, 0.02)
+  s <- list(oracle = 1L, m = n, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
+            family = 0L, intercept = 1L, noise_sd = 0.5, rate = 1, steps = 1L,
+            step_size = 1, sqrt_schedule = 0L, last_iterate = 1L,
+            tail_average = 0L, alpha = 1, penalty_factor = rep(1, 3),
+            threads = 1L, curvature = a, first_gradient = g1, memory = 1)
+  fit <- function(s, seed) {
+    set.seed(seed)
+    .Call(C_dpsco_fit, x, y, s, lam, b0, integer())$beta
+  }
+  # the noise sd is large, yet nothing is drawn: any seed gives the same
+  # path, and R's generator is where it was
+  b <- fit(s, 1)
+  expect_identical(fit(s, 2), b)
+  set.seed(1)
+  before <- .Random.seed
+  fit(s, 1)
+  expect_identical(.Random.seed, before)
+  # every penalty: the minimiser of the one model g1'(v - b0) +
+  # (v - b0)' a (v - b0) / 2 + lambda |v[-1]|_1 (plain coordinate descent)
+  model_min <- function(l) {
+    v <- b0
+    for (sweep in 1:10000) {
+      old <- v
+      for (j in seq_along(v)) {
+        u <- a[j, j] * v[j] - (g1[j] + sum(a[j, ] * (v - b0)))
+        v[j] <- if (j == 1) u / a[j, j]
+                else sign(u) * max(abs(u) - l, 0) / a[j, j]
+      }
+      if (max(abs(v - old)) < 1e-15) break
+    }
+    v
+  }
+  expect_equal(b, vapply(lam, model_min, numeric(4)), tolerance = 1e-8)
+  # below memory 1 each later step draws a fresh release
+  s$memory <- 0.99
+  expect_false(identical(fit(s, 1), fit(s, 2)))
+  set.seed(1)
+  before <- .Random.seed
+  fit(s, 1)
+  expect_false(identical(.Random.seed, before))
+})
+
+test_that("one_release: one release in the record, its multiplier sqrt(20) times smaller", {
+  set.seed(3)
+  n <- 300
+  x <- matrix(rexp(n * 4), n, 4)
+  y <- drop(x %*% c(1, -1, 0, 0.5)) + rnorm(n)
+  set.seed(5)
+  f1 <- dpsco(x, y, epsilon = 1, control = dpsco_control(one_release = TRUE))
+  set.seed(5)
+  f20 <- dpsco(x, y, epsilon = 1)
+  expect_true(f1$settings$one_release)
+  expect_false(f20$settings$one_release)
+  # the same settings releases, then 1 optimiser release against 20 at the
+  # same share: in mu^2 units the multiplier scales with sqrt(releases)
+  expect_equal(privacy(f1)$steps, 1)
+  expect_equal(privacy(f20)$steps * privacy(f20)$nlambda, 20)
+  expect_equal(privacy(f20)$noise_multiplier / privacy(f1)$noise_multiplier,
+               sqrt(20), tolerance = 1e-6)
+  expect_lte(privacy(f1)$epsilon_accounted, 1 + 1e-9)
+  expect_true(any(grepl("10 lambdas from 1 noisy release",
+                        format(privacy(f1)), fixed = TRUE)))
+  # only a quadratic loss's Newton path can carry the one release
+  expect_error(dpsco(x, as.numeric(y > 0), family = "binomial", epsilon = 1,
+                     control = dpsco_control(one_release = TRUE)),
+               "one_release")
+  expect_error(dpsco_control(one_release = NA), "one_release")
+})
+
 # secure = TRUE: plain-R accounting of parts that are each a discrete
 # Gaussian release, rho = steps / (2 z^2) summed, through the conversion
 # eps = min_a rho a + log((a - 1) / a) - (log(delta) + log(a)) / (a - 1)

@@ -48,6 +48,30 @@ test_that("hist_quantile() without noise is the power-of-two quantile edge", {
                                          0.1, 10, 0), 4)
 })
 
+test_that("hist_quantile(within = TRUE) places the level inside its octave", {
+  set.seed(2)
+  for (tau in c(0.005, 0.05, 0.3)) {
+    for (v in list(exp(stats::rnorm(3000, 1, 2)), stats::rexp(500) * 100)) {
+      counts <- tabulate(log2_bin(v), 64L)
+      q <- hist_quantile(counts, tau, length(v), 0, within = TRUE)
+      expect_equal(q, quantile_within_ref(v, tau), tolerance = 1e-14)
+      # within the octave of the edge, and nearer the empirical quantile
+      edge <- quantile_edge_ref(v, tau)
+      expect_true(q > edge / 2 && q <= edge)
+      emp <- sort(v)[ceiling((1 - tau) * length(v))]
+      expect_lte(abs(log2(q / emp)), abs(log2(edge / emp)) + 1e-12)
+    }
+  }
+  # a hand example: 90 values in (1, 2], 10 in (2, 4]; tau n = 15 lies
+  # 5 values into (1, 2]: 2 / 2^(5 / 90)
+  counts <- numeric(64)
+  counts[34] <- 90
+  counts[35] <- 10
+  expect_identical(hist_quantile(counts, 0.15, 100, 0), 2)
+  expect_equal(hist_quantile(counts, 0.15, 100, 0, within = TRUE),
+               2 / 2^(5 / 90), tolerance = 1e-15)
+})
+
 test_that("hist_quantile() with noise drops the counts below the noise level", {
   sd <- 3
   thr <- sd * stats::qnorm(1e-4 / 64, lower.tail = FALSE)
@@ -183,6 +207,33 @@ test_that("the factor of the bounds on x grows with the room the noise leaves", 
                    4 * 16)
   expect_identical(octave_bound_ref(cnt, 0, f = 4), 4 * 16)
   expect_identical(octave_bound(cnt, 0), 2 * 16)
+})
+
+test_that("the factor of a column's bound follows the spread of its released octaves", {
+  # the factor rises from 2 at a spread of one octave (median octave to
+  # the 1% level) to 2 * 4^room at four, linearly in the exponent
+  room <- room_ref(1e6, 4)
+  for (spread in c(-1, 0, 1, 2, 3, 4, 7))
+    expect_equal(x_octave_factor(1e6, 4, spread),
+                 2 * 4^(room * min(max((spread - 1) / 3, 0), 1)),
+                 tolerance = 1e-15, label = paste("spread", spread))
+  full <- c(octave_rule, room_n = 1e7, room_z1 = 1)  # all the room
+  # a 0/1 indicator (one-hot column): every non-zero in (0.5, 1], median
+  # and 1% level in the same octave: f = 2, not 8
+  cnt <- octave_counts_ref(c(rep(0, 900), rep(1, 100)))
+  expect_identical(octave_bound(cnt, 0, full), 2 * 1)
+  expect_identical(octave_bound(cnt, 0), 2 * 1)
+  # counts spread over ten octaves: median 2^4 = 16 in (8, 16], 1% level
+  # in (256, 512]: spread 5, the full factor 8
+  v <- 2^rep(0:9, times = c(50, 60, 70, 80, 100, 80, 60, 40, 20, 10)) * 0.75
+  cnt <- octave_counts_ref(v)
+  med <- sort(v)[ceiling(length(v) / 2)]
+  expect_identical(ceiling(log2(med)), 4)
+  expect_identical(octave_bound(cnt, 0, full), 8 * 512)
+  # two octaves between them: 2 * 4^(1 / 3)
+  w <- c(rep(3, 500), rep(12, 20))
+  expect_equal(octave_bound(octave_counts_ref(w), 0, full),
+               2 * 4^(1 / 3) * 16, tolerance = 1e-15)
 })
 
 test_that("window_octave_range() reads y from windows of octaves when no octave clears the noise", {

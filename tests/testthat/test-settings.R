@@ -24,15 +24,22 @@ test_that("a noise-free private fit (method none) releases the plain-R settings"
   rel <- privacy(fit)$released
   # bounds on |x_j| and the range of y from the exact octave counts (y
   # weighted by sqrt(p), which without noise changes nothing)
-  B <- apply(d$x, 2, function(v) octave_bound_ref(octave_counts_ref(v), 0, f = 8))
   yr <- signed_range_ref(signed_counts_ref(d$y), 0)
-  # by hand: without noise (z1 = 0) all the room: eight times the upper
-  # edge of the octave of the 99th percentile
+  # by hand: without noise (z1 = 0) all the room: the upper edge of the
+  # octave of the 99th percentile times 2 * 4^s, s the octaves from the
+  # median's to it less one, over 3, within [0, 1]
   q <- apply(d$x, 2, function(v) {
     a <- sort(abs(v[v != 0]))
-    a[ceiling(length(a) * 0.99) - 1]
+    c(q99 = a[ceiling(length(a) * 0.99) - 1], med = a[ceiling(length(a) / 2)])
   })
-  expect_equal(B, 8 * 2^ceiling(log2(q)))
+  spread <- ceiling(log2(q["q99", ])) - ceiling(log2(q["med", ]))
+  f <- 2 * 4^pmin(pmax((spread - 1) / 3, 0), 1)
+  B <- f * 2^ceiling(log2(q["q99", ]))
+  expect_equal(unname(B), vapply(seq_len(ncol(d$x)), function(j)
+    octave_bound_ref(octave_counts_ref(d$x[, j]), 0, f = f[j]), 0))
+  # (the design's columns: two with a long tail, two within two octaves)
+  expect_identical(unname(f[1:2]), c(8, 8))
+  expect_lt(max(f[3:4]), 8)
   expect_equal(rel$x_bound, B, tolerance = 1e-15)
   expect_equal(rel$y_range, yr, tolerance = 1e-15)
   expect_equal(rel$y_bound, max(abs(yr)), tolerance = 1e-15)
@@ -90,7 +97,7 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
     centre <- min(max(centre, yc[1]), yc[2])
     wn <- sqrt(1 + rowSums(xt^2))
     rc <- release_counts(cbind(abs(centre - d$y) * wn, wn), pm(0.02))
-    clip <- hist_quantile(rc$counts[, 1], 0.01, n, rc$sd)
+    clip <- hist_quantile(rc$counts[, 1], 0.005, n, rc$sd, within = TRUE)
     row <- min(hist_quantile(rc$counts[, 2], 0.1, n, rc$sd), sqrt(p + 1))
     rh <- release_curvature(cbind(1, xt), pm(0.2), row, n)
     A <- curvature_matrix(rh$h, rh$sd, 1, 1)$A
@@ -761,7 +768,7 @@ test_that("the subsampled releases read the drawn records: replayed from the sam
   w <- c(rep(1, d$p), sqrt(3 * d$p))
   rel <- octave_release(design_octaves(d$x, rows),
                         signed_octave_counts(d$y, rows), st_z, w)
-  rule <- c(octave_rule, f_x = x_octave_factor(d$n, z1))
+  rule <- c(octave_rule, room_n = d$n, room_z1 = z1)
   expect_equal(tn$bound, vapply(seq_len(d$p), function(j)
     octave_bound(rel$x[, j], rel$sd[j], rule, n = 400), 0))
   expect_equal(tn$y_range, signed_octave_range(rel$y, rel$sd[d$p + 1], n = 400))
