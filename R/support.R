@@ -150,11 +150,10 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
 # where `keep` (length(rows) x nlambda) is FALSE: the penalised
 # coefficients within `level` times their noise sd (intercept and columns
 # with penalty factor 0 are never zeroed: the user asked for them).  With
-# a released
-# curvature A (the second moments of the rows, the metric of the linear
-# predictor's changes) the coefficients still in the model take over what
-# the dropped ones predicted, as far as A tells: for the dropped set D and
-# the non-zero rest R (intercept included), b_R + A_RR^-1 A_RD b_D, the
+# a released curvature A (the second moments of the rows, the metric of
+# the linear predictor's changes) the coefficients still in the model take
+# over what the dropped ones predicted, as far as A tells: for the dropped
+# set D and the non-zero rest R (intercept included), b_R + A_RR^-1 A_RD b_D, the
 # change of b_R that brings the predictor closest to its value before the
 # drop.  Correlated features' coefficients carry large noise that cancels
 # in the predictions; dropping one without this would undo the
