@@ -131,6 +131,9 @@
 #'   path and the choice see 60% of the records instead of all.
 #'   `coef(cvfit, gamma = 0)` and `predict(cvfit, newx, gamma = 0)` use
 #'   it.  Not for multinomial fits.
+#' @param budget a [dp_budget()] that pays for the whole procedure (its
+#'   training fit included), as in [dpsco()].  Default
+#'   `getOption("dpsco.budget")`.
 #' @param ... further arguments to [dpsco()] (e.g. `nlambda`, `alpha`,
 #'   `control`), by their exact names.
 #' @return An object of class `cv.dpsco`: `lambda` (or `radius` for the
@@ -172,7 +175,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                              type.measure = NULL, curve = 0, loss_bound = NULL,
                              tau = NULL, secure = FALSE, weights = NULL,
                              offset = NULL, inference = FALSE, relax = FALSE,
-                             ...) {
+                             budget = getOption("dpsco.budget"), ...) {
   this_call <- generic_call(match.call(), "cv.dpsco")
   family <- match_choice(family_arg(family), "family")
   # the family as the fit will have it; tau checked (check_tau())
@@ -180,11 +183,9 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   tau <- fam$tau
   spec <- check_method(method, family, "clip")
   method <- spec$name
-  check_dots_names(list(...), names(formals(dpsco.default)),
-                   c("x", "y", "family", "method", "epsilon", "delta",
-                     "public_n", "tau", "secure", "weights", "offset",
-                     "inference"),
-                   "cv.dpsco")
+  own <- c("x", "y", "family", "method", "epsilon", "delta", "public_n", "tau",
+           "secure", "weights", "offset", "inference")   # cv passes these
+  check_dots_names(list(...), names(formals(dpsco.default)), own, "cv.dpsco")
   # (spec: on shards, a method that cannot run there is refused first)
   dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
   x <- dat$x
@@ -207,7 +208,9 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   if (curve >= 1) arg_error("curve", "must be below 1.")
   if (!is.null(loss_bound)) check_number(loss_bound, "loss_bound", 0)
   private <- method_private(spec)
-  if (private) delta <- check_target(epsilon, delta, n)
+  # budget.R: admitted before a record is read
+  bo <- budget_open(budget, if (private) epsilon else Inf, delta, n, "cv.dpsco()")
+  if (private) delta <- check_target(epsilon, bo$delta, n)
   # one coin per record, independent of the data: a record added or
   # removed changes one part only (parallel composition), and neither
   # part's realised size is used or returned
@@ -262,6 +265,7 @@ cv.dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
       offset = offset[pool], ...))
   if (isTRUE(relax)) out$relax <- TRUE
   check_releases(out$privacy)   # release.R: the record shows every release
+  budget_debit(bo$adm, out$privacy)
   out
 }
 
@@ -485,7 +489,8 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
     mechanism = "exponential mechanism (report-noisy-min, Gumbel)",
     released = paste0("the index of ", chosen, ", from summed ", measure,
                       " clamped to [0, ", format(signif(bound, 3)), "]"),
-    kind = "dp", epsilon_alone = (1 - curve) * epsilon, pool = "validation",
+    kind = "dp", epsilon_stated = (1 - curve) * epsilon, delta_stated = 0,
+    epsilon_alone = (1 - curve) * epsilon, pool = "validation",
     stringsAsFactors = FALSE)
   eps_val <- (1 - curve) * epsilon
   # replace-one: the choice's sums move either way by up to L (2 eps_sel),
@@ -506,7 +511,8 @@ cv_privacy_record <- function(fit_record, private, epsilon, delta, curve,
       mechanism = "Gaussian", released = paste(
         "the mean validation", measure, "at each of", k,
         if (chosen == "radius.min") "radii" else "penalties"),
-      kind = "gaussian", epsilon_alone = eps_curve, pool = "validation",
+      kind = "gaussian", epsilon_stated = NA_real_, delta_stated = NA_real_,
+      epsilon_alone = eps_curve, pool = "validation",
       stringsAsFactors = FALSE))
   }
   rec$shares <- rbind(rec$shares[, names(sel)], sel)

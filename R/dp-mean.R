@@ -29,7 +29,10 @@
 #'   frame or sparse `Matrix` is converted with `as.matrix()`), at least two
 #'   values or rows.
 #' @param method estimator, see Details.
-#' @param epsilon,delta privacy target; `delta` defaults to `0.1 / n`.
+#' @param epsilon,delta privacy target; `delta` defaults to `0.1 / n`
+#'   (under a budget, the smaller of that and a tenth of the budget's).
+#' @param budget a [dp_budget()] that pays for the release, as in
+#'   [dpsco()].  Default `getOption("dpsco.budget")`.
 #' @param public_n the number of records, treated as public: it divides the
 #'   sum and scales the noise whatever the number of rows of `x`.  Default
 #'   `NULL`: the number of rows, which the guarantee then does not protect.
@@ -63,7 +66,8 @@
 dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                     epsilon = 1, delta = NULL, public_n = NULL, range = NULL,
                     calibration = c("accountant", "paper"), secure = FALSE,
-                    control = dpsco_control()) {
+                    control = dpsco_control(),
+                    budget = getOption("dpsco.budget")) {
   method <- match_choice(method, "method")
   calibration <- match_choice(calibration, "calibration")
   local_secure(check_secure(secure))
@@ -72,7 +76,11 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
                 min_rows = if (is.null(public_n)) 2L else 0L)
   n <- check_public_n(public_n, nrow(xm))
   d <- ncol(xm)
-  delta <- check_target(epsilon, delta, n)
+  bud <- budget_of(budget)      # budget.R: admitted before a record is read
+  delta <- check_target(epsilon, budget_fit_delta(bud, delta, n), n)
+  if (!is.null(bud) && method == "trimmed" && is.null(range))
+    arg_error("range", "is needed under a budget: without it the range ",
+              "would be read from the data, outside any guarantee.")
   if (!inherits(control, "dpsco_control"))
     arg_error("control", "must come from dpsco_control().")
 
@@ -109,6 +117,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
   noise <- if (noise_secure()) secure_gaussian(z, sensitivity, d)
            else list(sd = z * sensitivity, grid = 0, sensitivity = sensitivity)
 
+  bo <- budget_open(bud, epsilon, delta, n, "dp_mean()")
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data
   est <- if (method == "trimmed") {
     dp_mean_release(xm, range, z, n)$estimate
@@ -123,6 +132,7 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
     calibration, public, not_covered, public_n = n,
     extra = list(noise_grid = if (noise_secure()) noise$grid))
   check_releases(record)   # release.R: the record shows every release
+  budget_debit(bo$adm, record)
   structure(list(estimate = est, method = method, n = n, settings = params,
                  privacy = record), class = "dp_mean")
 }

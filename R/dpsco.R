@@ -254,6 +254,11 @@
 #'   `inference_score` (the releases near the root); `privacy(fit)`
 #'   lists each with its noise multiplier, sensitivity and share.
 #'   Default `FALSE`.
+#' @param budget a [dp_budget()] that pays for the fit: it is admitted
+#'   before any record is read only if the budget can pay its (epsilon,
+#'   delta), and debited with its record's parts afterwards.  Default
+#'   `getOption("dpsco.budget")` (none).  Under a budget `delta` defaults
+#'   to the smaller of `0.1 / public_n` and a tenth of the budget's.
 #' @return An object of class `dpsco`: `a0` (intercepts), `beta` (a `p` x
 #'   `nlambda` matrix), `lambda`, `df` (non-zero coefficients), `dim`,
 #'   `nobs`, `family`, `method`, `call`, `settings` (every tuning value used),
@@ -325,7 +330,8 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                   threads = getOption("dpsco.threads", 2L), radius = NULL,
                   lp = NULL, tau = NULL, weights = NULL, offset = NULL,
                   trace.it = getOption("dpsco.trace.it", interactive()),
-                  inference = FALSE, ...) {
+                  inference = FALSE,
+                  budget = getOption("dpsco.budget"), ...) {
   this_call <- generic_call(match.call(), "dpsco")
   # (`...` is the generic's; a name not matched above is an error)
   check_no_dots(list(...), "dpsco")
@@ -338,6 +344,10 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   secure <- check_secure(secure)
   control <- method_control(spec, control)
   dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
+  # budget.R: admitted before a record is read
+  bo <- budget_open(budget, if (method_private(spec)) epsilon else Inf, delta,
+                    dat$n, "dpsco()")
+  delta <- bo$delta
   # the family object, built once: the paths and the fit carry it
   fam <- as_family(family, tau, control, length(dat$classnames))
   pen <- penalty_args(exclude, penalty.factor, lower.limits, upper.limits,
@@ -367,6 +377,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
          else baseline_fit(lambda_path(spec, args), spec, args)
   fit <- finish_penalty(fit, pen)
   check_releases(fit$privacy)   # release.R: the record shows every release
+  budget_debit(bo$adm, fit$privacy)
   fit
 }
 

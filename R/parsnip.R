@@ -43,8 +43,14 @@
 #' respect to them, and its record is `privacy(extract_fit_engine(fit))`
 #' (workflows) or `privacy(fit$fit)` (parsnip).  Calls compose: resampling
 #' (`fit_resamples()`) or tuning (`tune_grid()`) fits the same records once
-#' per resample and candidate, so the data spend the sum of those budgets,
-#' which nothing here accounts.  Leave `public_n` unset and the number of
+#' per resample and candidate, so each record pays for every fit it
+#' enters: with k folds it is read by k - 1 fits per candidate, and the
+#' whole tuning costs about that many times each fit's epsilon.  Give a
+#' [dp_budget()], `options(dpsco.budget = b)` (or `set_engine("dpsco",
+#' budget = b)`), and every fit of the resampling debits it, composed
+#' exactly, and is refused once the budget cannot pay; without one, the
+#' first fit inside a tune resampling warns once per session of that
+#' cost.  Leave `public_n` unset and the number of
 #' rows is used as it is (as in [dpsco()]): declare it to protect it.
 #' What happens before the engine is the user's own computation and not
 #' covered by the budget: parsnip turns a formula into indicator columns
@@ -84,6 +90,7 @@
 #' @name dpsco_parsnip
 #' @export
 dpsco_parsnip_fit <- function(x, y, family, lambda = NULL, alpha = 1, ...) {
+  if (is.null(budget_of(list(...)$budget))) tune_cost_warning()
   if (is.null(lambda))
     return(cv.dpsco(x, y, family = family, alpha = alpha, ...))
   # a longer path would split the budget over penalties never predicted at
@@ -185,4 +192,28 @@ parsnip_prob <- function(x, object) {
   p <- if (is.matrix(p)) p[, lvl, drop = FALSE] else cbind(1 - p, p)
   p <- matrix(p, ncol = length(lvl), dimnames = list(NULL, lvl))
   as.data.frame(p, optional = TRUE)
+}
+
+# Once per session, a fit of the engine inside a resampling of the tune
+# package with no budget to pay for it is told what the resampling costs.
+tune_cost_warning <- function() {
+  if (isTRUE(budget_state$tune_warned) || isTRUE(budget_state$active) ||
+      !in_tune_resampling()) return(invisible(FALSE))
+  budget_state$tune_warned <- TRUE
+  privacy_warning(
+    "a resampling of the tune package fits the \"dpsco\" engine once per ",
+    "resample and candidate, and each fit reports its own epsilon: a ",
+    "record in k - 1 of k folds is read by k - 1 fits per candidate, so ",
+    "the whole tuning costs that many times each fit's epsilon, or more. ",
+    "Give a budget (options(dpsco.budget = dp_budget(epsilon, delta))) ",
+    "so that each fit debits it, or leave `penalty` unset for the ",
+    "engine's own private choice (one fit).  (Shown once per session.)")
+  invisible(TRUE)
+}
+
+# Whether a function of the tune package is on the call stack.
+in_tune_resampling <- function() {
+  fns <- lapply(seq_len(sys.nframe()), sys.function)
+  any(vapply(fns, function(f) is.function(f) && !is.primitive(f) &&
+               identical(environmentName(topenv(environment(f))), "tune"), NA))
 }

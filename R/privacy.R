@@ -257,6 +257,9 @@ new_privacy_record <- function(epsilon, delta, parts, calibration, public,
     mechanism = vapply(parts, `[[`, "", "mechanism"),
     released = vapply(parts, `[[`, "", "released"),
     kind = vapply(parts, part_kind, ""),
+    # a stated guarantee's own (epsilon, delta), as a budget composes it
+    epsilon_stated = vapply(parts, function(p) p$epsilon %||% NA_real_, 0),
+    delta_stated = vapply(parts, function(p) p$delta %||% NA_real_, 0),
     stringsAsFactors = FALSE)
   eps_total <- if (private) account_parts(parts, delta) else Inf
   eps_replace <- if (private) replace_one_epsilon(parts, delta)

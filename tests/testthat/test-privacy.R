@@ -80,7 +80,8 @@ test_that("privacy() returns the record attached to the fit", {
   expect_identical(names(rec$shares),
                    c("part", "share", "noise_multiplier", "sample_rate",
                      "steps", "sensitivity", "mechanism", "released",
-                     "kind", "epsilon_alone"))
+                     "kind", "epsilon_stated", "delta_stated",
+                     "epsilon_alone"))
   expect_identical(rec$shares$kind, "gaussian")
   expect_identical(rec$shares$sensitivity, rec$sensitivity)
   expect_match(rec$shares$mechanism, "^Gaussian: clip oracle")
