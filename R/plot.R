@@ -220,21 +220,24 @@ draw_path <- function(beta, df, axis, xvar, label, ylab, dots, dev = NULL,
   }
 }
 
-# The subtitle of a released curve: what it is and what its zeros are.
+# The subtitle of a released curve: what it is and, when a point sits at
+# 0, what its zeros are.
 curve_caption <- function(x) {
   sh <- x$privacy$shares
-  sprintf(paste("noisy validation curve, released with share %s of the",
-                "budget: points at 0 are clamped noise"),
-          format(signif(sh$share[sh$part == "curve"], 3)))
+  paste0(sprintf("noisy validation curve, released with share %s of the budget",
+                 format(signif(sh$share[sh$part == "curve"], 3))),
+         if (any(x$cvm <= 0)) ": points at 0 are clamped noise" else "")
 }
 
 # The top axis of both path plots: the number of non-zero coefficients at
-# `at`, "Df" above it, and the title above both (the axis and its label
-# take lines 0-3 of the top margin; a title at R's default line would sit
-# on them).
+# `at`, "Df" to the left of its labels (above them it touched a title),
+# and the title above both (the axis takes lines 0-2 of the top margin; a
+# title at R's default line would sit on it).
 top_axis <- function(at, labels, main = NULL, tick = TRUE) {
   graphics::axis(3, at = at, labels = labels, tick = tick)
-  graphics::mtext("Df", side = 3, line = 2, cex = 0.8)
+  usr <- graphics::par("usr")
+  graphics::mtext("Df", side = 3, line = 1, at = usr[1L] - 0.02 * diff(usr[1:2]),
+                  adj = 1, cex = 0.8)
   if (!is.null(main)) graphics::title(main = main, line = 3)
 }
 
@@ -246,8 +249,8 @@ top_axis <- function(at, labels, main = NULL, tick = TRUE) {
 #' of clamped losses cannot lie outside), with bars of one noise sd; the
 #' title and the legend say that the points are a noisy release and give
 #' the noise sd, and the subtitle gives the share of the budget spent on
-#' it and says that points at 0 are clamped noise (a release below 0
-#' projected on the range), not a loss of 0.  Without a curve (the default `curve = 0`): the
+#' it and, when a point sits at 0, that such points are clamped noise (a
+#' release below 0 projected on the range), not a loss of 0.  Without a curve (the default `curve = 0`): the
 #' coefficient path of the fit on the training part ([plot.dpsco()]).
 #' Either way a dotted line marks the private choice `lambda.min`, drawn
 #' by the exponential mechanism: it need not sit at the lowest point of
