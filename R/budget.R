@@ -3,7 +3,8 @@
 #' Every fit reports its own (epsilon, delta), but an analysis is rarely one
 #' fit: a Table 1, two methods, a resampling grid.  `dp_budget()` makes a
 #' budget that each function reading the data debits: [dpsco()],
-#' [cv.dpsco()], [dp_mean()] and the parsnip engine take `budget =`, and
+#' [cv.dpsco()], [dp_summary()], [dp_mean()] and the parsnip engine take
+#' `budget =`, and
 #' `options(dpsco.budget = b)` makes `b` the session's default, so that
 #' the fits of a tidymodels resampling debit it too.
 #'

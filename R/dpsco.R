@@ -253,6 +253,12 @@
 #'   them), `inference_meat`, `inference_bread`, `inference_last` and
 #'   `inference_score` (the releases near the root); `privacy(fit)`
 #'   lists each with its noise multiplier, sensitivity and share.
+#'   `"heavy_tails"`: the same with the meat clipped up to twice as far at
+#'   four times the noise, for columns where a few records carry much of
+#'   the fit (raw skewed counts that are not to be transformed): measured
+#'   on blog's raw counts at n = 10,000, epsilon 1, the worst coefficient
+#'   is covered in 0.87 of the fits instead of 0.27, and every interval
+#'   is about 1.6 times as wide as with `TRUE` (see [confint.dpsco()]).
 #'   Default `FALSE`.
 #' @param budget a [dp_budget()] that pays for the fit: it is admitted
 #'   before any record is read only if the budget can pay its (epsilon,
@@ -342,6 +348,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                      match_choice(calibration, "calibration"), !missing(tuning))
   spec <- check_method(method, family, if (tm$tuned) "clip" else "holland")
   secure <- check_secure(secure)
+  inf <- dpsco_inference_arg(inference)
   control <- method_control(spec, control)
   dat <- check_data_args(x, y, family, public_n, weights, offset, spec)
   # budget.R: admitted before a record is read
@@ -369,7 +376,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
     batch_size = batch_size, iterations = iterations, step_size = step_size,
     trace = trace, threads = threads, radius = radius, lp = lp,
     trace.it = check_trace_it(trace.it), weights = dat$weights,
-    offset = dat$offset, inference = check_inference(inference)))
+    offset = dat$offset, inference = inf$share, inference_tails = inf$tails))
   check_path_args(spec, args, fam)
   args$x <- design_in_memory(args$x, standardize, spec$path == "radius")
   local_fit_stream()  # rng.R: .Random.seed afterwards is free of the data

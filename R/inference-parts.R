@@ -207,10 +207,11 @@ bread_clip <- function(d, z, n) {
   min(inference_bread_clip[2L] * d, max(inference_bread_clip[1L] * d, noise))
 }
 
-# The meat's clip, in the scores' units `unit` (inference_meat_clip).
-meat_clip <- function(unit, d, z, n) {
-  k <- sqrt(inference_meat_noise * n / (2 * z * sqrt(d)))
-  unit * min(inference_meat_clip[2L], max(inference_meat_clip[1L], k))
+# The meat's clip, in the scores' units `unit`, with the clip bounds and
+# noise target `set` (inference_meat_sets).
+meat_clip <- function(unit, d, z, n, set = inference_meat_sets$default) {
+  k <- sqrt(set$noise * n / (2 * z * sqrt(d)))
+  unit * min(set$clip[2L], max(set$clip[1L], k))
 }
 
 # The final clip of the score in the meat's metric: the privacy noise as

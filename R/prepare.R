@@ -35,7 +35,8 @@ prepare_path <- function(spec, a, private, epsilon, delta,
     p
   })
   inf <- if (isTRUE(a$inference > 0))
-    inference_plan(a$family, a$inference, z1, a$intercept)
+    inference_plan(a$family, a$inference, z1, a$intercept,
+                   tails = a$inference_tails %||% "default")
   list(x = tn$x, std = add_bounds(std, tn$bound),
        fixed = c(fixed, parts, inf$parts), tn = tn, family = tn$family,
        inference = inf)

@@ -402,7 +402,8 @@ privacy_status <- function(pr) {
 #' }
 #' Each is also announced by a `dpsco_privacy_warning` when it happens.
 #'
-#' @param fit a `dpsco` fit or a `dp_mean` result.
+#' @param fit a `dpsco` or `cv.dpsco` fit, a `dp_mean` result or a
+#'   `dp_summary` table.
 #' @param x a `dpsco_privacy` record (or, for its print method, its
 #'   summary).
 #' @param ... unused.
@@ -426,8 +427,11 @@ privacy_status <- function(pr) {
 #' summary(privacy(fit))
 #' @export
 privacy <- function(fit) {
+  # (a dp_summary is a data frame: its record is an attribute)
+  if (inherits(fit, "dp_summary")) return(attr(fit, "privacy"))
   if (!inherits(fit, c("dpsco", "cv.dpsco", "dp_mean")))
-    arg_error("fit", "must be a dpsco or cv.dpsco fit or a dp_mean result.")
+    arg_error("fit", "must be a dpsco or cv.dpsco fit, a dp_mean result or ",
+              "a dp_summary table.")
   fit$privacy
 }
 

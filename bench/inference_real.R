@@ -84,6 +84,8 @@
 #                    cells into it, so the study can run in parts.
 #   DPSCO_SPREAD     "subsamples,seeds" of the seed-spread check (default
 #                    "5,8"; "0,0" skips it).
+#   DPSCO_INFERENCE  "heavy_tails": fit with inference = "heavy_tails"
+#                    (default: inference = TRUE).
 #   DPSCO_OPTS       R code evaluated before the study (options() of a
 #                    variant, e.g. "options(dpsco.inference_refusal = 0.5)").
 
@@ -99,6 +101,8 @@ cell_re <- if (length(args) >= 3L) args[3L] else "."
 out_file <- Sys.getenv("DPSCO_BENCH_OUT",
                        file.path("bench", "results", "inference-real.rds"))
 spread <- as.integer(strsplit(Sys.getenv("DPSCO_SPREAD", "5,8"), ",")[[1]])
+inference_arg <- if (identical(Sys.getenv("DPSCO_INFERENCE"), "heavy_tails"))
+  "heavy_tails" else TRUE
 z95 <- stats::qnorm(0.975)
 
 installed_commit <- function() {
@@ -218,7 +222,7 @@ make_cells <- function() {
 # refused).
 private_fit <- function(x, y, family, eps) {
   t0 <- proc.time()[["elapsed"]]
-  fit <- dpsco(x, y, family = family, epsilon = eps, inference = TRUE)
+  fit <- dpsco(x, y, family = family, epsilon = eps, inference = inference_arg)
   el <- proc.time()[["elapsed"]] - t0
   inf <- fit$inference
   d <- ncol(x) + 1L

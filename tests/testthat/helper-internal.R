@@ -351,3 +351,10 @@ weigh_rows <- dpsco:::weigh_rows
 shard_resolve <- dpsco:::shard_resolve
 shard_records <- dpsco:::shard_records
 shard_task_sums <- dpsco:::shard_task_sums
+
+# ---- The private Table 1 (dp_summary())
+summary_columns <- dpsco:::summary_columns
+summary_plan <- dpsco:::summary_plan
+summary_numeric <- dpsco:::summary_numeric
+summary_levels <- dpsco:::summary_levels
+calibrate_noise <- dpsco:::calibrate_noise

@@ -151,6 +151,12 @@ test_that("the clip rules follow their noise budgets and bounds", {
   # the meat: within [8, 14] units, noise norm at most 0.7 of its scale
   k <- sqrt(0.7 * 20000 / (2 * 10 * 2))
   expect_equal(meat_clip(0.5, 4, 10, 20000), 0.5 * min(14, max(8, k)))
+  # inference = "heavy_tails": within [8, 28] units at four times the noise
+  k4 <- sqrt(2.8 * 20000 / (2 * 10 * 2))
+  heavy <- list(clip = c(8, 28), noise = 2.8)
+  expect_equal(meat_clip(0.5, 4, 10, 20000, heavy), 0.5 * min(28, max(8, k4)))
+  expect_equal(meat_clip(0.5, 4, 1, 20000, heavy), 0.5 * 28)
+  expect_equal(meat_clip(0.5, 4, 10, 20000, heavy) / meat_clip(0.5, 4, 10, 20000), 2)
   # the final clip: sqrt(n) / z, at least 20, none without noise
   expect_equal(final_clip(5, 20000), sqrt(20000) / 5)
   expect_equal(final_clip(50, 20000), 20)

@@ -167,10 +167,14 @@ test_that("inference takes a share, and refuses where it does not apply", {
   expect_identical(check_inference(FALSE), 0)
   expect_identical(check_inference(TRUE), 0.6)
   expect_identical(check_inference(0.4), 0.4)
-  for (bad in list(0, 1, NA, "yes", c(0.2, 0.3)))
+  for (bad in list(0, 1, NA, "yes", c(0.2, 0.3), "heavy_tails"))
     expect_error(check_inference(bad), class = "dpsco_arg_error")
   x <- matrix(rnorm(400), 200, 2)
   y <- rnorm(200)
+  expect_error(dpsco(x, y, inference = "heavy"), class = "dpsco_arg_error",
+               regexp = "heavy_tails")
+  expect_error(cv.dpsco(x, y, inference = "heavy_tails"),
+               class = "dpsco_arg_error", regexp = "is for dpsco")
   expect_error(dpsco(x, y, method = "fw", inference = TRUE), "penalised")
   expect_error(dpsco(x, y, family = "quantile", inference = TRUE),
                "not yet available for the quantile family")
@@ -179,6 +183,35 @@ test_that("inference takes a share, and refuses where it does not apply", {
                "multinomial")
   expect_error(dpsco(x, y, tuning = "public", inference = TRUE),
                "tuning = \"private\"")
+})
+
+test_that("inference = \"heavy_tails\" clips the meat farther, in the same budget", {
+  set.seed(11)
+  n <- 8000
+  x <- cbind(rnorm(n), rexp(n))
+  y <- drop(x %*% c(1, -0.5)) + rt(n, 3)
+  f0 <- withr::with_seed(1, dpsco(x, y, epsilon = 1, inference = TRUE))
+  f1 <- withr::with_seed(1, dpsco(x, y, epsilon = 1, inference = "heavy_tails"))
+  expect_identical(f1$inference$tails, "heavy_tails")
+  expect_identical(f0$inference$tails, "default")
+  # the same parts, multipliers and guarantee: only the meat's clip moves
+  p0 <- privacy(f0)$shares
+  p1 <- privacy(f1)$shares
+  expect_identical(p1$part, p0$part)
+  expect_identical(p1$noise_multiplier, p0$noise_multiplier)
+  expect_equal(privacy(f1)$epsilon_accounted, privacy(f0)$epsilon_accounted)
+  expect_match(p1$released[p1$part == "inference_meat"], "heavy_tails", fixed = TRUE)
+  # the clip in score units: the rule's, with four times the noise target
+  lv <- f1$inference$levels
+  zm <- p1$noise_multiplier[p1$part == "inference_meat"]
+  k <- sqrt(2.8 * n / (2 * zm * sqrt(3)))
+  expect_equal(lv[["clip_meat"]] / lv[["unit"]], min(28, max(8, k)))
+  # the meat's sensitivity in the record is the clip's square over n
+  expect_equal(p1$sensitivity[p1$part == "inference_meat"], lv[["clip_meat"]]^2 / n)
+  # still intervals for glm's coefficients (lm's here)
+  ci <- confint(f1)
+  b <- coef(lm(y ~ x))
+  expect_true(all(ci[, 1] < b & b < ci[, 2]))
 })
 
 test_that("too few records: no estimate, and a refusal that says how many would do", {

@@ -1,0 +1,187 @@
+# dp_summary(): the private Table 1, against plain-R statistics of the same
+# data, the released noise it states, and an audit at the edge records.
+
+table_data <- function(n, seed = 1) {
+  set.seed(seed)
+  data.frame(age = round(runif(n, 20, 80)), income = rlnorm(n, 10, 1),
+             score = rnorm(n, 5, 2),
+             smoker = factor(sample(c("no", "yes"), n, TRUE, c(0.8, 0.2)),
+                             levels = c("no", "yes")),
+             region = sample(c("N", "S", "E"), n, TRUE, c(0.5, 0.3, 0.2)),
+             stringsAsFactors = FALSE)
+}
+
+# the signed octave of v (plain R): sign times ceiling(log2 |v|)
+octave_of <- function(v) sign(v) * ceiling(log2(abs(v)))
+
+test_that("with almost no noise the table is the plain-R statistics", {
+  df <- table_data(3000)
+  tab <- dp_summary(df, epsilon = 1e4, delta = 1e-6,
+                    ranges = list(age = c(18, 90)),
+                    levels = list(region = c("N", "S", "E")))
+  num <- tab[is.na(tab$level), ]
+  expect_identical(num$variable, c("age", "income", "score"))
+  # the means: of the columns clamped to their ranges (age's declared; the
+  # private ones hold every value here)
+  expect_equal(num$lo[1:1], 18)
+  expect_true(all(num$lo[2:3] <= sapply(df[2:3], min)) &&
+                all(num$hi[2:3] >= sapply(df[2:3], max)))
+  expect_equal(num$mean, unname(sapply(df[1:3], mean)), tolerance = 1e-4)
+  expect_lt(max(abs(num$mean - sapply(df[1:3], mean)) / num$noise_sd), 6)
+  # every octave of the distances is seen: the sd is the sample sd
+  expect_equal(num$sd, unname(sapply(df[1:3], sd)), tolerance = 1e-3)
+  # the quartiles: in the octave of the distance from the mean that holds
+  # the sample quartile, or the next
+  for (j in 1:3) {
+    q <- quantile(df[[j]], c(0.25, 0.75), names = FALSE) - num$mean[j]
+    got <- c(num$q25[j], num$q75[j]) - num$mean[j]
+    expect_true(all(abs(octave_of(got) - octave_of(q)) <= 1))
+  }
+  lev <- tab[!is.na(tab$level), ]
+  expect_identical(lev$level, c("no", "yes", "N", "S", "E", "(other)"))
+  ref <- c(table(df$smoker) / 3000, table(factor(df$region, c("N", "S", "E"))) / 3000, 0)
+  expect_equal(lev$share, unname(ref), tolerance = 1e-3)
+})
+
+test_that("at epsilon 1 the means are within 3 stated noise sds in 95% of seeds", {
+  df <- table_data(10000)
+  truth <- sapply(df[1:3], mean)
+  within <- replicate(40, {
+    tab <- dp_summary(df[1:4], epsilon = 1, ranges = list(age = c(18, 90)))
+    num <- tab[is.na(tab$level), ]
+    abs(num$mean - truth) <= 3 * num$noise_sd
+  })
+  expect_true(all(rowMeans(within) >= 0.95))
+  # the quartiles within one octave of the distance from the mean
+  tab <- dp_summary(df[1:4], epsilon = 1, ranges = list(age = c(18, 90)))
+  num <- tab[is.na(tab$level), ]
+  for (j in 1:3) {
+    q <- quantile(df[[j]], c(0.25, 0.75), names = FALSE) - num$mean[j]
+    got <- c(num$q25[j], num$q75[j]) - num$mean[j]
+    expect_true(all(abs(octave_of(got) - octave_of(q)) <= 1))
+  }
+})
+
+test_that("the record accounts every release exactly, and a budget is debited", {
+  df <- table_data(2000)
+  b <- dp_budget(3, 1e-5)
+  tab <- dp_summary(df, epsilon = 1, budget = b,
+                    levels = list(region = c("N", "S", "E")))
+  pr <- privacy(tab)
+  sh <- pr$shares
+  expect_identical(sh$part, paste0("summary_",
+                                   c("ranges", "mean", "spread", "moment", "levels")))
+  expect_equal(sum(sh$share), 1)
+  # Gaussian parts composed exactly: one mechanism with mu^2 the sum
+  mu <- sqrt(sum(1 / sh$noise_multiplier^2))
+  expect_equal(pr$epsilon_accounted, gauss_eps_ref(mu, pr$delta), tolerance = 1e-6)
+  expect_equal(pr$epsilon_accounted, 1, tolerance = 1e-6)
+  expect_equal(sh$sensitivity, c(sqrt(3), sqrt(3) / 2000, sqrt(3), sqrt(3) / 2000, sqrt(2)))
+  # (the budget composes at its own delta)
+  expect_equal(dp_spent(b)$epsilon, gauss_eps_ref(mu, 1e-5), tolerance = 1e-6)
+  # a declared range for every numeric column: no range release
+  tab2 <- dp_summary(df[1], epsilon = 0.5, ranges = list(age = c(0, 100)))
+  expect_identical(privacy(tab2)$shares$part,
+                   paste0("summary_", c("mean", "spread", "moment")))
+  expect_error(dp_summary(df[1:4], epsilon = 2.5, budget = b),
+               class = "dpsco_budget_error")
+  expect_output(print(summary(tab)), "released with Gaussian noise and satisfy")
+  expect_output(print(tab), "region: (other)", fixed = TRUE)
+})
+
+test_that("bad inputs get errors naming the argument, with no data values", {
+  df <- table_data(200)
+  expect_error(dp_summary(df[, c("age", "region")], epsilon = 1),
+               class = "dpsco_arg_error", regexp = "levels")
+  na <- df
+  na$income[3] <- NA
+  e <- tryCatch(dp_summary(na, levels = list(region = c("N", "S", "E"))),
+                error = identity)
+  expect_s3_class(e, "dpsco_arg_error")
+  expect_identical(e$arg, "data")
+  expect_false(grepl("[0-9]", conditionMessage(e)))
+  expect_error(dp_summary(df[1:3], ranges = list(smoker = c(0, 1))),
+               class = "dpsco_arg_error", regexp = "ranges")
+  expect_error(dp_summary(df[1:3], ranges = list(age = c(5, 1))),
+               class = "dpsco_arg_error", regexp = "range")
+  expect_error(dp_summary(df[1:3], epsilon = 0), class = "dpsco_arg_error",
+               regexp = "epsilon")
+  expect_error(dp_summary(data.frame(d = Sys.Date() + 1:3)),
+               class = "dpsco_arg_error", regexp = "data")
+})
+
+test_that("set.seed() reproduces the table, and the user's stream is free of the data", {
+  df <- table_data(500)[1:4]
+  a <- withr::with_seed(3, dp_summary(df, epsilon = 1))
+  b <- withr::with_seed(3, dp_summary(df, epsilon = 1))
+  c <- withr::with_seed(4, dp_summary(df, epsilon = 1))
+  expect_identical(a$mean, b$mean)
+  expect_false(identical(a$mean, c$mean))
+  after <- function(d) withr::with_seed(9, {
+    dp_summary(d, epsilon = 1, public_n = 500)
+    get(".Random.seed", envir = globalenv())
+  })
+  expect_identical(after(df[-1, ]), after(df))
+})
+
+# The audit of dp_summary()'s releases at public size n: D has `rows`
+# records at -1 (of the declared range [-1, 1]) and level a; D' adds a
+# record at the edge `edge` of the range with level b.  The statistic: the
+# likelihood ratio of the mean's and the share's releases (their shifts
+# over their stated noise variances), replayed through the release code
+# with the plan fixed (checked against the exported function).
+summary_audit <- function(n, rows, edge, trials) {
+  ranges <- list(x = c(-1, 1))
+  mk <- function(rows, edge) {
+    d <- data.frame(x = rep(-1, rows), g = factor(rep("a", rows), c("a", "b")))
+    if (is.null(edge)) return(d)
+    rbind(d, data.frame(x = edge, g = factor("b", c("a", "b"))))
+  }
+  d0 <- mk(rows, NULL)
+  d1 <- mk(rows, edge)
+  tab <- dp_summary(d0, epsilon = 2, delta = 0.01, public_n = n, ranges = ranges)
+  z1 <- calibrate_noise(list(), 1, 1, 2, 0.01)
+  c0 <- summary_columns(d0, ranges, NULL)
+  c1 <- summary_columns(d1, ranges, NULL)
+  plan <- summary_plan(c0, z1, n)
+  replay <- function(cols)
+    c(summary_numeric(cols, plan, n)$mean, summary_levels(cols, plan, n)$share[2])
+  same <- identical(
+    withr::with_seed(5, unname(unlist(dp_summary(d1, epsilon = 2, delta = 0.01,
+      public_n = n, ranges = ranges)[c(1, 3), c("mean", "share")])[c(1, 4)])),
+    withr::with_seed(5, with_fit_stream(replay(c1))))
+  wm <- (edge / n) / tab$noise_sd[1]^2   # the mean's shift: edge / n
+  ws <- (1 / n) / tab$noise_sd[2]^2      # the share's: about 1 / n
+  stat <- function(cols) with_fit_stream(vapply(seq_len(trials), function(i) {
+    r <- replay(cols)
+    r[1] * wm + r[2] * ws
+  }, 0))
+  pr <- privacy(tab)
+  list(same = same, accounted = pr$epsilon_accounted,
+       mean_alone = gauss_eps_ref(1 / pr$shares$noise_multiplier[1], 0.01),
+       lb = audit_eps_both(stat(c0), stat(c1), 0.01))
+}
+
+test_that("quick audit: the table stays within its accounted epsilon at the edge records", {
+  # its lower bound on epsilon must not exceed the record's, and the test
+  # has power: above half the mean's part alone (the shares, floored at 0
+  # and normalised, carry less than their counts did; that the parts
+  # compose is the record's test above)
+  for (edge in c(1, -1)) {
+    a <- summary_audit(40, 39, edge, 4000)
+    expect_true(a$same)
+    expect_lte(a$lb, a$accounted)
+    expect_gt(a$lb, 0.5 * a$mean_alone)
+  }
+})
+
+test_that("long audit: dp_summary() at both data sizes and both edges", {
+  skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
+  for (rows in c(39, 40)) for (edge in c(1, -1)) {
+    a <- summary_audit(40, rows, edge, 30000)
+    message(sprintf("audit dp_summary rows %d edge %+d: accounted %.3f lb %.3f (mean alone %.3f)",
+                    rows, edge, a$accounted, a$lb, a$mean_alone))
+    expect_lte(a$lb, a$accounted)
+    expect_gt(a$lb, 0.5 * a$mean_alone)
+  }
+})
