@@ -85,7 +85,7 @@ dp_summary <- function(data, epsilon = 1, delta = NULL, public_n = NULL,
                        ranges = NULL, levels = NULL,
                        budget = getOption("dpsco.budget")) {
   cols <- summary_columns(data, ranges, levels)
-  n <- check_public_n(public_n, nrow(cols$num) %||% length(cols$fac[[1L]]))
+  n <- check_public_n(public_n, cols$rows)
   bud <- budget_of(budget)      # budget.R: admitted before a record is read
   delta <- check_target(epsilon, budget_fit_delta(bud, delta, n), n)
   plan <- summary_plan(cols, calibrate_noise(list(), 1, 1, epsilon, delta), n)
@@ -152,7 +152,7 @@ summary_columns <- function(data, ranges, levels) {
          levels = lv, other = !is.null(levels[[v]]) || !is.factor(data[[v]]))
   })
   names(fac) <- nm[is_fac]
-  list(num = num, num_names = nm[is_num], ranges = rng,
+  list(rows = nrow(data), num = num, num_names = nm[is_num], ranges = rng,
        declared = nm[is_num][!vapply(rng, is.null, NA)], fac = fac)
 }
 

@@ -91,15 +91,20 @@
 #' @export
 dpsco_parsnip_fit <- function(x, y, family, lambda = NULL, alpha = 1, ...) {
   if (is.null(budget_of(list(...)$budget))) tune_cost_warning()
+  # (the class dpsco_engine, before the fit's own, gives tidy() of a
+  # parsnip fit or workflow parsnip's table at the fitted penalty; every
+  # other method is the fit's)
+  engine <- function(fit) structure(fit, class = c("dpsco_engine", class(fit)))
   if (is.null(lambda))
-    return(cv.dpsco(x, y, family = family, alpha = alpha, ...))
+    return(engine(cv.dpsco(x, y, family = family, alpha = alpha, ...)))
   # a longer path would split the budget over penalties never predicted at
   if (length(lambda) != 1L)
     arg_error("penalty", "must be a single number for the \"dpsco\" engine ",
               "(leave it unset for a private choice by cv.dpsco()).")
   check_number(lambda, "penalty", 0)
-  dpsco(x, y, family = family, lambda = lambda, alpha = alpha, ...)
+  engine(dpsco(x, y, family = family, lambda = lambda, alpha = alpha, ...))
 }
+
 
 # The engine is added when parsnip's namespace loads, whichever of the two
 # packages loads first: loading dpsco never loads parsnip (and its

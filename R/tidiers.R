@@ -49,13 +49,21 @@
 #' `lambda.min` (the private choice), `nobs`, `epsilon`, `delta`,
 #' `epsilon_accounted`, `privacy_status`.
 #'
+#' `tidy()` of a parsnip fit or a workflow with the `"dpsco"` engine
+#' ([dpsco_parsnip]): parsnip's table, as for its glmnet engine: `term`,
+#' `estimate` (every coefficient, zeros included) and `penalty`, at the
+#' fitted penalty (the engine's `penalty`, or `lambda.min` of the
+#' engine's private choice when `penalty` is unset); with `conf.int =
+#' TRUE`, the inference table of a fit made with `inference = TRUE`.
+#'
 #' The privacy status is a property of the whole fit, so it is a column of
 #' `glance()` only: `tidy()` has one row per coefficient (or per path
 #' value), and a column repeating the fit's status on each row, or an
 #' attribute that the first data-frame operation drops, would break the
 #' one-row-per-component form that broom's `tidy()` keeps.
 #'
-#' @param x a `dpsco` or `cv.dpsco` object.
+#' @param x a `dpsco` or `cv.dpsco` object (or an engine's fit inside a
+#'   parsnip fit).
 #' @param return_zeros keep the zero coefficients?
 #' @param conf.int (tidy) `TRUE` for the coefficient table of a fit made
 #'   with `inference = TRUE` (a `cv.dpsco` fit: with `inference = TRUE`
@@ -132,6 +140,29 @@ tidy_inference <- function(x, conf.level) {
              std.error.privacy = tab$privacy, statistic = tab$`z value`,
              p.value = tab$`Pr(>|z|)`, conf.low = unname(ci[, 1L]),
              conf.high = unname(ci[, 2L]), row.names = NULL,
+             stringsAsFactors = FALSE)
+}
+
+# tidy() of a parsnip fit or a workflow with the "dpsco" engine (its fit
+# of class dpsco_engine, R/parsnip.R): parsnip's table at the fitted
+# penalty, as the glmnet engine's, or the intervals with conf.int = TRUE.
+#' @rdname dpsco_tidiers
+#' @exportS3Method tidy dpsco_engine
+tidy.dpsco_engine <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
+  check_no_dots(list(...), "tidy")
+  fit <- x
+  class(fit) <- setdiff(class(x), "dpsco_engine")
+  if (isTRUE(conf.int)) return(generics::tidy(fit, conf.int = TRUE,
+                                              conf.level = conf.level))
+  cv <- inherits(fit, "cv.dpsco")
+  if (inherits(if (cv) fit$dpsco.fit else fit, "dpsco_multinomial"))
+    return(generics::tidy(fit))
+  b <- if (cv) stats::coef(fit) else stats::coef(fit, s = NULL)
+  b <- b[, ncol(b)]
+  if (!isTRUE((if (cv) fit$dpsco.fit else fit)$intercept))
+    b <- b[names(b) != "(Intercept)"]
+  data.frame(term = names(b), estimate = unname(b),
+             penalty = if (cv) fit$lambda.min else fit$lambda[length(fit$lambda)],
              stringsAsFactors = FALSE)
 }
 

@@ -87,6 +87,10 @@ test_that("the record accounts every release exactly, and a budget is debited", 
                class = "dpsco_budget_error")
   expect_output(print(summary(tab)), "released with Gaussian noise and satisfy")
   expect_output(print(tab), "region: (other)", fixed = TRUE)
+  # factors alone: n is still the number of rows
+  tf <- dp_summary(df["smoker"], epsilon = 1)
+  expect_identical(privacy(tf)$public_n, 2000)
+  expect_equal(tf$share, unname(c(table(df$smoker)) / 2000), tolerance = 0.02)
 })
 
 test_that("bad inputs get errors naming the argument, with no data values", {

@@ -147,3 +147,55 @@ test_that("a penalty that is not a single positive number is an error naming it"
   expect_error(tm_fit(spec, "y", d, 1), class = "dpsco_arg_error",
                regexp = "^`penalty` must lie in \\(0, Inf\\)")
 })
+
+test_that("tidy() of a parsnip fit and a workflow: parsnip's table at the fitted penalty", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("workflows")
+  set.seed(4)
+  d <- data.frame(a = runif(3000, -1, 1), b = runif(3000, -1, 1),
+                  c = runif(3000, -1, 1))
+  d$y <- 2 * d$a - d$b + rnorm(3000)
+  spec <- parsnip::set_engine(parsnip::linear_reg(penalty = 0.02), "dpsco",
+                              epsilon = 1, public_n = 3000)
+  fit <- withr::with_seed(1, parsnip::fit(spec, y ~ ., data = d))
+  tb <- generics::tidy(fit)
+  expect_identical(names(tb), c("term", "estimate", "penalty"))
+  expect_identical(tb$term, c("(Intercept)", "a", "b", "c"))
+  # the coefficients of the same dpsco() fit, at its only penalty
+  ref <- withr::with_seed(1, dpsco(as.matrix(d[1:3]), d$y, lambda = 0.02,
+                                   epsilon = 1, public_n = 3000))
+  expect_equal(tb$estimate, unname(coef(ref)[, 1]))
+  expect_equal(unique(tb$penalty), 0.02)
+  wf <- workflows::add_model(workflows::add_formula(workflows::workflow(),
+                                                    y ~ .), spec)
+  wfit <- withr::with_seed(1, parsnip::fit(wf, data = d))
+  expect_equal(generics::tidy(wfit), tb)
+  # no penalty: the private choice, at lambda.min, with its coefficients
+  spec0 <- parsnip::set_engine(parsnip::linear_reg(), "dpsco", epsilon = 1,
+                               public_n = 3000, nlambda = 10)
+  fit0 <- withr::with_seed(2, parsnip::fit(spec0, y ~ ., data = d))
+  t0 <- generics::tidy(fit0)
+  expect_identical(names(t0), c("term", "estimate", "penalty"))
+  expect_equal(t0$penalty[1], fit0$fit$lambda.min)
+  expect_false(anyNA(t0$estimate))
+  expect_equal(t0$estimate, unname(coef(fit0$fit)[, 1]))
+  # the engine's fit is still a dpsco fit for every other method
+  expect_s3_class(fit$fit, "dpsco")
+  expect_equal(predict(fit, new_data = d[1:5, ])$.pred,
+               unname(predict(ref, as.matrix(d[1:5, 1:3]), type = "response")[, 1]))
+})
+
+test_that("poisson_reg() without a penalty fits as cv.dpsco() does on the same data", {
+  skip_if_not_installed("parsnip")
+  set.seed(3)
+  n <- 4000
+  d <- data.frame(a = runif(n, -1, 1), b = runif(n, -1, 1))
+  d$y <- rpois(n, exp(0.5 + d$a - 0.7 * d$b))
+  spec <- parsnip::set_engine(parsnip::poisson_reg(), "dpsco", epsilon = 1,
+                              public_n = n, nlambda = 10)
+  f <- withr::with_seed(1, parsnip::fit(spec, y ~ ., data = d))
+  g <- withr::with_seed(1, cv.dpsco(as.matrix(d[1:2]), d$y, family = "poisson",
+                                    epsilon = 1, public_n = n, nlambda = 10))
+  expect_equal(coef(f$fit), coef(g))
+  expect_equal(f$fit$lambda.min, g$lambda.min)
+})
