@@ -239,7 +239,7 @@ inference_refused <- function(inf) {
 #' raw columns' coefficients are the estimand, `dpsco(inference =
 #' "heavy_tails")` releases a meat clipped farther at more noise: on
 #' blog's raw counts the worst coefficient is then covered in 0.79 to
-#' 0.90 of the fits (means 0.93 to 0.96), and home runs and flight delays
+#' 0.91 of the fits (means 0.93 to 0.96), and home runs and flight delays
 #' at n = 20,000 in at least 0.927, at about 1.6 times the width (see
 #' `bench/README.md`).  No released value tells such data apart at these
 #' sizes, so the choice is the user's, from what they know of the columns.
