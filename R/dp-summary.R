@@ -205,12 +205,12 @@ summary_numeric <- function(cols, plan, n) {
   rng <- summary_ranges(x, cols$ranges, z[["ranges"]], n)
   mid <- (rng[1L, ] + rng[2L, ]) / 2
   half <- (rng[2L, ] - rng[1L, ]) / 2
-  u <- (clamp(x, rep(rng[1L, ], each = nrow(x)), rep(rng[2L, ], each = nrow(x))) -
-          rep(mid, each = nrow(x))) / rep(half, each = nrow(x))
-  v <- release(colSums(u) / n, z[["mean"]], sqrt(p) / n, part = "summary_mean")
+  # (the clamped sums centred at the midpoints, in units of the half-ranges)
+  u <- data_sums(x, "centre", list(lo = rng[1L, ], hi = rng[2L, ])) / half
+  v <- release(u / n, z[["mean"]], sqrt(p) / n, part = "summary_mean")
   m <- mid + half * clamp(v, -1, 1)
   dev <- x - rep(m, each = nrow(x))
-  counts <- vapply(seq_len(p), function(j) tabulate(signed_bin(dev[, j]), 127L),
+  counts <- vapply(seq_len(p), function(j) signed_octave_counts(dev[, j]),
                    integer(127))
   sd_c <- z[["spread"]] * sqrt(p)
   hc <- matrix(release(counts, z[["spread"]], sqrt(p), sd = sd_c,
@@ -238,8 +238,7 @@ summary_ranges <- function(x, declared, z, n) {
   need <- which(is.na(out[1L, ]))
   if (!length(need)) return(out)
   k <- length(need)
-  counts <- vapply(need, function(j) tabulate(signed_bin(x[, j]), 127L),
-                   integer(127))
+  counts <- vapply(need, function(j) signed_octave_counts(x[, j]), integer(127))
   sd <- z * sqrt(k)
   hc <- matrix(release(counts, z, sqrt(k), sd = sd, part = "summary_ranges"),
                127L)
