@@ -127,3 +127,25 @@ test_that("set.seed() reproduces the table, and the user's stream is free of the
   })
   expect_identical(after(df[-1, ]), after(df))
 })
+
+test_that("records at the edges of the domain: no NaN, the same conditions", {
+  set.seed(8)
+  df <- data.frame(a = rnorm(300), b = rexp(300),
+                   g = factor(sample(c("u", "v"), 300, TRUE), c("u", "v")))
+  run <- function(d) capture_conditions(withr::with_seed(2,
+    dp_summary(d, epsilon = 1, public_n = 300)))
+  base <- run(df[-300, ])
+  for (edge in list(c(1e308, -1e308), c(-.Machine$double.xmax, 1e308), c(0, 0))) {
+    d <- df
+    d[300, c("a", "b")] <- edge
+    r <- run(d)
+    expect_identical(r$said, base$said)
+    num <- as.data.frame(r$value)[, c("mean", "sd", "q25", "median", "q75",
+                                      "lo", "hi", "sd_clamp", "noise_sd")]
+    expect_true(all(is.finite(unlist(num[1:2, ]))))
+    expect_true(all(is.finite(r$value$share[3:4])))
+    # the added record moves each clamped mean by at most its half-range / n
+    expect_true(all(abs(r$value$mean[1:2] - base$value$mean[1:2]) <=
+                      6 * r$value$noise_sd[1:2] + (r$value$hi[1:2] - r$value$lo[1:2]) / 300))
+  }
+})
