@@ -417,9 +417,11 @@ lambda_fit_settings <- function(a, pl, nz, fam, y_range) {
 lambda_path_flags <- function(fit, a, pl, nz, tn, g0) {
   fit$trivial <- if (a$tuned && pl$private && is.null(pl$lambda)) 1L
   if (a$tuned && isTRUE(tn$y_unresolved)) fit$y_unresolved <- TRUE
-  if (nz$first_release && pl$private)
-    fit$signal <- signal_check(g0, nz$noise$sd,
-                               penalised_rows(pl$pf, pl$intercept, pl$nclass))
+  if (nz$first_release && pl$private) {
+    pen <- penalised_rows(pl$pf, pl$intercept, pl$nclass)
+    fit$signal <- signal_check(g0, nz$noise$sd, pen, a0 = signal_offset(
+      tn$curvature, pl$intercept, pl$nclass, pen))
+  }
   fit
 }
 

@@ -136,12 +136,21 @@
 #'     predictions spread less than `y`, is not held back.  The range is
 #'     `fit$settings$y_range`; data too wide for a curvature release
 #'     (`p + 1` above 4000) and public tuning have no domain;}
-#'   \item{a signal check}{when no coordinate of the first released
-#'     gradient stands out of its noise (more than 5 noise sds beyond the
-#'     largest of `p` noise-only coordinates), `print()` and `summary()`
-#'     say so, with the number of records (or the epsilon) at which a
-#'     signal of the size seen would stand out.  It reads released values
-#'     only and costs nothing.}
+#'   \item{a signal check}{the first released gradient (at the
+#'     intercept-only model, net of the part the intercept's noise puts in
+#'     every coordinate through the released curvature) is graded:
+#'     "strong" when a coordinate stands more than 5 noise sds beyond the
+#'     largest of `p` noise-only coordinates, "borderline" when beyond it
+#'     by less (with the number of records, or the epsilon, at which a
+#'     predictor of that size would stand out) and "none" when not beyond
+#'     it.  `print()` and `summary()` say which, in a sentence.  The check
+#'     reads one release, so it is conservative: in `bench/signal.R`, on
+#'     real data sets with their response permuted, it never said
+#'     "strong" (0 of 39 fits), but on satellite and ames, whose private
+#'     fits gain a quarter to two thirds of the trivial model's loss, it
+#'     said "none" in 4 of 6; the sentences say so, and point to the
+#'     held-out check of [cv.dpsco()].  It reads released values only and
+#'     costs nothing.}
 #' }
 #'
 #' **Privacy.** The budget `(epsilon, delta)` covers everything that touches

@@ -336,6 +336,7 @@ start_residuals <- dpsco:::start_residuals
 # ---- The signal check and read_crop()'s download
 signal_check <- dpsco:::signal_check
 signal_text <- dpsco:::signal_text
+signal_offset <- dpsco:::signal_offset
 crop_file_sha256 <- dpsco:::crop_file_sha256
 
 # ---- The parsnip engine (R/parsnip.R)
