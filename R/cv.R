@@ -76,8 +76,8 @@
 #' still count, small enough that the choice is not drowned in noise.
 #' For binomial and multinomial fits it is `1` for `"class"` and
 #' `2 log(1000)` (the deviance of a probability of 1/1000 for the observed
-#' class) for `"deviance"`; for poisson fits `2 log(1000) max(B, 1)` for `"deviance"`
-#' (about the deviance of a count `B` at a mean 1000 times smaller), `B`
+#' class) for `"deviance"`; for poisson fits `2 (log 4 - 3/4) max(B, 1)` for `"deviance"`
+#' (the deviance of a count `B` at a mean four times smaller), `B`
 #' the private bound on `y` (or the clipping level when that bound was
 #' declared away).  For quantile fits the loss is the (unsmoothed) check loss
 #' `"check"` of the residual, and `L` is `max(tau, 1 - tau) R`, the check
@@ -455,7 +455,7 @@ error_measures <- c("mse", "mae", "check")
 # The default clamp of the per-record deviance, the family's
 # (deviance_bound()): 2 log(1000) for binomial and multinomial (a
 # probability of 1/1000 on the observed class); for poisson
-# 2 log(1000) max(R, 1), about the deviance of a count R at a mean 1000
+# 2 (log 4 - 3/4) max(R, 1), the deviance of a count R at a mean four
 # times smaller, R the released bound on y (else the clipping level).  A
 # clamp: privacy never rests on it holding.  `fam` a family object or its
 # name.
