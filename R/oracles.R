@@ -60,7 +60,10 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   0.02 and `curvature` 0.2; `scale` `(30 z1 sqrt(2 p) / n)^2` within
 #'   `[0.05, 0.2]` (up to 0.35, three quarters of it for the range of
 #'   `y`, where `n / z1` is below 1,000 and `y` is unbounded: there the
-#'   fit lives or dies by that range) and `centre` `(100 z1 / n)^2`
+#'   fit lives or dies by that range; up to 0.45, all of it for `y`,
+#'   where in addition 3 noise sds of a count of `x`'s octave histograms
+#'   exceed `n`: those histograms could show nothing, every bound on
+#'   `|x_j|` is then 1, and they are not released) and `centre` `(100 z1 / n)^2`
 #'   within `[0.03, 0.5]` (and leaving the optimiser at least 0.1), `z1`
 #'   the noise multiplier of one release of the whole budget: a public
 #'   rule that gives the bounds and the centre of small data sets the

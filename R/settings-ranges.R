@@ -301,6 +301,19 @@ hist_kept <- function(counts, sd) {
   ifelse(counts >= thr, counts, 0)
 }
 
+# Whether the noise of the scale release would hide every count of x's
+# octave histograms (a public rule: n, p, the share's multiplier and y's
+# weight): where k noise sds of a count exceed the n records, octave_kept()
+# keeps none and every bound is 1 whatever the data (servo's 117 training
+# records at epsilon 0.5 and 1: sds of about 110 and 55 records).  Those
+# histograms are then not released, which gives y's the release alone.
+x_counts_hidden <- function(st, p, need_y) {
+  z <- part_noise(st, "scale")$z
+  if (!(z > 0)) return(FALSE)
+  wt <- c(rep(1, p), if (need_y) sqrt((st$y_weight %||% 1) * max(p, 1)))
+  octave_rule$k * z * sqrt(sum(wt^2)) > release_n(st, "scale")
+}
+
 # Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian
 # or poisson y or the quantile family's histogram of y needs it, the range
 # of y, from one release of octave histograms (octave_release()).  x's
@@ -326,6 +339,11 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
   need_y <- use_y && is.null(ctl$y_range)
   need_x <- is.null(ctl$x_bound)
   out <- list(bound = NULL, y_bound = NULL, y_range = NULL)
+  # (a public rule: where the noise would hide every count of x, the
+  # histograms of x are not released and the bounds are the 1 they would
+  # give; y then has the release to itself)
+  hidden <- need_x && (isTRUE(st$x_hidden) || x_counts_hidden(st, p, need_y))
+  if (hidden) need_x <- FALSE
   if (need_x || need_y) {               # neither: every bound declared
     zq <- part_noise(st, "scale")
     z <- zq$z
@@ -351,18 +369,26 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     }
     out$parts <- list(settings_part(
       st, "scale", z, 1, rel$sensitivity,
-      sub_text(st, paste0("Gaussian: octave histograms of |x_j|",
-                          if (!need_x) " (none: declared)",
-                          if (need_y) " and signed octaves of y"), "scale"),
+      sub_text(st, if (hidden)
+                     paste("Gaussian: signed octaves of y (no histograms of",
+                           "|x_j|: the noise would hide every count)")
+                   else paste0("Gaussian: octave histograms of |x_j|",
+                               if (!need_x) " (none: declared)",
+                               if (need_y) " and signed octaves of y"),
+               "scale"),
       paste0("bounds on |x_j| ", if (need_x) range_text(out$bound)
-             else "declared", if (need_y)
+             else if (hidden) "1" else "declared", if (need_y)
                paste0("; range of y [", fmt3(out$y_range[1L]), ", ",
                       fmt3(out$y_range[2L]), "]")), q = zq$q))
     out$released <- compact(list(x_bound = out$bound, y_bound = out$y_bound,
                                  y_range = out$y_range,
                                  centre_range = out$centre_range))
   }
-  if (!need_x) {
+  if (hidden) {
+    out$bound <- rep(1, p)
+    out$public <- paste("bounds on |x_j| (1, by the public rule: at this n",
+                        "and epsilon the noise would hide every count)")
+  } else if (!need_x) {
     out$bound <- rep_len(as.double(ctl$x_bound), p)
     out$public <- "bounds on |x_j|"
   }

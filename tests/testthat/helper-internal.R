@@ -109,6 +109,7 @@ clamp_columns <- dpsco:::clamp_columns
 # ---- Private settings: octave ranges, histograms, curvature, shares
 log2_bin <- dpsco:::log2_bin
 octave_bound <- dpsco:::octave_bound
+x_counts_hidden <- dpsco:::x_counts_hidden
 octave_release <- dpsco:::octave_release
 octave_rule <- dpsco:::octave_rule
 signed_octave_counts <- dpsco:::signed_octave_counts

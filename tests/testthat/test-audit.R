@@ -555,6 +555,59 @@ test_that("long audit: the scale release (octave histograms of |x_j| and y) stay
   }
 })
 
+# The scale release of y alone (scale_bounds() where the noise would hide
+# every count of x: x_counts_hidden()): y's signed octave counts, weighted
+# by sqrt(3), so the release moves by sqrt(3) and its noise sd is the
+# multiplier itself.  A record at either edge of y's domain (-1e308 and
+# +1e308: the open end bins) added to N - 1 or N records.  Broken: the
+# noise calibrated for a sensitivity of 1 (the weight forgotten).
+scale_y_audit <- function(trials, N = 30) {
+  set.seed(20261204)
+  y <- stats::rnorm(N + 1, 5, 3)
+  w <- sqrt(3)
+  z <- audit_z()
+  release <- function(cy, zz) function() octave_release(NULL, cy, zz, w)$y * w
+  out <- list(accounted = dp_epsilon(z, 1, 1, audit_delta),
+              sens = octave_release(NULL, signed_octave_counts(y), 0, w)$sensitivity)
+  for (size in names(size_pairs(N))) for (edge in c(-1e308, 1e308)) {
+    rows <- size_pairs(N)[[size]][1L]
+    c0 <- signed_octave_counts(y[seq_len(rows)])
+    c1 <- signed_octave_counts(c(y[seq_len(rows)], edge))
+    eff <- release(c1, 0)() - release(c0, 0)()
+    u <- unit(eff)
+    out[[paste(size, sign(edge))]] <- list(
+      effect = eff,
+      honest = audit_statistic(release(c0, z), release(c1, z), u, trials),
+      broken = audit_statistic(release(c0, z / w), release(c1, z / w), u, trials))
+  }
+  out
+}
+
+test_that("quick audit: the scale release of y alone stays within its epsilon", {
+  a <- scale_y_audit(6000)
+  expect_equal(a$sens, sqrt(3), tolerance = 1e-15)
+  for (k in setdiff(names(a), c("accounted", "sens"))) {
+    b <- a[[k]]
+    # one count, of the end bin on the record's side, moves by the weight
+    expect_identical(which(b$effect != 0), if (grepl("-1$", k)) 1L else 127L,
+                     label = k)
+    expect_equal(sqrt(sum(b$effect^2)), sqrt(3), tolerance = 1e-12, label = k)
+    expect_audit(b$honest, b$broken, a$accounted)
+  }
+})
+
+test_that("long audit: the scale release of y alone stays within its epsilon", {
+  skip_if_not(identical(Sys.getenv("DPSCO_AUDIT_LONG"), "true"))
+  a <- scale_y_audit(6e4)
+  for (k in setdiff(names(a), c("accounted", "sens"))) {
+    b <- a[[k]]
+    message(sprintf("audit scale, y alone (%s)  accounted %.3f  eps_lb %.3f; unweighted %.3f",
+                    k, a$accounted, b$honest, b$broken))
+    expect_audit(b$honest, b$broken, a$accounted)
+    expect_gt(b$honest, 0.7 * a$accounted)
+  }
+})
+
 # The centre: the mean of y clamped to [-B_y, B_y] (dp_mean_release(), as
 # tune_private() calls it) at the public n, the other values at -B_y.
 centre_audit <- function(trials) {

@@ -121,6 +121,62 @@ test_that("tune_private() is the composition of the releases test-audit.R audits
   }
 })
 
+test_that("where the noise would hide every count of x, the scale release is y's alone", {
+  d <- settings_data(n = 100)
+  p <- d$p
+  z1 <- 6
+  pm <- function(share, k = 1) z1 * sqrt(k / share)
+  # the public rule at the shares of y_first(): 3 noise sds of a count of
+  # x, z sqrt(p + 3 p), against the public n
+  hidden_ref <- function(n) 3 * pm(scale_share_ref(z1, p, n, 0.35)) * sqrt(4 * p) > n
+  expect_true(hidden_ref(100))
+  expect_false(hidden_ref(130))
+  st <- function(n) list(z1 = z1, n = n, y_weight = 3,
+                         shares = c(scale = scale_share_ref(z1, p, n, 0.35)))
+  expect_true(x_counts_hidden(st(100), p, TRUE))
+  expect_false(x_counts_hidden(st(130), p, TRUE))
+  # what the rule saves: at that noise octave_bound() gives 1 whatever the
+  # counts (every count below k sds of the n records is dropped)
+  sd_x <- pm(scale_share_ref(z1, p, 100, 0.35)) * sqrt(4 * p)
+  set.seed(2)
+  for (k in 1:5)
+    expect_identical(octave_bound(stats::rpois(64, 200), sd_x, n = 100), 1)
+  # the fit: no histograms of x, the bounds 1, y's signed octaves alone at
+  # the scale share's cap 0.45 (its noise sd the share's multiplier: the
+  # weight sqrt(3) is the whole sensitivity), the centre's share from
+  # what is left; replayed from the same seed
+  set.seed(17)
+  tn <- tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1, NULL,
+                     dpsco_control(), n = 100)
+  set.seed(17)
+  s_scale <- scale_share_ref(z1, p, 100, 0.45)
+  expect_identical(s_scale, 0.45)
+  s_centre <- centre_share_ref(z1, 100, p, others = s_scale + 0.22)
+  noisy <- signed_counts_ref(d$y) + pm(s_scale) * stats::rnorm(127)
+  yr <- signed_range_ref(noisy, pm(s_scale))
+  expect_identical(unname(tn$bound), rep(1, p))
+  expect_identical(tn$y_range, yr)
+  sh <- vapply(tn$parts, `[[`, 0, "noise_multiplier")
+  expect_equal(sh[1:2], c(pm(s_scale), pm(s_centre)), tolerance = 1e-14)
+  expect_equal(tn$parts[[1]]$sensitivity, sqrt(3), tolerance = 1e-15)
+  expect_match(tn$parts[[1]]$mechanism, "no histograms of |x_j|", fixed = TRUE)
+  expect_true(any(grepl("by the public rule", tn$public, fixed = TRUE)))
+  expect_null(tn$released$x_bound)
+  # a declared range of y: nothing to release, and the centre's share as
+  # at the share of y_first() (the release that would have borne it is
+  # not made)
+  tk <- tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1, NULL,
+                     dpsco_control(y_range = c(-20, 20)), n = 100)
+  parts <- vapply(tk$parts, `[[`, "", "name")
+  expect_false("scale" %in% parts)
+  expect_equal(tk$parts[[which(parts == "centre")]]$noise_multiplier,
+               pm(centre_share_ref(z1, 100, p)), tolerance = 1e-14)
+  # 30 more records: the histograms of x are released with y's, as before
+  tm <- tune_private(d$x, d$y, "gaussian", "clip", "newton", TRUE, z1, NULL,
+                     dpsco_control(), n = 130)
+  expect_equal(tm$parts[[1]]$sensitivity, sqrt(4 * p), tolerance = 1e-15)
+})
+
 test_that("dpsco_control() defaults leave every data-dependent setting to the private tuning", {
   ctl <- dpsco_control()
   for (nm in c("clip", "rho", "s", "nu", "output", "x_bound", "center", "row_bound"))
