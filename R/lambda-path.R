@@ -45,6 +45,7 @@ lambda_path <- function(spec, a) {
     path_domain(fam, y_range, a$n, tn$curvature, beta0, a$intercept,
                 tn$curvature_weight)
   settings <- engine_settings(fam, pl, nz, a$weights, a$offset, domain)
+  settings$records <- engine_records(x, a$intercept)
   g0 <- if (nz$first_release) first_release(x, a$y, settings, beta0, pl, nz)
   lambda <- pl$lambda %||% path_grid(a, pl, nz, x, g0, fam)
   settings <- c(settings, newton_settings(pl, tn, g0),
@@ -54,6 +55,7 @@ lambda_path <- function(spec, a) {
                                      environment())
   res <- spec$fit(list(x = x, y = a$y, beta0 = beta0,
                        trace_at = pl$trace_at), lambda, settings)
+  settings$records <- NULL
   # the trivial model is always on a private path: at the first penalty,
   # lambda_max, the intercept-only fit, whose private estimate is the
   # released start (the steps run there only to warm-start the next one)
@@ -301,6 +303,20 @@ first_release <- function(x, y, settings, beta0, pl, nz) {
       m = pl$n, rate = 1, noise_sd = nz$z * nz$oracle$clip / pl$n,
       disjoint = 0L))
   .Call(C_dpsco_release, x, y, settings, beta0)
+}
+
+# The engine's copy of x (row-major, CSR, or a mapped file's row norms),
+# built once for the path: the first release and every step read it
+# (src/shard.c dpsco_layout()).  None for a sharded x, whose records stay
+# on its workers.
+engine_records <- function(x, intercept) {
+  if (!(is.matrix(x) && is.double(x)) && !is_sparse(x) && !is_mapped(x))
+    return(NULL)
+  density <- getOption("dpsco.sparse_density", 0.2)
+  if (!is.numeric(density) || !is.finite(density[1L])) density <- 0.2
+  threads <- as.integer(getOption("dpsco.threads", 2L))
+  .Call(C_dpsco_layout, x, as.integer(intercept), as.double(density[1L]),
+        threads)
 }
 
 # The lambda grid when none is given: from the first release (private

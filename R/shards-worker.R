@@ -133,7 +133,7 @@ shard_layout <- function(st, key, bound, intercept) {
   if (identical(st$layout_key, lk)) return(st$layout)
   xt <- shard_scaled(st, key, bound)
   st$layout <- NULL
-  st$layout <- .Call(C_dpsco_shard_layout, xt, as.integer(intercept))
+  st$layout <- .Call(C_dpsco_layout, xt, as.integer(intercept), -1, 1L)
   st$layout_key <- lk
   # the steps read the layout only: an in-memory scaled copy is dropped
   # (a mapped one is the file itself)

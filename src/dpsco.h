@@ -123,7 +123,13 @@ void records_alloc(records *rec, int n, int p);
 void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
                     const int *ri, const double *v);
 void records_dense(records *rec, const double *x, int n, int p, int has_int,
-                   double density);
+                   double density, int threads);
+int records_dense_csr(records *rec, const double *x, int n, int p,
+                      int has_int, double density, int threads);
+/* shard.c: the records of a layout from dpsco_layout(), and whether
+ * a layout was made from x itself with or without the intercept */
+void records_of(records *rec, SEXP lay, int nchunks);
+int layout_of_x(SEXP lay, SEXP x, int has_int);
 double record_norm(const double *x, int p, int has_int, double big);
 void record_stats(records *rec, size_t i, const double *xi, int len,
                   int has_int);

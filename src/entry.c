@@ -123,13 +123,16 @@ static int integer_or(const settings_list *s, const char *name, int dflt)
 /* the problem: tau, bandwidth and kernel are the quantile family's (default
  * 0.5, 1 and gaussian smoothing), nclass the multinomial's number of
  * classes (default 1), noise_grid the secure release's grid (default 0:
- * none), offset is added to every predictor (default 0) */
+ * none), offset is added to every predictor (default 0), records the
+ * copy of x that R built once (dpsco_layout(), shard.c), read instead of
+ * a new copy when it is this x's */
 #define PROBLEM_FIELDS \
     {"intercept", REQUIRED}, {"threads", REQUIRED}, {"family", REQUIRED}, \
     {"tau", OPTIONAL}, {"bandwidth", OPTIONAL}, {"kernel", OPTIONAL}, \
     {"nclass", OPTIONAL}, \
     {"rate", REQUIRED}, {"noise_sd", REQUIRED}, {"noise_grid", OPTIONAL}, \
-    {"offset", OPTIONAL}, {"weights", OPTIONAL}, {"offsets", OPTIONAL}
+    {"offset", OPTIONAL}, {"weights", OPTIONAL}, {"offsets", OPTIONAL}, \
+    {"records", OPTIONAL}
 
 /* the oracle: exact (holland) asks for exact values instead of the table,
  * default 0 */
@@ -381,8 +384,10 @@ static void records_from(records *rec, SEXP x, int has_int, int threads,
          * stored sparse (0: always row-major, as the tests' reference) */
         SEXP option = Rf_GetOption1(Rf_install("dpsco.sparse_density"));
         double density = Rf_isNull(option) ? 0.2 : Rf_asReal(option);
+        int limit = dpsco_thread_limit();
         records_dense(rec, REAL(x), *n, *p, has_int,
-                      R_FINITE(density) ? density : 0.2);
+                      R_FINITE(density) ? density : 0.2,
+                      threads < 1 ? 1 : threads < limit ? threads : limit);
     } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
         SEXP dim = R_do_slot(x, Rf_install("Dim"));
         *n = INTEGER(dim)[0];
@@ -430,7 +435,16 @@ static void problem_from(fit_problem *pr, SEXP x, SEXP y,
 {
     int n, p;
     int has_int = integer(s, "intercept");
-    records_from(&pr->rec, x, has_int, integer(s, "threads"), &n, &p);
+    /* the records R built once for this x (dpsco_layout()), or a copy of
+     * x made here for this call */
+    SEXP lay = opt(s, "records");
+    if (!Rf_isNull(lay) && layout_of_x(lay, x, has_int)) {
+        records_of(&pr->rec, lay, integer(s, "threads"));
+        n = Rf_asInteger(list_elt(lay, "n"));
+        p = Rf_asInteger(list_elt(lay, "p"));
+    } else {
+        records_from(&pr->rec, x, has_int, integer(s, "threads"), &n, &p);
+    }
     int remote = pr->rec.layout == LAYOUT_REMOTE;  /* y on the workers */
     if (!remote && Rf_length(y) != n)
         Rf_error("internal error: y has %d values for %d records",
@@ -773,7 +787,7 @@ SEXP dpsco_release(SEXP x, SEXP y, SEXP settings, SEXP beta)
 
 /* A worker's part of one step of a sharded fit: the oracle's accumulator
  * sums over the rows idx (0-based; NULL: all, in order) of the shard
- * whose records `lay` holds (dpsco_shard_layout()), with kamath labels
+ * whose records `lay` holds (dpsco_layout()), with kamath labels
  * `label`, at beta (shard.c). */
 SEXP dpsco_shard_pass(SEXP lay, SEXP y, SEXP settings, SEXP beta, SEXP idx,
                       SEXP label)

@@ -24,7 +24,7 @@ SEXP dpsco_settings_pass(SEXP, SEXP);
 SEXP dpsco_poisson_rows(SEXP, SEXP);
 SEXP dpsco_pld(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
-SEXP dpsco_shard_layout(SEXP, SEXP);
+SEXP dpsco_layout(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_pass(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_rows(SEXP);
 
@@ -55,7 +55,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_poisson_rows, 2),
     CALLDEF(dpsco_pld, 7),
     CALLDEF(dpsco_quad_lasso, 4),
-    CALLDEF(dpsco_shard_layout, 2),
+    CALLDEF(dpsco_layout, 4),
     CALLDEF(dpsco_shard_pass, 6),
     CALLDEF(dpsco_shard_rows, 1),
     {NULL, NULL, 0}

@@ -141,40 +141,90 @@ void records_sparse(records *rec, int n, int p, int has_int, const int *cp,
     csr_stats(rec, n, has_int);
 }
 
-/* The records of a dense n x p x: the CSR copy of its non-zeros when they
- * are at most a share `density` of its values (the pass then costs less,
- * and the fit is the same, see records_sparse), else the row-major copy. */
-void records_dense(records *rec, const double *x, int n, int p, int has_int,
-                   double density)
+/* Rows per block of the CSR copy of a dense x: every column's part of a
+ * block is read in turn while the block's rows of the copy stay in cache;
+ * the blocks are the threads' work. */
+#define CSR_BLOCK 256
+
+/* Non-zeros of rows a .. b - 1 of x, counted into rp[i + 1]. */
+static size_t csr_count(const double *x, int n, int p, int a, int b, int *rp)
 {
-    rec->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
-    memset(rec->rp, 0, ((size_t) n + 1) * sizeof(int));
     size_t nnz = 0;
-    double most = density * n * (double) p;
-    for (int j = 0; j < p && (double) nnz <= most; j++) {
+    for (int j = 0; j < p; j++) {
         const double *col = x + (size_t) j * n;
-        for (int i = 0; i < n; i++)
+        for (int i = a; i < b; i++)
             if (col[i] != 0.0) {
-                rec->rp[i + 1]++;
+                rp[i + 1]++;
                 nnz++;
             }
     }
-    if ((double) nnz > most) {
-        records_alloc(rec, n, p);
-        records_fill(rec, x, n, p, has_int, 0, n);
-        return;
+    return nnz;
+}
+
+/* The CSR copy of a dense n x p x when its non-zeros are at most a share
+ * `density` of its values (the pass then costs less, and the fit is the
+ * same, see records_sparse); returns 0, having built nothing, when there
+ * are more.  Each row's entries depend on that row alone, so the threads
+ * (whole blocks of rows each) do not change the copy; the counts go a
+ * round of blocks at a time, so that a dense x stops early. */
+int records_dense_csr(records *rec, const double *x, int n, int p,
+                      int has_int, double density, int threads)
+{
+    rec->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memset(rec->rp, 0, ((size_t) n + 1) * sizeof(int));
+    double most = density * n * (double) p;
+    int nblock = (n + CSR_BLOCK - 1) / CSR_BLOCK, round = 64 * threads;
+#ifdef _OPENMP
+    /* a small x is copied faster than threads start */
+    int nt = (double) n * p >= 100000.0 ? threads : 1;
+#endif
+    size_t nnz = 0;
+    for (int g = 0; g < nblock && (double) nnz <= most; g += round) {
+        int e = g + round < nblock ? g + round : nblock;
+        size_t add = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+:add)
+#endif
+        for (int blk = g; blk < e; blk++) {
+            int a = blk * CSR_BLOCK;
+            add += csr_count(x, n, p, a, n - a < CSR_BLOCK ? n : a + CSR_BLOCK,
+                             rec->rp);
+        }
+        nnz += add;
     }
+    if ((double) nnz > most)
+        return 0;
     int *next = csr_start(rec, n, nnz);
-    for (int j = 0; j < p; j++) {
-        const double *col = x + (size_t) j * n;
-        for (int i = 0; i < n; i++)
-            if (col[i] != 0.0) {
-                int at = next[i]++;
-                rec->ci[at] = j;
-                rec->xv[at] = col[i];
-            }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+    for (int blk = 0; blk < nblock; blk++) {
+        int a = blk * CSR_BLOCK, b = n - a < CSR_BLOCK ? n : a + CSR_BLOCK;
+        for (int j = 0; j < p; j++) {
+            const double *col = x + (size_t) j * n;
+            for (int i = a; i < b; i++)
+                if (col[i] != 0.0) {
+                    int at = next[i]++;
+                    rec->ci[at] = j;
+                    rec->xv[at] = col[i];
+                }
+        }
+        for (int i = a; i < b; i++)
+            record_stats(rec, i, rec->xv + rec->rp[i],
+                         rec->rp[i + 1] - rec->rp[i], has_int);
     }
-    csr_stats(rec, n, has_int);
+    return 1;
+}
+
+/* The records of a dense n x p x: the CSR copy of its non-zeros when they
+ * are at most a share `density` of its values, else the row-major copy. */
+void records_dense(records *rec, const double *x, int n, int p, int has_int,
+                   double density, int threads)
+{
+    if (records_dense_csr(rec, x, n, p, has_int, density, threads))
+        return;
+    records_alloc(rec, n, p);
+    records_fill(rec, x, n, p, has_int, 0, n);
 }
 
 /* The pass restricted to the rows `rows` (0-based, increasing, checked

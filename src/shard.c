@@ -1,6 +1,6 @@
 /* Fits over rows held by the workers of an R cluster (R/shards.R).
  *
- * Worker side: dpsco_shard_layout() builds a shard's records once (the
+ * Worker side: dpsco_layout() builds a shard's records once (the
  * row-major or CSR copy of its rows, or for a mapped file its norms and
  * maxima) into R vectors that the worker keeps; the .Call entry
  * dpsco_shard_pass() (entry.c, which checks its settings against its
@@ -54,33 +54,64 @@ static SEXP copy_ints(const int *v, R_xlen_t n)
     return out;
 }
 
-/* A shard's records for a fit with or without intercept: x is a double
- * matrix, a dgCMatrix or a mapped file (R/design.R), already on the fit's
- * scale.  Returns list(layout, n, p, has_int, norm, xmax) plus xt (dense),
- * rp, ci, xv (sparse) or ptr, bound, index (mapped, read in place). */
-SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
+/* A CSR layout's vectors (copies of rec's), at positions 4 to 8 of out. */
+static void layout_csr(SEXP out, const char **names, const records *rec,
+                       int n)
+{
+    R_xlen_t nnz = rec->rp[n];
+    SET_VECTOR_ELT(out, 4, copy_doubles(rec->norm, n));
+    SET_VECTOR_ELT(out, 5, copy_doubles(rec->xmax, n));
+    SET_VECTOR_ELT(out, 6, copy_ints(rec->rp, (R_xlen_t) n + 1));
+    SET_VECTOR_ELT(out, 7, copy_ints(rec->ci, nnz));
+    SET_VECTOR_ELT(out, 8, copy_doubles(rec->xv, nnz));
+    names[6] = "rp";
+    names[7] = "ci";
+    names[8] = "xv";
+}
+
+/* The records of x for a fit with or without intercept, built once and
+ * kept in R vectors: a shard's (its workers keep them between steps) or a
+ * local fit's (R/lambda-path.R: the first release and the path read the
+ * same copy).  x is a double matrix, a dgCMatrix or a mapped file
+ * (R/design.R), already on the fit's scale; a dense x is stored CSR when
+ * at most a share `density` of its values are non-zero (negative: never,
+ * a shard's row-major copy), as records_dense() does.  Returns
+ * list(layout, n, p, has_int, norm, xmax) plus xt (row-major), rp, ci, xv
+ * (CSR) or ptr, bound, index (mapped, read in place), and `source`, x's
+ * address, by which the engine knows the layout is x's (layout_of_x()),
+ * built on up to `threads` threads (the copy is the same for any number). */
+SEXP dpsco_layout(SEXP x, SEXP intercept, SEXP density, SEXP threads)
 {
     int has_int = Rf_asInteger(intercept), n, p, layout;
+    int nt = Rf_asInteger(threads), limit = dpsco_thread_limit();
+    nt = nt < 1 ? 1 : nt < limit ? nt : limit;
+    double share = Rf_asReal(density);
     records rec;
     memset(&rec, 0, sizeof(rec));
     SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
     SEXP nms = PROTECT(Rf_allocVector(STRSXP, 10));
     const char *names[10] = {"layout", "n", "p", "has_int", "norm", "xmax",
-                             "a", "b", "c", "d"};
+                             "a", "b", "c", "source"};
     if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
         n = Rf_nrows(x);
         p = Rf_ncols(x);
-        layout = LAYOUT_DENSE;
-        SEXP xt = Rf_allocVector(REALSXP, (R_xlen_t) n * p > 0
-                                             ? (R_xlen_t) n * p : 1);
-        SET_VECTOR_ELT(out, 6, xt);
-        SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, n > 0 ? n : 1));
-        SET_VECTOR_ELT(out, 5, Rf_allocVector(REALSXP, n > 0 ? n : 1));
-        rec.xt = REAL(xt);
-        rec.norm = REAL(VECTOR_ELT(out, 4));
-        rec.xmax = REAL(VECTOR_ELT(out, 5));
-        records_fill(&rec, REAL(x), n, p, has_int, 0, n);
-        names[6] = "xt";
+        if (share >= 0.0 &&
+            records_dense_csr(&rec, REAL(x), n, p, has_int, share, nt)) {
+            layout = LAYOUT_SPARSE;
+            layout_csr(out, names, &rec, n);
+        } else {
+            layout = LAYOUT_DENSE;
+            SEXP xt = Rf_allocVector(REALSXP, (R_xlen_t) n * p > 0
+                                                 ? (R_xlen_t) n * p : 1);
+            SET_VECTOR_ELT(out, 6, xt);
+            SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, n > 0 ? n : 1));
+            SET_VECTOR_ELT(out, 5, Rf_allocVector(REALSXP, n > 0 ? n : 1));
+            rec.xt = REAL(xt);
+            rec.norm = REAL(VECTOR_ELT(out, 4));
+            rec.xmax = REAL(VECTOR_ELT(out, 5));
+            records_fill(&rec, REAL(x), n, p, has_int, 0, n);
+            names[6] = "xt";
+        }
     } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
         SEXP dim = R_do_slot(x, Rf_install("Dim"));
         n = INTEGER(dim)[0];
@@ -90,22 +121,14 @@ SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
                        INTEGER(R_do_slot(x, Rf_install("p"))),
                        INTEGER(R_do_slot(x, Rf_install("i"))),
                        REAL(R_do_slot(x, Rf_install("x"))));
-        R_xlen_t nnz = rec.rp[n];
-        SET_VECTOR_ELT(out, 4, copy_doubles(rec.norm, n));
-        SET_VECTOR_ELT(out, 5, copy_doubles(rec.xmax, n));
-        SET_VECTOR_ELT(out, 6, copy_ints(rec.rp, (R_xlen_t) n + 1));
-        SET_VECTOR_ELT(out, 7, copy_ints(rec.ci, nnz));
-        SET_VECTOR_ELT(out, 8, copy_doubles(rec.xv, nnz));
-        names[6] = "rp";
-        names[7] = "ci";
-        names[8] = "xv";
+        layout_csr(out, names, &rec, n);
     } else if (TYPEOF(x) == VECSXP && Rf_inherits(x, "dpsco_mapped")) {
         mapped_view v;
         mapped_view_of(x, &v, 1);
         n = v.n;
         p = v.p;
         layout = LAYOUT_MAPPED;
-        records_mapped(&rec, &v, has_int, 1);
+        records_mapped(&rec, &v, has_int, nt);
         SET_VECTOR_ELT(out, 4, copy_doubles(rec.norm, n));
         SET_VECTOR_ELT(out, 5, copy_doubles(rec.xmax, n));
         SET_VECTOR_ELT(out, 6, need(x, "ptr"));
@@ -115,13 +138,16 @@ SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
         names[7] = "bound";
         names[8] = "index";
     } else {
-        Rf_error("internal error: a shard's x must be a double matrix, a "
+        Rf_error("internal error: a layout's x must be a double matrix, a "
                  "dgCMatrix or a mapped file");
     }
     SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(layout));
     SET_VECTOR_ELT(out, 1, Rf_ScalarInteger(n));
     SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(p));
     SET_VECTOR_ELT(out, 3, Rf_ScalarInteger(has_int));
+    /* x's address only: the tag does not keep x alive */
+    SET_VECTOR_ELT(out, 9, R_MakeExternalPtr((void *) x, R_NilValue,
+                                             R_NilValue));
     for (int i = 0; i < 10; i++)
         SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
     Rf_setAttrib(out, R_NamesSymbol, nms);
@@ -129,8 +155,18 @@ SEXP dpsco_shard_layout(SEXP x, SEXP intercept)
     return out;
 }
 
-/* The records of a layout from dpsco_shard_layout(). */
-static void records_of(records *rec, SEXP lay, int nchunks)
+/* Was the layout lay made from this very x (the same R object, so the
+ * same values: R copies an object before it changes one a fit holds),
+ * with the same intercept? */
+int layout_of_x(SEXP lay, SEXP x, int has_int)
+{
+    SEXP src = field_of(lay, "source");
+    return TYPEOF(src) == EXTPTRSXP && R_ExternalPtrAddr(src) == (void *) x &&
+           Rf_asInteger(need(lay, "has_int")) == has_int;
+}
+
+/* The records of a layout from dpsco_layout(). */
+void records_of(records *rec, SEXP lay, int nchunks)
 {
     memset(rec, 0, sizeof(*rec));
     rec->layout = Rf_asInteger(need(lay, "layout"));
@@ -165,7 +201,7 @@ static void records_of(records *rec, SEXP lay, int nchunks)
 }
 
 /* A shard's problem for one pass: the records of a layout from
- * dpsco_shard_layout(), y (the shard's responses) and the loss `family`
+ * dpsco_layout(), y (the shard's responses) and the loss `family`
  * (with the quantile family's level, kernel and bandwidth and the
  * multinomial's classes), cut into nchunks chunks; without weights or
  * offsets (the .Call entry sets the shard's own).  The settings are read

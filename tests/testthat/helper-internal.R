@@ -23,7 +23,7 @@ C_dpsco_bun_steinke <- dpsco:::C_dpsco_bun_steinke
 C_dpsco_oracle_mean <- dpsco:::C_dpsco_oracle_mean
 C_dpsco_secure_noise <- dpsco:::C_dpsco_secure_noise
 C_dpsco_secure_unif <- dpsco:::C_dpsco_secure_unif
-C_dpsco_shard_layout <- dpsco:::C_dpsco_shard_layout
+C_dpsco_layout <- dpsco:::C_dpsco_layout
 C_dpsco_shard_pass <- dpsco:::C_dpsco_shard_pass
 
 # ---- The fit's random stream (R/rng.R)

@@ -847,6 +847,64 @@ test_that("the engine's fit and release refuse unknown and missing settings fiel
                "dpsco_fit: settings field 'alpha' given twice", fixed = TRUE)
 })
 
+test_that("the records built once for a path are x's, and the engine reads them", {
+  set.seed(11)
+  n <- 700
+  p <- 5
+  x <- matrix(stats::rnorm(n * p), n, p)
+  x[stats::runif(n * p) < 0.85] <- 0   # 15% non-zero: stored CSR at 0.2
+  y <- stats::rnorm(n)
+  tx <- t(x)
+  nz <- tx != 0
+  lay <- .Call(C_dpsco_layout, x, 1L, 0.2, 1L)
+  # CSR of the rows, against plain R's non-zeros of t(x) in column order
+  expect_identical(lay$layout, 1L)
+  expect_identical(lay$rp, c(0L, as.integer(cumsum(colSums(nz)))))
+  expect_identical(lay$ci, row(tx)[nz] - 1L)
+  expect_identical(lay$xv, tx[nz])
+  expect_equal(lay$norm, sqrt(1 + rowSums(x^2)), tolerance = 1e-14)
+  expect_equal(lay$xmax, apply(abs(x), 1L, max), tolerance = 0)
+  # two threads build the same copy; a dgCMatrix gives the same CSR
+  lay2 <- .Call(C_dpsco_layout, x, 1L, 0.2, 2L)
+  for (f in c("rp", "ci", "xv", "norm", "xmax"))
+    expect_identical(lay2[[f]], lay[[f]])
+  if (requireNamespace("Matrix", quietly = TRUE)) {
+    lays <- .Call(C_dpsco_layout, methods::as(x, "CsparseMatrix"), 1L, 0.2, 1L)
+    for (f in c("rp", "ci", "xv", "norm", "xmax"))
+      expect_identical(lays[[f]], lay[[f]])
+  }
+  # density -1 (a shard's): the row-major copy; without intercept no 1
+  layd <- .Call(C_dpsco_layout, x, 0L, -1, 2L)
+  expect_identical(layd$layout, 0L)
+  expect_identical(layd$xt, as.vector(tx))
+  expect_equal(layd$norm, sqrt(rowSums(x^2)), tolerance = 1e-14)
+  # the release reading the layout is the one that copies x itself
+  s <- list(oracle = 1L, m = n, clip = 1, rho = 0, k = 1L, s = 1, nu = 1,
+            family = 0L, intercept = 1L, noise_sd = 0, rate = 1, steps = 2L,
+            step_size = 0.1, sqrt_schedule = 0L, last_iterate = 0L,
+            tail_average = 0L, alpha = 1, penalty_factor = rep(1, p),
+            threads = 1L)
+  beta <- c(0.1, 0.2, -0.3, 0, 0.4, -0.1)
+  release <- function(x, s) .Call(C_dpsco_release, x, y, s, beta)
+  g <- release(x, s)
+  r <- y - drop(cbind(1, x) %*% beta)
+  expect_equal(g, -drop(crossprod(cbind(1, x), r *
+                 pmin(1, 1 / (abs(r) * sqrt(1 + rowSums(x^2)))))) / n,
+               tolerance = 1e-12)
+  expect_identical(release(x, c(s, list(records = lay))), g)
+  # it is read: a tampered copy of this x changes the release ...
+  bad <- lay
+  bad$xv <- 2 * bad$xv
+  expect_false(isTRUE(all.equal(release(x, c(s, list(records = bad))), g)))
+  # ... and a layout of another object (equal values or not), or of x
+  # without intercept, is not used
+  x2 <- x + 0
+  expect_identical(release(x2, c(s, list(records = bad))), g)
+  badd <- .Call(C_dpsco_layout, x, 0L, 0.2, 1L)
+  badd$xv <- 2 * badd$xv
+  expect_identical(release(x, c(s, list(records = badd))), g)
+})
+
 test_that("dpsco() is a generic whose default method keeps the matrix call", {
   set.seed(1)
   x <- matrix(rnorm(100), 50, 2)

@@ -559,7 +559,7 @@ test_that("a worker's pass takes exactly the settings fields of its table", {
   y <- stats::rnorm(6)
   beta <- c(0.2, -0.4, 0.1, 0.3)
   clip <- 0.8
-  lay <- .Call(C_dpsco_shard_layout, x, 1L)
+  lay <- .Call(C_dpsco_layout, x, 1L, -1, 1L)
   # the fit's settings as the engine hands them over: more fields than the
   # pass takes (the loop's, the quantile family's, the accounting's)
   fit_st <- list(oracle = 1L, m = 6, clip = clip, rho = 0, k = 1L, s = 1,
