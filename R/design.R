@@ -188,7 +188,9 @@ design_columns <- function(x, j) {
 # bin b = 2..64 holds (2^(b - 34), 2^(b - 33)], and values above 2^31 fall
 # in bin 64.
 log2_bin <- function(v) {
-  b <- ceiling(log2(v)) + 33
+  b <- ceiling(log2(v))
+  # exact: log2() rounds to an integer b just above a power of two 2^b
+  b <- b + (2^b < v) + 33
   b[!(v > 2^-32)] <- 1
   pmin(pmax(b, 1), 64)
 }

@@ -78,7 +78,7 @@
 #'   \item{the lambda grid}{from the largest coordinate of the first noisy
 #'     gradient, which the path reuses as its first step.}
 #' }
-#' **Large `n`: subsampled settings.**  From `public_n = 2^22` (about 4.2
+#' **Large `n`: subsampled settings.**  From `public_n = 2^20` (about 1.05
 #' million records) up, the bounds on `x` (with the range of `y`), the
 #' truncation levels and the curvature are each released from a Poisson
 #' subsample of their own, each record in it independently with

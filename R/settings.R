@@ -88,7 +88,7 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # the parts leave, composed exactly.
 #
 # The public rule (n, p, secure; never the data): m = 2^18 records, from
-# n = 16 m (q at most 1/16) up, and at least n / 8 for the curvature
+# n = 4 m (q at most 1/4) up, and at least n / 8 for the curvature
 # (release_sub()).  m: a release on m records at the
 # calibrated z_sub is as noisy, relative to its sample, as the full-data
 # release at n of 2 to 3 million (z_sub / m against z / n: at n = 2e7,
@@ -100,17 +100,24 @@ part_multiplier <- function(z1, share, k = 1) z1 * sqrt(k / share)
 # (1e9 values at 0.7-1.4 ns), the curvature's two over n / 8 rows one or
 # two more, where the full passes cost about 25 (bench/README.md,
 # bench/subsample.R; at n = 2e7 the subsampled fit's test RMSE was
-# within 0.2% of the full-pass fit's).  The threshold keeps q small enough for the
-# saving to be worth the noise (at q = 1/16 the subsampled release is 1.5
-# to 3 times noisier than the full one, at q = 1/80, n = 2e7, 5 to 15
-# times).  Neither depends on p: the passes' cost and the noise's growth
+# within 0.2% of the full-pass fit's).  From n = 4 m the saved passes are
+# at least three quarters of them, and the subsampled release is 1.3 to
+# 1.9 times noisier than the full one at q = 1/4, 1.6 to 2.8 times at q =
+# 1/8 (z = 20 to 5), as a full release on half of n or more, where the
+# octave levels already are not what limits a fit: at n = 1.1e6 and 2e6
+# (q = 0.24 and 0.13) the test RMSE of the simulated set of
+# bench/subsample.R moved by +0.0001 and +0.0003 (sd 0.001 over 5 seeds,
+# against 0.16 between seeds), and a file-backed private fit at n = 2e6
+# took 1.5 to 1.9 times the public fit's time against 2.2 to 2.8 with
+# full passes.  (The threshold was 16 m, 4.2 million records, to 0.23.1.)
+# Neither depends on p: the passes' cost and the noise's growth
 # with p are the same with and without the subsample.  Secure noise never
 # subsamples (its accountant takes no subsampled part), nor does a fit
 # without noise.  options(dpsco.settings_subsample =) overrides the rule,
 # for the tests and the audit: FALSE never, TRUE always (m = 2^18, at
 # most n / 4), a number m always at that expected size (below n).
 subsample_size <- 2^18
-subsample_threshold <- 16 * subsample_size
+subsample_threshold <- 4 * subsample_size
 
 settings_subsample <- function(n, p, secure, private = TRUE) {
   if (!private || secure) return(NULL)

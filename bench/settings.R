@@ -62,14 +62,14 @@ runners <- list(glmnet = function() glmnet::glmnet(x, y),
                 cv_glmnet = function() { set.seed(2); glmnet::cv.glmnet(x, y) },
                 cv_dpsco = function() { set.seed(2); cv.dpsco(x, y, epsilon = 1) })
 if (requireNamespace("Matrix", quietly = TRUE))
-  runners$sparse <- settings(dpsco:::check_design(
+  runners$sparse <- settings(dpsco:::check_design.default(
     methods::as(x, "CsparseMatrix")))
 if (requireNamespace("bigmemory", quietly = TRUE)) {
   dir <- tempfile("bench_settings")
   dir.create(dir)
   bm <- bigmemory::as.big.matrix(x, backingfile = "x.bin",
                                  descriptorfile = "x.desc", backingpath = dir)
-  runners$mapped <- settings(dpsco:::check_design(bm))
+  runners$mapped <- settings(dpsco:::check_design.default(bm))
 }
 
 timed <- function(f) {

@@ -9,7 +9,7 @@
 #         noise, beta = (1, -1, ...) on 10 columns; 1e5 test records.
 #         Default dpsco(x, y, epsilon = 1) with the settings subsampled
 #         (options(dpsco.settings_subsample = TRUE): m = 2^18, forced below
-#         the rule's threshold 2^22; or DPSCO_SUB_M records) against the
+#         the rule's threshold 2^20; or DPSCO_SUB_M records) against the
 #         full passes (FALSE), the
 #         same seed for both, over DPSCO_SUB_SEEDS (default 3) seeds: test
 #         RMSE at the path's last lambda and at the best one, the
@@ -20,7 +20,7 @@
 #   big   a file-backed bigmemory x (n = DPSCO_BENCH_BIG_N, default 2e6,
 #         p = 50, uniform x as bench/scaling.R --big), elapsed seconds of
 #         the default private fit dpsco(xb, y, nlambda = 2, iterations =
-#         5) with the rule (at n >= 2^22: subsampled), forced on, and
+#         5) with the rule (at n >= 2^20: subsampled), forced on, and
 #         forced off, against the public fit with the same steps (clip,
 #         2 lambdas x 5 full-batch steps), in one process, and the peak
 #         RssAnon of each (MB, /proc/self/status sampled every 0.05 s by a

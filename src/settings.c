@@ -28,6 +28,7 @@
  * the same pass over R's x[rows + 1, ], its blocks being blocks of the
  * listed rows. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <Rconfig.h>
 #include <R_ext/Utils.h>
@@ -82,15 +83,22 @@ static int sparse_from(const column_data *cd, int j, int row)
     return lo;
 }
 
-/* log2_bin() of R/settings.R: bin 1 for v <= 2^-32, else
- * ceiling(log2 v) + 33 within 1 .. 64 (0-based here). */
+/* log2_bin() of R/design.R: bin 1 for v <= 2^-32, else
+ * ceiling(log2 v) + 33 within 1 .. 64 (0-based here).  ceiling(log2 v) is
+ * read exactly off the bits of v (normal here: v > 2^-32): its exponent,
+ * plus one unless v is a power of two.  A log2() per value was most of a
+ * settings pass over a large x, and rounds to an integer just above a
+ * power of two. */
 static inline int log2_bin0(double v)
 {
     if (!(v > 0x1p-32))
         return 0;
-    double b = ceil(log2(v)) + 33.0;
-    b = b < 64.0 ? b : 64.0;
-    return (b > 1.0 ? (int) b : 1) - 1;
+    uint64_t u;
+    memcpy(&u, &v, sizeof(u));
+    int c = (int) ((u >> 52) & 0x7ff) - 1023 +
+            ((u & 0xfffffffffffffULL) != 0);
+    int b = c + 33;
+    return (b < 64 ? (b > 1 ? b : 1) : 64) - 1;
 }
 
 /* Column j's octave histogram (R's octave_counts()): the number of

@@ -284,6 +284,9 @@ test_that("the private settings' passes equal R's block statistics on every layo
     stats::runif(2500 * p) < 0.8] <- 0
   x[, 5] <- 0
   x[9, ] <- 0
+  # just above a power of two, where log2() rounds to the power's
+  # exponent, and the powers themselves (the edges of the bins)
+  x[10:11, 1:4] <- rep(2^c(20, -20, 5, 30), each = 2) * c(1 + 2^-52, 1)
   bound <- 2^stats::runif(p, -3, 3)
   r <- stats::rt(n, df = 2)
   w <- pmin(1, stats::runif(n, 0, 2))

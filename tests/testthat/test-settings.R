@@ -711,12 +711,17 @@ test_that("adaptive_shares(): the centre's share grows to 0.5 at small n", {
   expect_false("scale" %in% names(b) && b[["scale"]] > 0.2)
 })
 
-test_that("the settings subsample's public rule: 2^18 records (the curvature's at least n / 8) from n = 2^22 up, never with secure noise", {
+test_that("the settings subsample's public rule: 2^18 records (the curvature's at least n / 8) from n = 2^20 up, never with secure noise", {
   withr::local_options(dpsco.settings_subsample = NULL)
   expect_identical(subsample_size, 2^18)
-  expect_identical(subsample_threshold, 2^22)
-  expect_null(settings_subsample(2^22 - 1, 50, FALSE))
-  expect_null(settings_subsample(2e6, 50, FALSE))
+  expect_identical(subsample_threshold, 2^20)
+  expect_null(settings_subsample(2^20 - 1, 50, FALSE))
+  expect_null(settings_subsample(1e6, 50, FALSE))
+  expect_identical(settings_subsample(2^20, 50, FALSE),
+                   list(m = 2^18, q = 1 / 4, curvature = list(m = 2^18, q = 1 / 4)))
+  # the issue's file-backed case: both at m (2^18 > 2e6 / 8)
+  expect_identical(settings_subsample(2e6, 50, FALSE),
+                   list(m = 2^18, q = 2^18 / 2e6, curvature = list(m = 2^18, q = 2^18 / 2e6)))
   expect_identical(settings_subsample(2^22, 50, FALSE),
                    list(m = 2^18, q = 1 / 16, curvature = list(m = 2^19, q = 1 / 8)))
   expect_identical(settings_subsample(2e7, 3, FALSE),
