@@ -19,6 +19,17 @@
 #                    the residuals of cv.glmnet() on w at lambda.min (not
 #                    private: an upper bound on what a private clip
 #                    re-estimated at the fit could give), times 1 and 1.5.
+#   section "seeds": the default only, DPSCO_BENCH_SEEDS (default 10)
+#                    private seeds (set.seed(1000 s + 10 eps + seed)) on
+#                    each split: the sd of G over the private draws at a
+#                    fixed split (the issue's target: at most 0.1 at
+#                    epsilon >= 1).
+#   section "choice": (gaussian sets) the default and the same fit
+#                    (the same seed: loss_bound moves no release of the
+#                    fit) chosen with the exponential mechanism's clamp
+#                    L (cv$loss_bound) divided by 4, 16 and 64, over
+#                    DPSCO_BENCH_SEEDS private seeds per split: mean G and
+#                    the share of draws with G < 0.05 (the trivial model).
 #   One row per set, split and epsilon, then the mean G per column.
 #
 # Settings: DPSCO_BENCH_SPLITS (default 3), DPSCO_BENCH_EPS (default 1),
@@ -38,6 +49,7 @@ eps_grid <- as.numeric(env_list("DPSCO_BENCH_EPS", "1"))
 sets <- env_list("DPSCO_BENCH_DATA", "diamonds,cps,blog,satellite")
 cat("dpsco", format(utils::packageVersion("dpsco")), "section", section, "\n")
 
+n_seeds <- as.integer(Sys.getenv("DPSCO_BENCH_SEEDS", "10"))
 configs <- if (section == "path") list(
   default = list(), nlambda6 = list(nlambda = 6), it1 = list(iterations = 1),
   nl5_it1 = list(nlambda = 5, iterations = 1),
@@ -50,7 +62,7 @@ configs <- if (section == "path") list(
 rows <- list()
 for (nm in sets) {
   dat <- load_data(nm)
-  if (is.null(dat) || section == "clip" && dat$family != "gaussian") next
+  if (is.null(dat) || section %in% c("clip", "choice") && dat$family != "gaussian") next
   fam <- dat$family
   metric <- function(y, p) if (dat$higher_better) mean(y == p) else sqrt(mean((y - p)^2))
   for (s in seq_len(n_splits)) {
@@ -70,13 +82,39 @@ for (nm in sets) {
       m <- metric(sp$yte, p)
       if (dat$higher_better) (m - nul) / (g - nul) else (nul - m) / (nul - g)
     }
-    fit_cv <- function(eps, extra) {
-      set.seed(1000 * s + 10 * eps)
+    fit_cv <- function(eps, extra, seed = 0) {
+      set.seed(1000 * s + 10 * eps + seed)
       suppressWarnings(suppressMessages(do.call(cv.dpsco, c(list(
         sp$xtr, sp$ytr, family = fam, epsilon = eps, delta = 0.1 / length(sp$ytr)), extra))))
     }
     for (eps in eps_grid) {
       row <- data.frame(set = nm, split = s, eps = eps)
+      if (section == "choice") {
+        G <- t(vapply(seq_len(n_seeds) - 1L, function(k) {
+          a <- fit_cv(eps, list(), k)
+          c(L = a$loss_bound, default = gain(a), vapply(c(4, 16, 64), function(f)
+            gain(fit_cv(eps, list(loss_bound = a$loss_bound / f), k)), 0))
+        }, numeric(5)))
+        colnames(G) <- c("L", "default", "L_4", "L_16", "L_64")
+        row$L <- G[1L, "L"]
+        for (k in colnames(G)[-1L]) {
+          row[[k]] <- mean(G[, k])
+          row[[paste0(k, "_trivial")]] <- mean(G[, k] < 0.05)
+        }
+        print(format(row, digits = 3), row.names = FALSE)
+        rows[[length(rows) + 1L]] <- row
+        next
+      }
+      if (section == "seeds") {
+        G <- vapply(seq_len(n_seeds) - 1L, function(k) gain(fit_cv(eps, list(), k)), 0)
+        row$mean_G <- mean(G)
+        row$sd_G <- stats::sd(G)
+        row$min_G <- min(G)
+        row$max_G <- max(G)
+        print(format(row, digits = 3), row.names = FALSE)
+        rows[[length(rows) + 1L]] <- row
+        next
+      }
       for (k in names(configs)) {
         cv <- fit_cv(eps, configs[[k]])
         row[[k]] <- gain(cv)
@@ -103,6 +141,6 @@ for (nm in sets) {
 }
 tab <- do.call(rbind, rows)
 cat("\nmean G per set and epsilon:\n")
-num <- setdiff(names(tab), c("set", "split", "eps", "clip", "R"))
+num <- setdiff(names(tab), c("set", "split", "eps", "clip", "R", "L"))
 print(format(stats::aggregate(tab[num], tab[c("set", "eps")], mean), digits = 3),
       row.names = FALSE)
