@@ -124,8 +124,9 @@
 #'     the released centre of `y` (the mean, the event rate, the mean
 #'     count), and [cv.dpsco()]'s private choice prefers it unless another
 #'     penalty's fit does better on the validation part by more than the
-#'     noise of the choice could produce (a `lambda` the user gives is
-#'     fitted as given, without that prior);}
+#'     noise of the choice could produce, fully at small `n` and less as
+#'     the noise leaves room (a `lambda` the user gives is fitted as
+#'     given, without that prior);}
 #'   \item{a bounded domain}{every iterate is projected onto the set where
 #'     the root mean square change of the linear predictor away from the
 #'     trivial model, measured in the released curvature (the second

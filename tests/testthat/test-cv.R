@@ -580,6 +580,29 @@ test_that("the private choice prefers the trivial model with a public prior", {
   draws <- vapply(1:2000, function(i)
     noisy_argmin(sums, 1, 10, trivial_prior(fit, 10L)), 1L)
   expect_gt(mean(draws == 10L), 0.99)
+  # where the noise leaves room the prior shrinks, to nothing at room 1:
+  # room = log10(n / (1000 z1)) within [0, 1], z1 the multiplier of one
+  # Gaussian release of the whole budget (the analytic Gaussian of Balle
+  # and Wang at sensitivity 1, an independent calibration)
+  z1_of <- function(eps, delta) {
+    f <- function(z) stats::pnorm(1 / (2 * z) - eps * z) -
+      exp(eps) * stats::pnorm(-1 / (2 * z) - eps * z) - delta
+    stats::uniroot(f, c(1e-3, 1e3), tol = 1e-12)$root
+  }
+  room_ref <- function(n, eps, delta)
+    min(max(log10(n / (1000 * z1_of(eps, delta))), 0), 1)
+  for (case in list(c(2e4, 1, 1e-6), c(3000, 2, 1e-5), c(500, 1, 1e-4),
+                    c(1e7, 1, 1e-9))) {
+    big <- list(trivial = 1L, privacy = list(public_n = case[1],
+                                             epsilon = case[2], delta = case[3]))
+    room <- room_ref(case[1], case[2], case[3])
+    expect_equal(trivial_prior(big, 10L),
+                 c(log(19 * 9) * (1 - room), rep(0, 9)), tolerance = 1e-6)
+  }
+  expect_gt(room_ref(2e4, 1, 1e-6), 0.5)
+  expect_identical(room_ref(500, 1, 1e-4), 0)
+  expect_identical(trivial_prior(list(trivial = 1L, privacy = list(
+    public_n = 1e7, epsilon = 1, delta = 1e-9)), 10L), rep(0, 10))
 })
 
 test_that("validation losses clamp y to the path's range", {
