@@ -583,12 +583,11 @@ test_that("the private choice prefers the trivial model with a public prior", {
   # where the noise leaves room the prior shrinks, to nothing at room 1:
   # room = log10(n / (1000 z1)) within [0, 1], z1 the multiplier of one
   # Gaussian release of the whole budget (the analytic Gaussian of Balle
-  # and Wang at sensitivity 1, an independent calibration)
-  z1_of <- function(eps, delta) {
-    f <- function(z) stats::pnorm(1 / (2 * z) - eps * z) -
-      exp(eps) * stats::pnorm(-1 / (2 * z) - eps * z) - delta
-    stats::uniroot(f, c(1e-3, 1e3), tol = 1e-12)$root
-  }
+  # and Wang at sensitivity 1, helper-reference.R's ag_delta(): an
+  # independent calibration)
+  z1_of <- function(eps, delta)
+    stats::uniroot(function(z) ag_delta(1 / z, eps) - delta, c(1e-3, 1e3),
+                   tol = 1e-12)$root
   room_ref <- function(n, eps, delta)
     min(max(log10(n / (1000 * z1_of(eps, delta))), 0), 1)
   for (case in list(c(2e4, 1, 1e-6), c(3000, 2, 1e-5), c(500, 1, 1e-4),
