@@ -5,7 +5,11 @@
 # and only the post-processing differs.  Settings: SETS, EPS, SPLITS (3),
 # SEEDS (3), CFGS (an R list of extra arguments per column), OUT (an rds).
 # Command: SETS=satellite,spam,cps R_LIBS=/tmp/benchlib Rscript bench/support_level.R
-source("bench/data.R")
+script_dir <- local({
+  a <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(a)) dirname(normalizePath(sub("^--file=", "", a[1L]))) else "bench"
+})
+source(file.path(script_dir, "data.R"))
 suppressPackageStartupMessages(library(dpsco))
 sets <- strsplit(Sys.getenv("SETS", "satellite,spam"), ",")[[1]]
 eps_grid <- as.numeric(strsplit(Sys.getenv("EPS", "1"), ",")[[1]])
