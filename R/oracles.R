@@ -130,11 +130,15 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   kept less of glmnet's gain at every epsilon tried (see
 #'   `bench/README.md`, "One release").  The record says which ran.
 #' @param support the support rule of the penalised methods' paths:
-#'   `"noise"` (default) sets to exactly 0 every penalised coefficient
-#'   within `support_level` times its noise sd, the sd the optimiser's
-#'   noise leaves in it, computed from released values (post-processing,
-#'   no privacy cost; see the section "Support" of [dpsco-methods]); `"none"`
-#'   returns the optimiser's output as it is.  A multinomial fit keeps or
+#'   `"noise"` (default) sets to exactly 0, by backward elimination, every
+#'   penalised coefficient within `support_level` times its noise sd in the
+#'   model left by the earlier drops, the sd the optimiser's noise leaves
+#'   in it, computed from released values (post-processing, no privacy
+#'   cost; see the section "Support" of [dpsco-methods]); `"marginal"`
+#'   tests every coefficient once in the full model, the rule of dpsco
+#'   0.23 and earlier (also what `"noise"` does without a released
+#'   curvature and for multinomial fits); `"none"` returns the optimiser's
+#'   output as it is.  A multinomial fit keeps or
 #'   drops a feature in all classes at once (kept when any class's
 #'   coefficient passes the level), and the kept coefficients of each
 #'   class take over the dropped ones' part of the linear predictor as far
@@ -143,7 +147,7 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   rule acts on sparse penalties only: a ridge fit (`alpha = 0`) keeps
 #'   every coefficient.
 #' @param support_level the multiple `c >= 0` of the noise sd below which
-#'   `support = "noise"` sets a coefficient to 0.
+#'   the support rule sets a coefficient to 0.
 #' @param shrink the shrinkage level `K` of the constraint-set methods
 #'   (`dpsco(method = "htp_lasso")`, and `"objective"`, `"mirror"` and
 #'   `"mirror_shuffled"` with `tuning = "public"`): every entry of `x` and
@@ -221,7 +225,7 @@ dpsco_control <- function(clip = NULL, rho = NULL, kmom = 2, zeta = 0.1,
                           bandwidth = NULL, kernel = "gaussian",
                           smoothing = c("convolution", "moreau"),
                           ridge = 1, memory = 0.5, one_release = FALSE,
-                          support = c("noise", "none"), support_level = 5,
+                          support = c("noise", "marginal", "none"), support_level = 5,
                           shrink = NULL,
                           objective_tol = NULL, strong_convexity = 0,
                           sgd_ridge = 0,

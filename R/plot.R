@@ -9,7 +9,7 @@
 #' support rule (section Support of [dpsco-methods]): each coefficient's noise sd
 #' and the level `c` within which the rule takes a coefficient for noise.
 #' The plot draws every part of a path that touches a value the rule found
-#' within its band (`|raw coefficient| <= c` sd, so set to 0) in thin grey,
+#' within its band (within `c` sds, so set to 0) in thin grey,
 #' and in colour only the segments between two values beyond it, as the
 #' subtitle says ("grey: within the noise band (support rule)").  A spike
 #' that leaves 0 at one lambda only and falls back is therefore grey: at its
@@ -77,22 +77,25 @@ path_dev <- function(x, xvar, newx, newy, newoffset, weights) {
   dev_fraction(x, newx, newy, newoffset, weights)
 }
 
-# Which coefficients the support rule found within its noise band:
-# |raw coefficient| <= level x its noise sd (the record's values, in the
-# engine's units, in which the rule compared them), for the penalised
-# columns, which the rule acts on.  A p x path logical matrix, a list of
-# them by class for a multinomial fit, or NULL when the fit has no record
-# of the rule.  (Post-processing of the record: nothing new is released.)
+# Which coefficients the support rule found within its noise band, for
+# the penalised columns, which the rule acts on: those it set to 0 (the
+# stepwise rule tests each coefficient in the model left by the earlier
+# drops), or for the marginal rule |raw coefficient| <= level x its noise
+# sd (the record's values, in the engine's units, in which the rule
+# compared them).  A p x path logical matrix, a list of them by class for
+# a multinomial fit, or NULL when the fit has no record of the rule.
+# (Post-processing of the record: nothing new is released.)
 noise_band <- function(fit) {
   sup <- fit$support
-  if (is.null(sup) || !identical(sup$rule, "noise")) return(NULL)
+  if (is.null(sup) || !(sup$rule %in% c("stepwise", "marginal"))) return(NULL)
   p <- fit$dim[1L]
   d <- p + fit$intercept
   pen <- (fit$settings$penalty.factor %||% rep(1, p)) > 0
   cells <- function(k) {
     rows <- (k - 1L) * d + fit$intercept + seq_len(p)
-    inside <- abs(sup$raw[rows, , drop = FALSE]) <=
-      sup$level * sup$sd[rows, , drop = FALSE]
+    inside <- if (sup$rule == "stepwise") unname(as.matrix(class_beta(fit, k)) == 0)
+              else abs(sup$raw[rows, , drop = FALSE]) <=
+                sup$level * sup$sd[rows, , drop = FALSE]
     inside <- inside & pen
     dimnames(inside) <- list(rownames(class_beta(fit, k)), NULL)
     inside

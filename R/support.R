@@ -6,9 +6,11 @@
 # to every gradient coordinate at each step (z times the sensitivity), the
 # step size, the released curvature A, the memory of the Newton path, the
 # number of steps and the iterates averaged.  A penalised coefficient
-# within `level` noise sds of 0 is set to exactly 0: a selected variable is
-# then one the data moved beyond the noise, as a statistician reads a
-# lasso's support.  The rule reads no data, so it costs no budget.
+# within `level` noise sds of 0 is set to exactly 0 (by backward
+# elimination, each tested in the model the earlier drops left:
+# stepwise_support()): a selected variable is then one the data moved
+# beyond the noise, as a statistician reads a lasso's support.  The rule
+# reads no data, so it costs no budget.
 #
 # The noise is propagated through the optimiser linearised about the
 # path's solution, under the quadratic model the optimiser itself uses
@@ -33,7 +35,10 @@
 
 # The output's noise sd per coordinate (rows, intercept first when
 # present) and lambda (columns), in the units of the coefficients the
-# engine returns.  `curvature`: the released A or NULL; its eigen
+# engine returns; with a released curvature (one class) also the
+# directions' variances per lambda and A's eigenvectors, as the
+# attributes "var" and "vectors", from which the noise covariance
+# follows.  `curvature`: the released A or NULL; its eigen
 # decomposition, when the settings formed one (curvature_matrix()), as the
 # attribute "eigen" saves a second one.
 support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
@@ -91,7 +96,9 @@ support_sd <- function(noise_sd, optimizer, step_size, curvature, memory,
     }
     var_out[, l] <- xx
   }
-  if (flat || is.null(classes)) return(noise_sd * sqrt(vecs2 %*% var_out))
+  if (flat || is.null(classes))
+    return(structure(noise_sd * sqrt(vecs2 %*% var_out),
+                     var = if (!flat) var_out, vectors = if (!flat) ev$vectors))
   # the squared basis of S (x) A is the product of the squared bases, so
   # its map of the variances is A's on one side and S's on the other,
   # without the (K d)^2 matrix
@@ -136,15 +143,66 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
                    ncol(beta), output, identical(control$schedule, "sqrt"),
                    nrow(beta))
   rows <- which(pf > 0) + intercept
-  keep <- abs(beta[rows, , drop = FALSE]) > level * sd[rows, , drop = FALSE]
-  list(beta = drop_features(beta, keep, rows, curvature),
-       record = list(rule = "noise", level = level, sd = sd, raw = beta,
+  var <- attr(sd, "var")
+  stepwise <- rule == "noise" && !is.null(var)
+  if (stepwise) {
+    out <- stepwise_support(beta, rows, level, curvature, noise_sd,
+                            attr(sd, "vectors"), var)
+  } else {
+    keep <- abs(beta[rows, , drop = FALSE]) > level * sd[rows, , drop = FALSE]
+    out <- drop_features(beta, keep, rows, curvature)
+  }
+  attr(sd, "var") <- attr(sd, "vectors") <- NULL
+  list(beta = out,
+       record = list(rule = if (stepwise) "stepwise" else "marginal",
+                     level = level, sd = sd, raw = beta,
                      noise_sd = noise_sd, optimizer = optimizer,
                      step_size = step_size,
                      curvature = if (!is.null(curvature))
                        structure(curvature, eigen = NULL),
                      memory = memory, steps = steps, output = output))
 }
+
+# The rule by backward elimination, per lambda: among the non-zero
+# penalised coefficients the one least beyond its noise is dropped while
+# it is within `level` sds, the others take over its part of the linear
+# predictor (as drop_features(): b_R + A_RR^-1 A_Rj b_j), and the noise
+# covariance of those that remain is carried through the same map before
+# the next is tested.  Correlated columns whose signal is in their
+# combination each lie within the noise of the full model (every one of
+# them could be replaced by the others); once the others are gone the one
+# left carries the combination with its own, smaller noise, and stays.
+# With uncorrelated columns this is the one-shot rule.  The noise
+# covariance of the coefficients is noise_sd^2 V diag(var) V' (the
+# directions of A are independent: support_sd()).
+stepwise_support <- function(beta, rows, level, curvature, noise_sd,
+                             vectors, var) {
+  pen <- seq_len(nrow(beta)) %in% rows
+  for (l in seq_len(ncol(beta))) {
+    s <- which(beta[, l] != 0)
+    sd <- noise_sd * sqrt(drop(vectors[s, , drop = FALSE]^2 %*% var[, l]))
+    # nothing within the level: the first test keeps them all
+    if (all(abs(beta[s, l]) > level * sd | !pen[s])) next
+    if (length(s) > stepwise_max()) {
+      # O(k^3) in the k non-zeros: beyond the cap, one test each
+      keep <- abs(beta[s, l]) > level * sd | !pen[s]
+      beta[, l] <- drop_features(beta[, l, drop = FALSE],
+                                 matrix(keep[pen[s]]), s[pen[s]], curvature)
+      next
+    }
+    w <- vectors[s, , drop = FALSE] * rep(sqrt(var[, l]), each = length(s))
+    beta[s, l] <- .Call(C_dpsco_eliminate, as.double(beta[s, l]), pen[s],
+                        as.double(level),
+                        chol2inv(chol(curvature[s, s, drop = FALSE])),
+                        noise_sd^2 * tcrossprod(w))
+  }
+  beta
+}
+
+# The most non-zero coefficients of one lambda that stepwise_support()
+# eliminates one by one (about 0.1 s per lambda at the cap); a lambda
+# with more gets the marginal rule.
+stepwise_max <- function() 500L
 
 # Zero the penalised rows `rows` of one class's block b (d x nlambda)
 # where `keep` (length(rows) x nlambda) is FALSE: the penalised
@@ -213,7 +271,7 @@ apply_support_classes <- function(beta, control, noise_sd, optimizer,
                               curvature)
   }
   list(beta = out,
-       record = list(rule = "noise", level = level, sd = sd, raw = beta,
+       record = list(rule = "marginal", level = level, sd = sd, raw = beta,
                      noise_sd = noise_sd, optimizer = optimizer,
                      step_size = step_size,
                      curvature = if (!is.null(curvature))

@@ -40,6 +40,7 @@
  *   settings.c        the private settings' passes over x as R holds it
  *                     (log sums per column, row norms and histograms,
  *                     the clipped gram matrix)
+ *   support.c         the support rule's backward elimination (R/support.R)
  *   entry.c           .Call entry points (argument unpacking only)
  *   init.c            routine registration
  */

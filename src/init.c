@@ -27,6 +27,7 @@ SEXP dpsco_quad_lasso(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_layout(SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_pass(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP dpsco_shard_rows(SEXP);
+SEXP dpsco_eliminate(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* The detour through void (*)(void), the generic function pointer type,
  * keeps -Wcast-function-type quiet. */
@@ -58,6 +59,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(dpsco_layout, 4),
     CALLDEF(dpsco_shard_pass, 6),
     CALLDEF(dpsco_shard_rows, 1),
+    CALLDEF(dpsco_eliminate, 5),
     {NULL, NULL, 0}
 };
 

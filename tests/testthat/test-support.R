@@ -31,6 +31,7 @@ sd_ref <- function(sp, nlambda) {
   from <- T %/% 2
   S <- matrix(0, 3 * d, 3 * d)
   out <- matrix(0, d, nlambda)
+  cov <- vector("list", nlambda)
   first <- TRUE
   for (l in seq_len(nlambda)) {
     for (t in seq_len(T)) {
@@ -63,21 +64,59 @@ sd_ref <- function(sp, nlambda) {
     E <- rbind(cbind(I, -q * I, q * I), cbind(O, O, I), cbind(O, O, I))
     S <- E %*% S %*% t(E)
     out[, l] <- diag(S[d + seq_len(d), d + seq_len(d)])
+    cov[[l]] <- sp$noise_sd^2 * S[d + seq_len(d), d + seq_len(d)]
   }
-  sp$noise_sd * sqrt(out)
+  structure(sp$noise_sd * sqrt(out), cov = cov)
 }
 
-# The rule itself, applied to the stored raw path: the coefficients within
-# the level are 0, and the others (the intercept too) take over what the
-# dropped ones predicted in the metric of the released curvature A, b_R +
-# A_RR^-1 A_RD b_D (D dropped, R kept), computed here by plain R.
+# The kept set K among the non-zeros N of one raw column b by backward
+# elimination, each model refitted from the raw column itself (not by
+# the package's recursive updates): with D = N \ K dropped, the kept
+# coefficients are b_K + A_KK^-1 A_KD b_D, a linear map T = [I, A_KK^-1
+# A_KD] of (b_K, b_D), whose noise covariance is T C T' for the raw
+# noise covariance C; the penalised coefficient with the smallest |.| /
+# sd goes while that ratio is at most the level.
+stepwise_ref <- function(b, a, C, pen, level) {
+  nz <- which(b != 0)
+  kept <- nz
+  repeat {
+    dr <- setdiff(nz, kept)
+    m <- if (length(dr)) solve(a[kept, kept, drop = FALSE],
+                               a[kept, dr, drop = FALSE])
+         else matrix(0, length(kept), 0)
+    bk <- b[kept] + drop(m %*% b[dr])
+    tm <- cbind(diag(length(kept)), m)
+    v <- diag(tm %*% C[c(kept, dr), c(kept, dr), drop = FALSE] %*% t(tm))
+    z <- abs(bk) / sqrt(v)
+    z[!(kept %in% pen)] <- Inf
+    if (!length(kept) || min(z) > level) break
+    kept <- kept[-which.min(z)]
+  }
+  kept
+}
+
+# The rule itself, applied to the stored raw path: the coefficients it
+# drops are 0 (within the level marginally, or by stepwise_ref() with the
+# raw noise covariances `cov`, attribute of sd_ref()'s result), and the
+# others (the intercept too) take over what the dropped ones predicted in
+# the metric of the released curvature A, b_R + A_RR^-1 A_RD b_D (D
+# dropped, R kept), computed here by plain R.
 expect_rule <- function(fit, sd) {
   sp <- fit$support
   pen <- seq_len(nrow(fit$beta)) + fit$intercept
+  a <- sp$curvature
   small <- abs(sp$raw[pen, ]) <= sp$level * sd[pen, ]
+  if (identical(sp$rule, "stepwise")) {
+    for (l in seq_len(ncol(small))) {
+      kept <- stepwise_ref(sp$raw[, l], a, attr(sd, "cov")[[l]], pen,
+                           sp$level)
+      small[, l] <- !(pen %in% kept)
+    }
+  } else {
+    expect_identical(sp$rule, "marginal")
+  }
   expect_true(any(small) && any(!small))
   expect_true(all(fit$beta[small] == 0))
-  a <- sp$curvature
   ref <- sp$raw
   for (l in seq_len(ncol(ref))) {
     dr <- pen[small[, l] & sp$raw[pen, l] != 0]
@@ -109,8 +148,43 @@ test_that("the all-zero column gets exactly 0, the true effects stay", {
   # and the intercept takes over the dropped coefficients' share of the
   # mean prediction
   expect_identical(fit$support$beta_raw, raw$beta)
-  expect_rule(fit, fit$support$sd)
+  expect_rule(fit, sd_ref(fit$support, length(fit$lambda)))
   expect_null(raw$support)
+})
+
+test_that("correlated columns: stepwise keeps the combination the marginal rule drops", {
+  # six noisy copies of one factor carry the signal together; each copy's
+  # coefficient alone is within its noise, since any other copy could
+  # replace it
+  copies <- function(n) {
+    f <- stats::rnorm(n)
+    x <- cbind(f + 0.3 * matrix(stats::rnorm(n * 6), n), stats::rnorm(n))
+    list(x = x, mean = drop(x[, 1:6] %*% rep(1 / 3, 6)))
+  }
+  set.seed(32)
+  tr <- copies(2000)
+  y <- tr$mean + stats::rt(2000, df = 3)
+  te <- copies(2000)
+  set.seed(2)
+  st <- dpsco(tr$x, y, epsilon = 1, nlambda = 6)
+  set.seed(2)
+  mg <- dpsco(tr$x, y, epsilon = 1, nlambda = 6,
+              control = dpsco_control(support = "marginal"))
+  expect_identical(st$support$rule, "stepwise")
+  expect_identical(mg$support$rule, "marginal")
+  expect_identical(st$support$raw, mg$support$raw)
+  expect_rule(st, sd_ref(st$support, 6))
+  expect_rule(mg, mg$support$sd)
+  mse <- function(f) colMeans((predict(f, te$x) - te$mean)^2)
+  null <- mean((mean(y) - te$mean)^2)
+  # at the second and third penalties the marginal rule keeps nothing: the
+  # null model's error; stepwise keeps copies and a fraction of it
+  expect_equal(unname(mg$df[2:3]), c(0, 0))
+  expect_true(all(st$df[2:3] >= 1))
+  expect_equal(unname(mse(mg)[2:3]), rep(null, 2), tolerance = 0.02)
+  expect_true(all(mse(st)[2:5] < 0.25 * null))
+  # the pure-noise column stays out
+  expect_true(all(st$beta[7, ] == 0))
 })
 
 test_that("newton: the rule matches a plain-R reference from released values", {
@@ -123,7 +197,7 @@ test_that("newton: the rule matches a plain-R reference from released values", {
   # the optimiser's noise sd of the privacy record
   expect_equal(sp$noise_sd, privacy(fit)$noise_sd)
   sd <- sd_ref(sp, 6)
-  expect_equal(unname(sp$sd), unname(sd), tolerance = 1e-8)
+  expect_equal(unname(sp$sd), unname(sd[, , drop = FALSE]), tolerance = 1e-8)
   expect_rule(fit, sd)
   expect_equal(fit$df, colSums(sp$beta_raw != 0) -
                  colSums(sp$beta_raw != 0 & fit$beta == 0))
@@ -136,7 +210,7 @@ test_that("spgd: the rule matches a plain-R reference from released values", {
                iterations = 20, method = "holland")
   sp <- fit$support
   sd <- sd_ref(sp, 3)
-  expect_equal(unname(sp$sd), unname(sd), tolerance = 1e-8)
+  expect_equal(unname(sp$sd), unname(sd[, , drop = FALSE]), tolerance = 1e-8)
   expect_rule(fit, sd)
 })
 
@@ -148,7 +222,7 @@ test_that("every oracle of the path, and the level, reach the rule", {
     # coefficient is within it here)
     fit <- dpsco(dat$x, dat$y, method = m, epsilon = if (m == "kamath") 4 else 1,
                  nlambda = 4)
-    expect_rule(fit, fit$support$sd)
+    expect_rule(fit, sd_ref(fit$support, 4))
   }
   set.seed(4)
   lo <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4,
@@ -158,8 +232,15 @@ test_that("every oracle of the path, and the level, reach the rule", {
               control = dpsco_control(support_level = 4))
   expect_identical(lo$support$raw, hi$support$raw)
   expect_true(sum(hi$df) < sum(lo$df))
-  expect_equal(unname(hi$df),
-               colSums(abs(hi$support$raw[-1, ]) > 4 * hi$support$sd[-1, ]))
+  expect_rule(hi, sd_ref(hi$support, 4))
+  # the marginal rule keeps what passes the level in the full model
+  set.seed(4)
+  mg <- dpsco(dat$x, dat$y, epsilon = 1, nlambda = 4,
+              control = dpsco_control(support_level = 4, support = "marginal"))
+  expect_identical(mg$support$raw, hi$support$raw)
+  expect_equal(unname(mg$df),
+               colSums(abs(mg$support$raw[-1, ]) > 4 * mg$support$sd[-1, ]))
+  expect_rule(mg, mg$support$sd)
 })
 
 test_that("method = \"none\" is unchanged and carries no support record", {
