@@ -332,11 +332,16 @@
 #' default) the penalised coefficients of the penalised methods (clip,
 #' kamath, holland and `"prox_clipped_sgd"`) within `support_level` (`c`,
 #' default 5) times their own noise sd are set to exactly 0, at every
-#' lambda, by backward elimination: the coefficient least beyond its noise
+#' lambda, by backward elimination.  A coefficient beyond `c` sds in the
+#' full model stays.  Among the others, the one least beyond its noise
 #' goes first, the others take over its part of the linear predictor (see
 #' below), their noise is carried through that change, and the next is
 #' tested in the model that is left, until every penalised coefficient
-#' left is more than `c` sds from 0.  Correlated columns whose signal is
+#' left is more than `c` sds from 0 (in the full model or in the one it
+#' was last tested in).  The transfers add the dropped coefficients' noise
+#' to the others, so a coefficient beyond the level in the full model can
+#' fall within it later: keeping it makes the support never smaller than
+#' the one-shot rule's.  Correlated columns whose signal is
 #' in their combination are each within the noise of the full model (any
 #' of them could stand in for the others); once the others are gone, the
 #' one left carries the combination with its own smaller noise and stays.

@@ -130,10 +130,11 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   kept less of glmnet's gain at every epsilon tried (see
 #'   `bench/README.md`, "One release").  The record says which ran.
 #' @param support the support rule of the penalised methods' paths:
-#'   `"noise"` (default) sets to exactly 0, by backward elimination, every
-#'   penalised coefficient within `support_level` times its noise sd in the
-#'   model left by the earlier drops, the sd the optimiser's noise leaves
-#'   in it, computed from released values (post-processing, no privacy
+#'   `"noise"` (default) sets to exactly 0, by backward elimination, the
+#'   penalised coefficients within `support_level` times their noise sd,
+#'   each tested in the model left by the earlier drops (those beyond it
+#'   in the full model stay), the sd the optimiser's noise leaves in it,
+#'   computed from released values (post-processing, no privacy
 #'   cost; see the section "Support" of [dpsco-methods]); `"marginal"`
 #'   tests every coefficient once in the full model, the rule of dpsco
 #'   0.23 and earlier (also what `"noise"` does without a released

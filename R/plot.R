@@ -87,7 +87,9 @@ path_dev <- function(x, xvar, newx, newy, newoffset, weights) {
 # (Post-processing of the record: nothing new is released.)
 noise_band <- function(fit) {
   sup <- fit$support
-  if (is.null(sup) || !(sup$rule %in% c("stepwise", "marginal"))) return(NULL)
+  if (is.null(sup)) return(NULL)
+  # (a fit saved by dpsco 0.23 or earlier names its one-shot rule "noise")
+  if (identical(sup$rule, "noise")) sup$rule <- "marginal"
   p <- fit$dim[1L]
   d <- p + fit$intercept
   pen <- (fit$settings$penalty.factor %||% rep(1, p)) > 0

@@ -1,6 +1,6 @@
 /* The support rule's backward elimination for one lambda (R/support.R,
  * stepwise_support()): post-processing of released values, no data and no
- * noise here.  Among the non-zero penalised coefficients the one least
+ * noise here.  Among the coefficients that may go (`pen`) the one least
  * beyond its noise sd is dropped while its ratio is at most the level; the
  * coefficients left take over its part of the linear predictor through
  * the inverse curvature G on them (A_rr^-1 A_rj = -G_rj / G_jj), and

@@ -431,7 +431,8 @@ test_that("the noise band is the support rule's: |raw| <= level x sd on the pena
   x <- matrix(rexp(n * 6), n, 6)
   y <- drop(x[, 1:2] %*% c(1, -1)) + rt(n, df = 3)
   fit <- dpsco(x, y, epsilon = 1, nlambda = 8,
-               penalty.factor = c(0, 1, 1, 1, 1, 1))
+               penalty.factor = c(0, 1, 1, 1, 1, 1),
+               control = dpsco_control(support = "marginal"))
   sup <- fit$support
   # the record in the units of beta: the engine's slopes over the scale
   sd_beta <- sup$sd[-1, ] / fit$standardize$scale
@@ -459,4 +460,25 @@ test_that("the noise band is the support rule's: |raw| <= level x sd on the pena
   # a fit without the rule has no band and no subtitle
   expect_null(noise_band(dpsco(x, y, epsilon = 1, nlambda = 4,
                                control = dpsco_control(support = "none"))))
+  # a fit saved by 0.23 or earlier names the marginal rule "noise"
+  old <- fit
+  old$support$rule <- "noise"
+  expect_identical(noise_band(old), band)
+})
+
+test_that("the stepwise rule's noise band is what it set to 0", {
+  # correlated copies of one factor: the rule keeps copies that are within
+  # their noise in the full model, so its band is not the marginal one
+  set.seed(32)
+  f <- stats::rnorm(2000)
+  x <- cbind(f + 0.3 * matrix(stats::rnorm(2000 * 6), 2000), stats::rnorm(2000))
+  y <- drop(x[, 1:6] %*% rep(1 / 3, 6)) + stats::rt(2000, df = 3)
+  fit <- withr::with_seed(2, dpsco(x, y, epsilon = 1, nlambda = 6))
+  sup <- fit$support
+  expect_identical(sup$rule, "stepwise")
+  band <- noise_band(fit)
+  expect_identical(unname(band), unname(as.matrix(fit$beta) == 0))
+  marginal <- abs(sup$beta_raw) <= sup$level * sup$sd[-1, ] / fit$standardize$scale
+  expect_true(any(band != marginal))
+  expect_true(any(!band))
 })

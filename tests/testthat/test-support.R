@@ -75,10 +75,12 @@ sd_ref <- function(sp, nlambda) {
 # coefficients are b_K + A_KK^-1 A_KD b_D, a linear map T = [I, A_KK^-1
 # A_KD] of (b_K, b_D), whose noise covariance is T C T' for the raw
 # noise covariance C; the penalised coefficient with the smallest |.| /
-# sd goes while that ratio is at most the level.
+# sd goes while that ratio is at most the level.  Those beyond the level
+# in the full model are never dropped.
 stepwise_ref <- function(b, a, C, pen, level) {
   nz <- which(b != 0)
   kept <- nz
+  stay <- c(setdiff(nz, pen), pen[abs(b[pen]) > level * sqrt(diag(C))[pen]])
   repeat {
     dr <- setdiff(nz, kept)
     m <- if (length(dr)) solve(a[kept, kept, drop = FALSE],
@@ -88,7 +90,7 @@ stepwise_ref <- function(b, a, C, pen, level) {
     tm <- cbind(diag(length(kept)), m)
     v <- diag(tm %*% C[c(kept, dr), c(kept, dr), drop = FALSE] %*% t(tm))
     z <- abs(bk) / sqrt(v)
-    z[!(kept %in% pen)] <- Inf
+    z[kept %in% stay] <- Inf
     if (!length(kept) || min(z) > level) break
     kept <- kept[-which.min(z)]
   }
@@ -185,6 +187,27 @@ test_that("correlated columns: stepwise keeps the combination the marginal rule 
   expect_true(all(mse(st)[2:5] < 0.25 * null))
   # the pure-noise column stays out
   expect_true(all(st$beta[7, ] == 0))
+  # what the marginal rule keeps, stepwise keeps
+  expect_true(all(st$beta[mg$beta != 0] != 0))
+})
+
+test_that("stepwise never drops what passes in the full model", {
+  # a 300-record logistic fit whose strongest raw coefficient, 5.6 sds in
+  # the full model, fell within the level once the others' transfers
+  # added their noise to it
+  set.seed(9)
+  x <- matrix(stats::rnorm(1600), 400, 4)
+  eta <- drop(x %*% c(1.5, -1, 0.5, 0))
+  stats::rnorm(400)                       # (the draws of test-assess.R's data)
+  y <- stats::rbinom(400, 1, stats::plogis(eta))
+  fit <- withr::with_seed(3, dpsco(x[1:300, ], y[1:300], family = "binomial",
+                                   epsilon = 1, nlambda = 5))
+  sp <- fit$support
+  expect_identical(sp$rule, "stepwise")
+  pass <- abs(sp$raw[-1, ]) > sp$level * sp$sd[-1, ]
+  expect_true(any(pass))
+  expect_true(all(fit$beta[pass] != 0))
+  expect_rule(fit, sd_ref(sp, 5))
 })
 
 test_that("newton: the rule matches a plain-R reference from released values", {
