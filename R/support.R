@@ -177,7 +177,7 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
 # combination each lie within the noise of the full model (every one of
 # them could be replaced by the others); once the others are gone the one
 # left carries the combination with its own, smaller noise, and stays.
-# With uncorrelated columns this is the one-shot rule.  The noise
+# With a diagonal curvature this is the one-shot rule.  The noise
 # covariance of the coefficients is noise_sd^2 V diag(var) V' (the
 # directions of A are independent: support_sd()).
 stepwise_support <- function(beta, rows, level, curvature, noise_sd,
