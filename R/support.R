@@ -146,8 +146,7 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
   var <- attr(sd, "var")
   stepwise <- rule == "noise" && !is.null(var)
   if (stepwise) {
-    out <- stepwise_support(beta, rows, level, curvature, noise_sd,
-                            attr(sd, "vectors"), var)
+    out <- stepwise_support(beta, rows, level, curvature, noise_sd, sd)
   } else {
     keep <- abs(beta[rows, , drop = FALSE]) > level * sd[rows, , drop = FALSE]
     out <- drop_features(beta, keep, rows, curvature)
@@ -177,18 +176,19 @@ apply_support <- function(beta, control, noise_sd, optimizer, step_size,
 # combination each lie within the noise of the full model (every one of
 # them could be replaced by the others); once the others are gone the one
 # left carries the combination with its own, smaller noise, and stays.
-# With a diagonal curvature this is the one-shot rule.  The noise
-# covariance of the coefficients is noise_sd^2 V diag(var) V' (the
-# directions of A are independent: support_sd()).
-stepwise_support <- function(beta, rows, level, curvature, noise_sd,
-                             vectors, var) {
+# With a diagonal curvature this is the one-shot rule.  `sd`:
+# support_sd()'s result, the marginal sds, whose attributes give the
+# noise covariance of the coefficients, noise_sd^2 V diag(var) V' (the
+# directions of A are independent).
+stepwise_support <- function(beta, rows, level, curvature, noise_sd, sd) {
+  vectors <- attr(sd, "vectors")
+  var <- attr(sd, "var")
   pen <- seq_len(nrow(beta)) %in% rows
   for (l in seq_len(ncol(beta))) {
     s <- which(beta[, l] != 0)
-    sd <- noise_sd * sqrt(drop(vectors[s, , drop = FALSE]^2 %*% var[, l]))
     # what passes in the full model stays (the marginal rule's support);
     # the elimination decides on the rest
-    keep <- abs(beta[s, l]) > level * sd | !pen[s]
+    keep <- abs(beta[s, l]) > level * sd[s, l] | !pen[s]
     if (all(keep)) next
     if (length(s) > stepwise_max()) {
       # O(k^3) in the k non-zeros: beyond the cap, one test each
