@@ -141,12 +141,19 @@ dp_mean <- function(x, method = c("holland", "kamath", "clip", "trimmed"),
 # centred sum whatever the number of rows of x (a record added or removed
 # moves that sum by at most its half-range).
 dp_mean_release <- function(x, range, z, n) {
+  dp_mean_from_sums(data_sums(x, "centre", list(lo = range[1L, ],
+                                                hi = range[2L, ])),
+                    range, z, n)
+}
+
+# The same release from the per-column sums of the values clamped to the
+# range, centred at its midpoint (a caller that forms them in one pass of
+# its own: private_standardization()).
+dp_mean_from_sums <- function(sums, range, z, n) {
   mid <- (range[1L, ] + range[2L, ]) / 2
   sens <- trimmed_sensitivity(range, n)
   sd <- z * sens
-  est <- mid + data_sums(x, "centre", list(lo = range[1L, ],
-                                           hi = range[2L, ])) / n
-  list(estimate = release(est, z, sens, sd = sd), noise_sd = sd)
+  list(estimate = release(mid + sums / n, z, sens, sd = sd), noise_sd = sd)
 }
 
 check_range <- function(range, d) {

@@ -157,7 +157,16 @@
 #' @param standardize how to scale the columns of `x` before fitting
 #'   (coefficients are always returned on the original scale; penalties
 #'   apply on the standardised scale divided by the private bounds, see
-#'   `penalty.scale`): `FALSE` (default) uses
+#'   `penalty.scale`): `"auto"` (default, or
+#'   `getOption("dpsco.standardize")`) is the private standardisation below
+#'   for a private fit with private tuning and an intercept of a dense
+#'   in-memory `x`, with only the columns whose released centre lies
+#'   beyond their released scale (values far from 0 for their spread, such
+#'   as years or sensor readings) centred and scaled and the others used as
+#'   given (post-processing of the same releases), where a public rule says
+#'   its histograms can show a column (the level their counts must clear
+#'   is below the public `n`); otherwise, and with `inference`, it is
+#'   `FALSE`.  `FALSE` uses
 #'   `x` as given; `list(center = , scale = )` applies centres and scales the
 #'   user declares public; `"private"` estimates the column means and
 #'   standard deviations privately on the share `control$std_share` of the
@@ -328,7 +337,8 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
                   dfmax = NULL, pmax = NULL,
                   type.multinomial = c("ungrouped", "grouped"),
                   penalty.scale = c("bounded", "glmnet"),
-                  intercept = TRUE, standardize = FALSE,
+                  intercept = TRUE,
+                  standardize = getOption("dpsco.standardize", "auto"),
                   tuning = c("private", "public"), optimizer = NULL,
                   batch_size = NULL, iterations = NULL, step_size = NULL,
                   calibration = c("accountant", "paper"), secure = FALSE,
@@ -362,6 +372,10 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   dat$x <- keep_columns(dat$x, pen)
   if (!is.logical(intercept) || length(intercept) != 1L || is.na(intercept))
     arg_error("intercept", "must be TRUE or FALSE.")
+  standardize <- resolve_standardize(
+    standardize, dat$x, method_private(spec), tm$tuned, intercept,
+    spec$path == "radius", isTRUE(inf$share > 0), dat$n, epsilon, delta,
+    control$std_share)
   args <- c(tm, list(
     call = this_call, x = dat$x, y = dat$y, classnames = dat$classnames,
     family = fam, n = dat$n, control = control, epsilon = epsilon,

@@ -478,7 +478,8 @@
 #'   the raw blog features (83% zeros) a path is several times faster than
 #'   on the dense matrix (`bench/path.R`).  The private settings read `x` in
 #'   blocks of rows of about 2^21 values.  `standardize` other than `FALSE`
-#'   (centring fills the zeros) and the constraint-set methods take `x` dense.
+#'   and `"auto"` (centring fills the zeros) and the constraint-set methods
+#'   take `x` dense; `"auto"`, the default, leaves a sparse `x` as given.
 #' * A dense `x` whose non-zeros are at most 20% of its values is stored
 #'   the same way, with the same fit (`options(dpsco.sparse_density = )`
 #'   sets the share; 0 keeps every value).  The raw blog features (17%

@@ -46,9 +46,9 @@ oracle_codes <- c(none = 0L, clip = 1L, kamath = 2L, holland = 3L)
 #'   the iterates after the first half of the steps.  Default `"tail"` with
 #'   `tuning = "private"` and `"average"` with `tuning = "public"`.
 #' @param std_share share of the privacy budget spent by
-#'   `standardize = "private"` in [dpsco()], in (0, 1), in the unit of
-#'   `shares` below (the squared `mu` of one Gaussian release meeting
-#'   `(epsilon, delta)` alone); the private settings and the optimiser
+#'   `standardize = "private"` (and `"auto"`) in [dpsco()], in (0, 1), in
+#'   the unit of `shares` below (the squared `mu` of one Gaussian release
+#'   meeting `(epsilon, delta)` alone); the private settings and the optimiser
 #'   share what it leaves.  Under `calibration = "paper"`, whose theorem
 #'   composes by adding epsilons, it is a fraction of `(epsilon, delta)`.
 #' @param shares budget shares of the private settings, a named vector

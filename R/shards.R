@@ -168,8 +168,8 @@ shard_rows <- function(sh) {
 #' the reason, which `dpsco_methods()$shard_note` lists for each: the
 #' constraint-set and one-pass methods run their own loops over records,
 #' and `"none"` (not private) takes its lambda grid from a data statistic.
-#' `standardize` other than `FALSE` and declared `x_bound` are not
-#' available on shards.
+#' `standardize` other than `FALSE` (or `"auto"`, which is `FALSE` here)
+#' and declared `x_bound` are not available on shards.
 #' [cv.dpsco()] takes shards in memory or file-backed, with weights and
 #' offsets when `load()` returns them: the record split (each part keeps
 #' its records' weights and offsets), the training fit and the validation
@@ -344,7 +344,8 @@ shard_args <- function(x, dots) {
       arg_error(a, "is per-record data, which the workers hold for sharded ",
                 "data: load() returns it with x and y (list(x = , y = , ",
                 a, " = )).")
-  if (!is.null(dots$standardize) && !isFALSE(dots$standardize))
+  if (!is.null(dots$standardize) && !isFALSE(dots$standardize) &&
+      !identical(dots$standardize, "auto"))
     arg_error("standardize", "must be FALSE for sharded data (private ",
               "tuning puts the columns on a common scale).")
   if (!is.null(dots$control$x_bound))

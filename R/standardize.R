@@ -2,7 +2,47 @@
 # common scale: centres and scales the user declares public, a private
 # standardisation that spends a declared share of the budget, or glmnet-style
 # standardisation with the data's own statistics, which the guarantee does
-# not cover (and says so with a dpsco_privacy_warning).
+# not cover (and says so with a dpsco_privacy_warning).  The default,
+# "auto", is the private standardisation of the columns that need it, where
+# a public rule says its release can show them (resolve_standardize()).
+
+# What standardize = "auto" becomes for a fit (a public rule: the method,
+# the tuning, the form of x, the public n, p and the budget): "auto" (the
+# private standardisation with the column rule of standardize_x()) for a
+# private fit with private tuning and an intercept of a dense in-memory x,
+# whose histograms could show a column (the level their counts must clear,
+# std_level(), is below the n records: a bin can hold no more); FALSE
+# otherwise.  Not with an inference stage, whose intervals were validated
+# on the unstandardised design (bench/inference_real.R), nor for the
+# radius methods, which bound x themselves.  Below that level the release
+# shows nothing and its share would come off the centre of y and the
+# path (servo's 94 training records at epsilon 1: harm <= 1.05 in 0.85 of
+# 20 splits with the release against 0.95 without; bench/README.md).
+resolve_standardize <- function(standardize, x, private, tuned, intercept,
+                                radius, inference, n, epsilon, delta, share) {
+  if (!identical(standardize, "auto")) return(standardize)
+  delta <- delta %||% (0.1 / n)         # check_target()'s default
+  # (a bad epsilon or delta is check_target()'s error, later)
+  target <- is_number(epsilon) && is.finite(epsilon) && epsilon > 0 &&
+    is_number(delta) && delta > 0 && delta < 1
+  use <- private && tuned && intercept && !radius && !inference && target &&
+    is.matrix(x) && ncol(x) > 0L &&
+    std_level(ncol(x), epsilon, delta, share)$threshold < n
+  if (use) "auto" else FALSE
+}
+
+# The noise multiplier of the private standardisation's three releases (in
+# the unit of every share, R/settings.R; under calibration = "paper" the
+# three calibrated jointly to (share epsilon, share delta)) and the level
+# a count of its histograms must clear: pure noise passes it with
+# probability 5% over the 62 bins of all p columns (Bonferroni).
+std_level <- function(p, epsilon, delta, share, paper = FALSE) {
+  z <- if (paper) calibrate_noise(list(), 1, 3, share * epsilon, share * delta)
+       else part_multiplier(calibrate_noise(list(), 1, 1, epsilon, delta),
+                            share, 3)
+  list(z = z, threshold = z * sqrt(p) *
+         stats::qnorm(0.05 / (62 * as.double(p)), lower.tail = FALSE))
+}
 
 # Returns list(x, center, scale, mode, part, public, not_covered).
 standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
@@ -40,11 +80,36 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
       paste("use standardize = \"private\", inside the budget, or declare",
             "standardize = list(center, scale)"))))
   }
-  if (identical(standardize, "private")) {
+  auto <- identical(standardize, "auto")
+  if (auto || identical(standardize, "private")) {
     if (!private)
       arg_error("standardize", "\"private\" needs a private method.")
     ps <- private_standardization(x, intercept, epsilon, delta,
                                   control$std_share, n, paper)
+    if (auto) {
+      # "auto" centres and scales only the columns whose released centre
+      # lies beyond their released scale (post-processing): a column far
+      # from 0 for its spread (years, bands of 0-255, education in years)
+      # sits near the intercept's direction, and the bound that holds its
+      # values leaves it a variance below the curvature's ridge, where the
+      # Newton steps hardly move.  Centred and scaled it gets a bound of a
+      # few units.  A column within a sd of 0 (counts with many zeros,
+      # indicators, symmetric columns) has nothing to gain, and a heavy
+      # tail's private scale is crude (bench/README.md, 0.25.0: the
+      # standardisation of every column lost 0.06 on blog at epsilon 0.5).
+      # (where the noisy variance is not positive, ps$scale is the bound:
+      # the spread is then within the noise of the second moment, small
+      # for the centre, which is compared with a quarter of the bound)
+      far <- abs(ps$center) > ifelse(ps$scale >= ps$bound, ps$bound / 4,
+                                     ps$scale)
+      ps$center[!far] <- 0
+      ps$scale[!far] <- 1
+    }
+    moved <- ps$center != 0 | ps$scale != 1
+    ps$part$released <- paste0(
+      "centres and scales of ", sum(moved), " of ", p, " columns",
+      if (auto) paste(" (standardize = \"auto\": the others, within a",
+                      "scale of 0, as given)"))
     return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
                                  character(), not_covered_use()))
   }
@@ -78,23 +143,41 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
                                     paper = FALSE) {
   p <- ncol(x)
   nbin <- 62L
-  z <- if (paper) calibrate_noise(list(), 1, 3, share * epsilon, share * delta)
-       else part_multiplier(calibrate_noise(list(), 1, 1, epsilon, delta),
-                            share, 3)
-  e <- pmin(pmax(ceiling(log2(abs(x))), -30), 31) + 31  # bins 1..62
-  counts <- vapply(seq_len(p), function(j) tabulate(e[, j], nbin), numeric(nbin))
-  sd_count <- z * sqrt(p)
-  noisy <- release(counts, z, sqrt(p), sd = sd_count)
-  threshold <- sd_count * stats::qnorm(0.05 / (as.double(nbin) * p), lower.tail = FALSE)
+  lv <- std_level(p, epsilon, delta, share, paper)
+  z <- lv$z
+  # the bins of ceiling(log2 |x|) within -30..31 are the octave pass's
+  # (log2_bin(), in C): its bins 1-3 hold |x| <= 2^-30, bin b > 3 the
+  # octave (2^(b - 34), 2^(b - 33)], the top one open
+  oct <- design_octaves(x)
+  counts <- rbind(colSums(oct[1:3, , drop = FALSE]), oct[-(1:3), , drop = FALSE])
+  storage.mode(counts) <- "double"
+  dimnames(counts) <- NULL
+  noisy <- release(counts, z, sqrt(p), sd = z * sqrt(p))
+  threshold <- lv$threshold
   # no bin above the noise (too little data for this budget): B_j = 1
   bin <- apply(noisy, 2L, function(cnt) {
     hit <- which(cnt >= threshold)
     if (length(hit)) max(hit) else 31L
   })
   bound <- 2^(bin - 31)
-  u <- x / rep(bound, each = nrow(x))
-  m1 <- bound * dp_mean_release(u, rbind(rep(-1, p), rep(1, p)), z, n)$estimate
-  m2 <- bound^2 * dp_mean_release(u^2, rbind(rep(0, p), rep(1, p)), z, n)$estimate
+  # the clamped sums of u = x_j / B_j and of u^2, a column at a time (no
+  # copy of x), centred at their ranges' midpoints 0 and 1/2.  (x is
+  # finite and B_j > 0, so u has no NaN.)  A column whose counts above
+  # its bound's bin are all 0 has |u| <= 1 and needs no clamp: the same
+  # sums, computed with fewer passes.  (The top bin is open: a bound in
+  # it always clamps.)
+  above <- vapply(seq_len(p), function(j)
+    bin[j] == nbin || any(counts[(bin[j] + 1L):nbin, j] > 0), NA)
+  sums <- vapply(seq_len(p), function(j) {
+    u <- x[, j] / bound[j]
+    uu <- u * u
+    if (above[j]) c(sum(pmax(pmin(u, 1), -1)), sum(pmin(uu, 1)))
+    else c(sum(u), sum(uu))
+  }, numeric(2)) - c(0, 0.5 * nrow(x))
+  m1 <- bound * dp_mean_from_sums(sums[1L, ], rbind(rep(-1, p), rep(1, p)),
+                                  z, n)$estimate
+  m2 <- bound^2 * dp_mean_from_sums(sums[2L, ], rbind(rep(0, p), rep(1, p)),
+                                    z, n)$estimate
   ctr <- if (intercept) m1 else rep(0, p)
   v <- if (intercept) m2 - m1^2 else m2
   scl <- ifelse(v > 0, sqrt(pmax(v, 0)), bound)
@@ -109,11 +192,18 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
   scl[flat] <- 1
   list(center = unname(ctr), scale = unname(scl),
        bound = bound,
-       part = privacy_part("standardize", z, 1, 3, NA_real_, share))
+       part = privacy_part("standardize", z, 1, 3, NA_real_, share,
+                           mechanism = paste(
+                             "Gaussian: histograms of ceiling(log2 |x_j|),",
+                             "means of x_j / B_j clamped to [-1, 1] and of",
+                             "its square")))
 }
 
 apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) {
-  xs <- (x - rep(ctr, each = nrow(x))) / rep(scl, each = nrow(x))
+  # only the columns that move (standardize = "auto" leaves most as given)
+  xs <- x
+  for (j in which(ctr != 0 | scl != 1))
+    xs[, j] <- (x[, j] - ctr[j]) / scl[j]
   list(x = xs, center = ctr, scale = scl, mode = mode, part = part,
        public = public, not_covered = not_covered)
 }

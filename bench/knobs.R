@@ -24,6 +24,11 @@
 #                    each split: the sd of G over the private draws at a
 #                    fixed split (the issue's target: at most 0.1 at
 #                    epsilon >= 1).
+#   section "spread": the default on DPSCO_BENCH_SEEDS private seeds per
+#                    split: per draw, G at the private choice and at the
+#                    path's best penalty on the test part (an oracle), and
+#                    their positions; the sd over draws of each, so the
+#                    spread splits into the path's and the choice's.
 #   section "choice": (gaussian sets) the default and the same fit
 #                    (the same seed: loss_bound moves no release of the
 #                    fit) chosen with the exponential mechanism's clamp
@@ -76,12 +81,13 @@ for (nm in sets) {
       g <- metric(as.character(sp$yte),
                   as.character(drop(predict(gl, sp$xte, s = "lambda.min", type = "class"))))
     }
-    gain <- function(cv) {
-      p <- drop(predict(cv, sp$xte, s = "lambda.min", type = "response"))
+    gain_at <- function(cv, lam) {
+      p <- drop(predict(cv, sp$xte, s = lam, type = "response"))
       if (fam == "binomial") p <- as.numeric(p > 0.5)
       m <- metric(sp$yte, p)
       if (dat$higher_better) (m - nul) / (g - nul) else (nul - m) / (nul - g)
     }
+    gain <- function(cv) gain_at(cv, "lambda.min")
     fit_cv <- function(eps, extra, seed = 0) {
       set.seed(1000 * s + 10 * eps + seed)
       suppressWarnings(suppressMessages(do.call(cv.dpsco, c(list(
@@ -101,6 +107,26 @@ for (nm in sets) {
           row[[k]] <- mean(G[, k])
           row[[paste0(k, "_trivial")]] <- mean(G[, k] < 0.05)
         }
+        print(format(row, digits = 3), row.names = FALSE)
+        rows[[length(rows) + 1L]] <- row
+        next
+      }
+      if (section == "spread") {
+        # per draw: G at the private choice, G at the path's best penalty
+        # on the test part (an oracle), and the two positions
+        D <- t(vapply(seq_len(n_seeds) - 1L, function(k) {
+          a <- fit_cv(eps, list(), k)
+          Gl <- vapply(seq_along(a$lambda), function(i)
+            gain_at(a, a$lambda[i]), 0)
+          c(chosen = gain(a), best = max(Gl), index = unname(a$index),
+            best_index = which.max(Gl), nlambda = length(Gl))
+        }, numeric(5)))
+        print(D)
+        row$mean_G <- mean(D[, "chosen"])
+        row$sd_G <- stats::sd(D[, "chosen"])
+        row$mean_best <- mean(D[, "best"])
+        row$sd_best <- stats::sd(D[, "best"])
+        row$trivial <- mean(D[, "index"] == 1)
         print(format(row, digits = 3), row.names = FALSE)
         rows[[length(rows) + 1L]] <- row
         next

@@ -53,6 +53,7 @@ dev_fraction <- dpsco:::dev_fraction
 null_deviance <- dpsco:::null_deviance
 record_deviance <- dpsco:::record_deviance
 unstandardize_split <- dpsco:::unstandardize_split
+private_standardization <- dpsco:::private_standardization
 
 # ---- The method registry and the front doors' methods
 method_registry <- dpsco:::method_registry

@@ -97,7 +97,12 @@ guarantee_cases <- list(
   `clip, secure` = list(method = "clip", args = list(
     lambda = 1e-9, iterations = 1, step_size = 1, secure = TRUE)),
   `clip, private standardisation` = list(method = "clip", args = list(
-    lambda = 1e-9, iterations = 1, step_size = 1, standardize = "private"))
+    lambda = 1e-9, iterations = 1, step_size = 1, standardize = "private")),
+  # the default (standardize = "auto"): its three releases come off the
+  # top of the private settings' budget
+  `clip, private tuning, auto standardisation` = list(
+    method = "clip", tuning = "private",
+    args = list(nlambda = 2, standardize = "auto"))
 )
 
 # D and D' for a size case (rows of D) and a family.

@@ -642,6 +642,50 @@ test_that("quick audit: the centre release stays within its epsilon", {
   expect_gt(a$broken_rows, a$accounted)
 })
 
+# The private standardisation (R/standardize.R, the default's releases
+# with standardize = "auto"): a histogram of ceiling(log2 |x_j|) and the
+# means of x_j / B_j clamped to [-1, 1] and of its square, at the public n,
+# three releases of one z.  D: N - 1 records at x = 1 and -1 (B = 1), D'
+# adds one at the edge of the domain, minus the largest finite double: it
+# lands in the top bin, below the noise level, and its x / B is clamped to
+# -1, so the first mean moves by -1 / N and the second by +1 / (2 N)
+# (sensitivities 1 / N and 1 / (2 N), noise sds z / N and z / (2 N)).
+# The statistic -m1 + 2 m2 (m2 = scale^2 + centre^2, post-processing of
+# the released centre and scale) is the best test of the two means; it is
+# held to the whole part's accounted epsilon.  The broken variant has a
+# third of the noise.
+std_audit <- function(trials) {
+  set.seed(20261204)
+  N <- 30
+  del <- audit_delta
+  share <- 0.5
+  x0 <- matrix(rep_len(c(1, -1), N - 1))
+  x1 <- rbind(x0, -.Machine$double.xmax)
+  z_of <- function(eps)
+    private_standardization(x0, TRUE, eps, del, share, N)$part$noise_multiplier
+  rel <- function(x, eps) function() {
+    s <- private_standardization(x, TRUE, eps, del, share, N)
+    -s$center + 2 * (s$scale^2 + s$center^2)
+  }
+  eps <- 8
+  z <- z_of(eps)
+  eps_b <- stats::uniroot(function(e) z_of(e) - z / 3, c(eps, 200))$root
+  list(z = z, finite = all(is.finite(unlist(
+         private_standardization(x1, TRUE, eps, del, share, N)[1:3]))),
+       accounted = dp_epsilon(z, 1, 3, del),
+       honest = audit_statistic(rel(x0, eps), rel(x1, eps), 1, trials),
+       broken = audit_statistic(rel(x0, eps_b), rel(x1, eps_b), 1, trials))
+}
+
+test_that("quick audit: the private standardisation stays within its epsilon at the edge of the domain", {
+  a <- std_audit(4000)
+  expect_equal(a$z, calibrate_noise(list(), 1, 1, 8, audit_delta) *
+                 sqrt(3 / 0.5), tolerance = 1e-12)
+  # no finite record makes a released value non-finite
+  expect_true(a$finite)
+  expect_audit(a$honest, a$broken, a$accounted)
+})
+
 # The histograms of the quantiles: one record adds 1 to one bin of each of
 # the two histograms (clip level and row bound), sqrt(2) in all.
 counts_audit <- function(trials) {

@@ -39,9 +39,10 @@ expect_same_coef <- function(fit, ref, tol = 1e-10) {
 # n is the public number of records: the two means are the midpoints of
 # their ranges plus the centred clamped sums over the rows present divided
 # by n (the plain means when n is the number of rows).
-ref_private_std <- function(x, eps, delta, share, intercept = TRUE, n = nrow(x)) {
+ref_private_std <- function(x, eps, delta, share, intercept = TRUE, n = nrow(x),
+                            z = dp_noise_multiplier(share * eps, share * delta,
+                                                    1, 3)) {
   p <- ncol(x)
-  z <- dp_noise_multiplier(share * eps, share * delta, 1, 3)
   bins <- -30:31
   noise <- stats::rnorm(length(bins) * p)
   sd_count <- z * sqrt(p)
@@ -366,4 +367,98 @@ test_that("under calibration = \"paper\" the standardisation's share is of (epsi
   # it spends its fraction of epsilon, the paper's optimiser the rest
   expect_lte(sh$epsilon_alone[1], 0.2 * 2)
   expect_gt(sh$epsilon_alone[1], 0.2 * 2 * (1 - 1e-4))
+})
+
+# standardize = "auto" (the default outside the tests): its public rule in
+# plain R.  The level a count of the histograms must clear, z sqrt(p)
+# times the normal quantile of 0.05 / (62 p), with z = z1 sqrt(3 / share)
+# of the accountant's unit, against the public n.
+auto_level <- function(p, eps, del, share = 0.1) {
+  z1 <- calibrate_components(list(), 1, 1, eps, del)
+  z1 * sqrt(3 / share) * sqrt(p) * stats::qnorm(1 - 0.05 / (62 * p))
+}
+
+auto_data <- function(n, seed = 7) {
+  set.seed(seed)
+  # a column far from 0 for its spread (the signal), one near 0, a uniform
+  # one whose mean is within a sd of 0, and one that is all zeros
+  x <- cbind(far = 50 + stats::rnorm(n), near = stats::rnorm(n),
+             unif = stats::runif(n, -50, 150), zero = 0)
+  y <- x[, "far"] + x[, "near"] + stats::rnorm(n)
+  list(x = x, y = y)
+}
+
+test_that("standardize = \"auto\" centres and scales the columns far from 0, from the documented releases", {
+  d <- auto_data(4000)
+  eps <- 2
+  del <- 1e-5
+  set.seed(5)
+  fit <- dpsco(d$x, d$y, epsilon = eps, delta = del, standardize = "auto")
+  set_fit_seed(5)
+  z <- calibrate_components(list(), 1, 1, eps, del) * sqrt(3 / 0.1)
+  ref <- ref_private_std(d$x, eps, del, 0.1, z = z)
+  # (a scale at the bound: the noisy variance was not positive, and the
+  # centre is compared with a quarter of the bound)
+  far <- abs(ref$center) > ifelse(ref$scale >= ref$bound, ref$bound / 4,
+                                  ref$scale) & ref$bound > 2^-30
+  expect_identical(unname(far), c(TRUE, FALSE, FALSE, FALSE))
+  st <- fit$standardize
+  expect_equal(st$center, ifelse(far, ref$center, 0), tolerance = 1e-12)
+  # the fit's scale carries the private bounds of the settings
+  bound <- fit$privacy$released$x_bound
+  expect_equal(st$scale / bound, ifelse(far, ref$scale, 1), tolerance = 1e-12)
+  expect_identical(st$mode, "private with private bounds")
+  sh <- privacy(fit)$shares
+  expect_identical(sh$part[1], "standardize")
+  expect_equal(sh$noise_multiplier[1], z, tolerance = 1e-12)
+  expect_match(sh$released[1], "centres and scales of 1 of 4 columns",
+               fixed = TRUE)
+  expect_lte(privacy(fit)$epsilon_accounted, eps)
+  # the column far from 0 carries half the signal; on x as given, at the
+  # same seed, its direction lies below the curvature's ridge and the path
+  # loses it (the coefficient 0 at 0.24.0)
+  b <- coef(fit)[, ncol(coef(fit))]
+  expect_lt(abs(b[["far"]] - 1), 0.2)
+  expect_lt(abs(b[["near"]] - 1), 0.2)
+  expect_identical(b[["zero"]], 0)
+  set.seed(5)
+  b0 <- coef(dpsco(d$x, d$y, epsilon = eps, delta = del,
+                   standardize = FALSE))
+  expect_gt(abs(b0[["far", ncol(b0)]] - 1), 0.5)
+})
+
+test_that("standardize = \"auto\" follows its public rule", {
+  shares_of <- function(...) privacy(dpsco(...))$shares$part
+  eps <- 1
+  for (n in c(40, 2000)) {
+    d <- auto_data(n, seed = 11)
+    del <- 0.1 / n
+    seen <- auto_level(4, eps, del) < n
+    expect_identical(seen, n == 2000)
+    set.seed(1)
+    parts <- shares_of(d$x, d$y, epsilon = eps, standardize = "auto")
+    expect_identical("standardize" %in% parts, seen, label = paste("n", n))
+  }
+  d <- auto_data(2000, seed = 11)
+  # not for a sparse x, with an inference stage, with public tuning or
+  # without an intercept, nor for the non-private baseline
+  skip_if_not_installed("Matrix")
+  sp <- Matrix::Matrix(d$x, sparse = TRUE)
+  no_std <- list(list(sp, d$y), list(d$x, d$y, inference = TRUE),
+                 list(d$x, d$y, tuning = "public"),
+                 list(d$x, d$y, intercept = FALSE))
+  for (a in no_std) {
+    set.seed(1)
+    parts <- do.call(shares_of, c(a, list(epsilon = eps, standardize = "auto")))
+    expect_false("standardize" %in% parts)
+  }
+  f <- dpsco(d$x, d$y, method = "none", standardize = "auto")
+  expect_false(startsWith(f$standardize$mode, "private with"))
+  # the option sets the default; the tests run with FALSE (helper-utils.R)
+  expect_identical(getOption("dpsco.standardize"), FALSE)
+  set.seed(1)
+  withr::with_options(list(dpsco.standardize = "auto"),
+                      expect_true("standardize" %in% shares_of(d$x, d$y, epsilon = eps)))
+  set.seed(1)
+  expect_false("standardize" %in% shares_of(d$x, d$y, epsilon = eps))
 })
