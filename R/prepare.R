@@ -15,6 +15,8 @@ prepare_path <- function(spec, a, private, epsilon, delta,
   std <- standardize_x(a$x, a$standardize, a$intercept, private, epsilon,
                        delta, a$control, a$n, paper)
   fixed <- if (is.null(std$part)) list() else list(std$part)
+  if (isTRUE(std$deferred) && !a$tuned)
+    stop("internal error: a deferred standardisation needs private tuning")
   if (!a$tuned)
     return(list(x = std$x, std = std, fixed = fixed, tn = NULL,
                 family = family_public(a$family, a$n, ncol(a$x))))
@@ -29,7 +31,9 @@ prepare_path <- function(spec, a, private, epsilon, delta,
                      constrained = constrained,
                      row = !constrained || spec$row, n = a$n,
                      weights = a$weights, offset = a$offset,
-                     delta = if (private) delta)
+                     delta = if (private) delta,
+                     moved = if (isTRUE(std$deferred))
+                               moved_columns(std$x, std))
   parts <- lapply(tn$parts, function(p) {
     p$share <- p$share * (1 - share)
     p

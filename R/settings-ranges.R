@@ -314,13 +314,24 @@ x_counts_hidden <- function(st, p, need_y) {
   octave_rule$k * z * sqrt(sum(wt^2)) > release_n(st, "scale")
 }
 
+# x's octave counts (design_octaves()), those of the columns a deferred
+# standardisation moves from their centred and scaled values.
+moved_octaves <- function(x, moved, idx) {
+  counts <- design_octaves(x, idx)
+  cols <- attr(moved, "cols")
+  if (length(cols))
+    counts[, cols] <- design_octaves(unname(moved[, , drop = FALSE]), idx)
+  counts
+}
+
 # Step 1, the scale: bounds on |x_j| and, when the centre of a gaussian
 # or poisson y or the quantile family's histogram of y needs it, the range
 # of y, from one release of octave histograms (octave_release()).  x's
 # counts come from a pass in C (design_octaves()), y's from R.  A declared
 # x_bound (one number or one per column) or y_range replaces its estimate
 # and costs nothing; with both declared there is no release.
-scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
+scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st,
+                         moved = NULL) {
   p <- ncol(x)
   if (!is.null(ctl$x_bound) && !length(ctl$x_bound) %in% c(1L, p))
     arg_error("control", "$x_bound has ", length(ctl$x_bound), " values; ",
@@ -355,7 +366,7 @@ scale_bounds <- function(x, y, fam, intercept, ctl, constrained, st) {
     # x's and y's counts of the same records: the release's subsample
     idx <- if (!is.null(st$sub)) settings_rows(x, release_sub(st, "scale"))
     nr <- release_n(st, "scale")
-    rel <- octave_release(if (need_x) design_octaves(x, idx),
+    rel <- octave_release(if (need_x) moved_octaves(x, moved, idx),
                           if (need_y) signed_octave_counts(y, idx), z, wt)
     if (need_x)
       out$bound <- vapply(seq_len(p), function(j)

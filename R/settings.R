@@ -218,7 +218,7 @@ sub_text <- function(st, text, name) {
 tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
                          step_size, control, constrained = FALSE,
                          row = !constrained, n, weights = NULL,
-                         offset = NULL, delta = NULL) {
+                         offset = NULL, delta = NULL, moved = NULL) {
   p <- ncol(x)
   fam <- family_object(family)
   st <- settings_state(fam, p, n, z1, control, constrained, delta)
@@ -232,9 +232,14 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   y_obs <- y
   if (!is.null(offset))
     y <- net_offset(y, fam, offset)
-  sc <- scale_bounds(x, y, fam, intercept, control, constrained, st)
+  sc <- scale_bounds(x, y, fam, intercept, control, constrained, st, moved)
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
+  # (the columns a deferred standardisation moves: moved_columns())
+  for (k in seq_along(attr(moved, "cols"))) {
+    j <- attr(moved, "cols")[k]
+    xt[, j] <- pmin(pmax(moved[, k] / sc$bound[j], -1), 1)
+  }
   y_scale <- 1
   y_bound <- sc$y_bound
   y_range <- sc$y_range

@@ -110,6 +110,12 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
       "centres and scales of ", sum(moved), " of ", p, " columns",
       if (auto) paste(" (standardize = \"auto\": the others, within a",
                       "scale of 0, as given)"))
+    if (auto)
+      # the few moved columns are centred inside the private settings'
+      # passes (moved_columns()), which copy x anyway: no copy here
+      return(list(x = x, center = ps$center, scale = ps$scale,
+                  mode = "private", part = ps$part, public = character(),
+                  not_covered = not_covered_use(), deferred = TRUE))
     return(apply_standardization(x, ps$center, ps$scale, "private", ps$part,
                                  character(), not_covered_use()))
   }
@@ -148,6 +154,7 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
   # the bins of ceiling(log2 |x|) within -30..31 are the octave pass's
   # (log2_bin(), in C): its bins 1-3 hold |x| <= 2^-30, bin b > 3 the
   # octave (2^(b - 34), 2^(b - 33)], the top one open
+  if (!is.double(x)) storage.mode(x) <- "double"
   oct <- design_octaves(x)
   counts <- rbind(colSums(oct[1:3, , drop = FALSE]), oct[-(1:3), , drop = FALSE])
   storage.mode(counts) <- "double"
@@ -160,20 +167,11 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
     if (length(hit)) max(hit) else 31L
   })
   bound <- 2^(bin - 31)
-  # the clamped sums of u = x_j / B_j and of u^2, a column at a time (no
-  # copy of x), centred at their ranges' midpoints 0 and 1/2.  (x is
-  # finite and B_j > 0, so u has no NaN.)  A column whose counts above
-  # its bound's bin are all 0 has |u| <= 1 and needs no clamp: the same
-  # sums, computed with fewer passes.  (The top bin is open: a bound in
-  # it always clamps.)
-  above <- vapply(seq_len(p), function(j)
-    bin[j] == nbin || any(counts[(bin[j] + 1L):nbin, j] > 0), NA)
-  sums <- vapply(seq_len(p), function(j) {
-    u <- x[, j] / bound[j]
-    uu <- u * u
-    if (above[j]) c(sum(pmax(pmin(u, 1), -1)), sum(pmin(uu, 1)))
-    else c(sum(u), sum(uu))
-  }, numeric(2)) - c(0, 0.5 * nrow(x))
+  # the sums of u = clamp(x_j / B_j, -1, 1) and of u^2 (= clamp(u^2, 0,
+  # 1)), one pass in C, centred at their ranges' midpoints 0 and 1/2.  (x
+  # is finite and B_j > 0, so u has no NaN.)
+  sums <- settings_pass(x, 6L, bound = as.double(bound)) -
+    c(0, 0.5 * nrow(x))
   m1 <- bound * dp_mean_from_sums(sums[1L, ], rbind(rep(-1, p), rep(1, p)),
                                   z, n)$estimate
   m2 <- bound^2 * dp_mean_from_sums(sums[2L, ], rbind(rep(0, p), rep(1, p)),
@@ -206,6 +204,21 @@ apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) 
     xs[, j] <- (x[, j] - ctr[j]) / scl[j]
   list(x = xs, center = ctr, scale = scl, mode = mode, part = part,
        public = public, not_covered = not_covered)
+}
+
+# The columns of x that a deferred standardisation (standardize =
+# "auto") moves, centred and scaled: an n x k matrix for the k moved
+# columns `cols` (NULL for none).  The private settings' octave pass and
+# the bounds' clamp read these in place of x's own (scale_bounds(),
+# tune_private()), so the fit sees the standardised x without a copy of
+# all of it.
+moved_columns <- function(x, shift) {
+  if (is.null(shift)) return(NULL)
+  cols <- which(shift$center != 0 | shift$scale != 1)
+  if (!length(cols)) return(NULL)
+  m <- vapply(cols, function(j) (x[, j] - shift$center[j]) / shift$scale[j],
+              numeric(nrow(x)))
+  structure(matrix(m, nrow(x)), cols = cols)
 }
 
 # Private bounds on top of a standardisation: the fit sees

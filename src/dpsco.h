@@ -179,6 +179,7 @@ typedef struct {
  * error naming `entry`): records.c. */
 void column_data_rows(column_data *cd, SEXP rows, const char *entry);
 void settings_octaves(const column_data *cd, int *counts);
+void settings_moments(const column_data *cd, double *out);
 void settings_rows(const column_data *cd, int has_int, int coordinate,
                    const double *resid, int row_hist, double *ss_out,
                    double *norm, int *counts);

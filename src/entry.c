@@ -324,6 +324,13 @@ static const field_spec pass_clamp_fields[] = {
     {NULL, 0}
 };
 
+/* 6: per column, the sums of clamp(x_ij / bound_j, -1, 1) and of its
+ * square */
+static const field_spec pass_moments_fields[] = {
+    PASS_FIELDS, {"bound", REQUIRED}, {"rows", OPTIONAL},
+    {NULL, 0}
+};
+
 /* settings$task of a list with one table per task, before the list is
  * checked against the task's table. */
 static int task_of(SEXP list, const char *entry)
@@ -1029,7 +1036,8 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
     const field_spec *spec = task == 5 ? pass_octave_fields
                              : task == 2 ? pass_rows_fields
                              : task == 3 ? pass_gram_fields
-                             : task == 4 ? pass_clamp_fields : NULL;
+                             : task == 4 ? pass_clamp_fields
+                             : task == 6 ? pass_moments_fields : NULL;
     if (spec == NULL)
         Rf_error("%s: unknown task %d", entry, task);
     settings_list s = settings_open(settings, entry, spec);
@@ -1049,6 +1057,19 @@ SEXP dpsco_settings_pass(SEXP x, SEXP settings)
         settings_octaves(&cd, INTEGER(counts));
         UNPROTECT(1);
         return counts;
+    }
+    if (task == 6) {
+        /* the clamped moments, each column at its own bound */
+        SEXP bound = field(&s, "bound");
+        if (cd.layout != LAYOUT_DENSE || cd.bound != NULL ||
+            Rf_length(bound) != cd.p)
+            Rf_error("internal error: the moments take a dense x and one "
+                     "bound per column");
+        cd.bound = REAL(bound);
+        SEXP out = PROTECT(Rf_allocMatrix(REALSXP, 2, cd.p));
+        settings_moments(&cd, REAL(out));
+        UNPROTECT(1);
+        return out;
     }
     if (task == 4) {
         SEXP bound = field(&s, "bound");

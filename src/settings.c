@@ -8,7 +8,9 @@
  *   rows       per record, the clamped row's sum of squares, its norm
  *              ||(1, x_i)||, and the log2 histograms of the clip values
  *              |r_i| c_i and of the norms;
- *   gram       the second-moment matrix of the weighted rows.
+ *   gram       the second-moment matrix of the weighted rows;
+ *   moments    per column, the sums of clamp(x_ij / bound_j, -1, 1) and
+ *              of its square (the private standardisation's means).
  *
  * Every result is a count or a sum, a sum formed in the order R's block
  * statistics (R/design.R) form it: a row's sum of squares in long double
@@ -147,6 +149,39 @@ void settings_octaves(const column_data *cd, int *counts)
 #endif
         for (int j = g; j < e; j++)
             column_octaves(cd, j, counts);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* Dense column j's clamped moments (R's private_standardization()): the
+ * sums of u and of u^2 over its records, u = clamp(x_ij / bound_j, -1,
+ * 1), in long double in row order as R's sum() forms them, into out[2 j]
+ * and out[2 j + 1]. */
+static void column_moments(const column_data *cd, int j, double *out)
+{
+    long double s1 = 0.0L, s2 = 0.0L;
+    for (int i = 0; i < cd->n; i++) {
+        double u = dense_at(cd, j, i);
+        s1 += u;
+        s2 += u * u;
+    }
+    out[2 * (size_t) j] = (double) s1;
+    out[2 * (size_t) j + 1] = (double) s2;
+}
+
+void settings_moments(const column_data *cd, double *out)
+{
+    int threaded = use_threads(cd);
+    (void) threaded;
+    for (int g = 0; g < cd->p; g += COLUMN_GROUP * cd->threads) {
+        int e = g + COLUMN_GROUP * cd->threads;
+        e = e < cd->p ? e : cd->p;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(cd->threads) schedule(static) \
+    if (threaded)
+#endif
+        for (int j = g; j < e; j++)
+            column_moments(cd, j, out);
         R_CheckUserInterrupt();
     }
 }

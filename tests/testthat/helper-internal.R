@@ -54,6 +54,7 @@ null_deviance <- dpsco:::null_deviance
 record_deviance <- dpsco:::record_deviance
 unstandardize_split <- dpsco:::unstandardize_split
 private_standardization <- dpsco:::private_standardization
+settings_pass <- dpsco:::settings_pass
 
 # ---- The method registry and the front doors' methods
 method_registry <- dpsco:::method_registry

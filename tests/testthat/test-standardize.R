@@ -462,3 +462,18 @@ test_that("standardize = \"auto\" follows its public rule", {
   set.seed(1)
   expect_false("standardize" %in% shares_of(d$x, d$y, epsilon = eps))
 })
+
+test_that("the standardisation's clamped moments in C are R's sums, at the domain's edges", {
+  set.seed(2)
+  x <- cbind(stats::rt(500, df = 2) * 10, stats::runif(500, -3, 3), 0,
+             c(.Machine$double.xmax, -.Machine$double.xmax, 1e-300,
+               rep(2, 497)))
+  bound <- c(8, 2, 2^-30, 4)
+  u <- pmin(pmax(sweep(x, 2, bound, "/"), -1), 1)
+  m <- settings_pass(x, 6L, bound = bound)
+  expect_equal(m[1, ], colSums(u), tolerance = 1e-14)
+  expect_equal(m[2, ], colSums(u^2), tolerance = 1e-14)
+  expect_true(all(is.finite(m)))
+  # the whole released bound: at most one unit per record
+  expect_true(all(abs(m[1, ]) <= 500 & m[2, ] <= 500))
+})
