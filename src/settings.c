@@ -106,9 +106,9 @@ static inline int log2_bin0(double v)
 /* Column j's octave histogram (R's octave_counts()): the number of
  * records in each log2_bin() of |x_ij|, into counts[64 j ..].  A sparse
  * column's entries that are not stored are zeros, in bin 1. */
-static void column_octaves(const column_data *cd, int j, int *counts)
+static void column_octaves(const column_data *cd, int j, void *out)
 {
-    int *h = counts + (size_t) 64 * j;
+    int *h = (int *) out + (size_t) 64 * j;
     memset(h, 0, 64 * sizeof(int));
     if (cd->layout == LAYOUT_SPARSE) {
         int stored = cd->cp[j + 1] - cd->cp[j];
@@ -136,7 +136,11 @@ static void column_octaves(const column_data *cd, int j, int *counts)
         h[log2_bin0(fabs(bounded(cd, j, col[i])))]++;
 }
 
-void settings_octaves(const column_data *cd, int *counts)
+/* One column pass: `column` for every column j of x into `out`, whole
+ * columns on the threads, an interrupt check per group of columns. */
+static void column_pass(const column_data *cd,
+                        void (*column)(const column_data *, int, void *),
+                        void *out)
 {
     int threaded = use_threads(cd);
     (void) threaded;
@@ -148,16 +152,21 @@ void settings_octaves(const column_data *cd, int *counts)
     if (threaded)
 #endif
         for (int j = g; j < e; j++)
-            column_octaves(cd, j, counts);
+            column(cd, j, out);
         R_CheckUserInterrupt();
     }
+}
+
+void settings_octaves(const column_data *cd, int *counts)
+{
+    column_pass(cd, column_octaves, counts);
 }
 
 /* Dense column j's clamped moments (R's private_standardization()): the
  * sums of u and of u^2 over its records, u = clamp(x_ij / bound_j, -1,
  * 1), in long double in row order as R's sum() forms them, into out[2 j]
  * and out[2 j + 1]. */
-static void column_moments(const column_data *cd, int j, double *out)
+static void column_moments(const column_data *cd, int j, void *out)
 {
     long double s1 = 0.0L, s2 = 0.0L;
     for (int i = 0; i < cd->n; i++) {
@@ -165,25 +174,14 @@ static void column_moments(const column_data *cd, int j, double *out)
         s1 += u;
         s2 += u * u;
     }
-    out[2 * (size_t) j] = (double) s1;
-    out[2 * (size_t) j + 1] = (double) s2;
+    double *m = (double *) out + 2 * (size_t) j;
+    m[0] = (double) s1;
+    m[1] = (double) s2;
 }
 
 void settings_moments(const column_data *cd, double *out)
 {
-    int threaded = use_threads(cd);
-    (void) threaded;
-    for (int g = 0; g < cd->p; g += COLUMN_GROUP * cd->threads) {
-        int e = g + COLUMN_GROUP * cd->threads;
-        e = e < cd->p ? e : cd->p;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(cd->threads) schedule(static) \
-    if (threaded)
-#endif
-        for (int j = g; j < e; j++)
-            column_moments(cd, j, out);
-        R_CheckUserInterrupt();
-    }
+    column_pass(cd, column_moments, out);
 }
 
 /* Rows a .. b - 1: sums of squares (long double, column order, as
