@@ -165,8 +165,8 @@
 #'   as years or sensor readings) centred and scaled and the others used as
 #'   given (post-processing of the same releases), where a public rule says
 #'   its histograms can show a column (the level their counts must clear
-#'   is below the public `n`); otherwise, and with `inference`, it is
-#'   `FALSE`.  `FALSE` uses
+#'   is below the public `n`); otherwise, with `inference` and with
+#'   declared `control$x_bound`, it is `FALSE`.  `FALSE` uses
 #'   `x` as given; `list(center = , scale = )` applies centres and scales the
 #'   user declares public; `"private"` estimates the column means and
 #'   standard deviations privately on the share `control$std_share` of the
@@ -375,7 +375,7 @@ dpsco.default <- function(x, y, family = c("gaussian", "binomial", "poisson",
   standardize <- resolve_standardize(
     standardize, dat$x, method_private(spec), tm$tuned, intercept,
     spec$path == "radius", isTRUE(inf$share > 0), dat$n, epsilon, delta,
-    control$std_share)
+    control)
   args <- c(tm, list(
     call = this_call, x = dat$x, y = dat$y, classnames = dat$classnames,
     family = fam, n = dat$n, control = control, epsilon = epsilon,

@@ -14,20 +14,22 @@
 # std_level(), is below the n records: a bin can hold no more); FALSE
 # otherwise.  Not with an inference stage, whose intervals were validated
 # on the unstandardised design (bench/inference_real.R), nor for the
-# radius methods, which bound x themselves.  Below that level the release
+# radius methods, which bound x themselves, nor with declared bounds on
+# |x_j| (dpsco_control(x_bound = )), which are of x as given.  Below that level the release
 # shows nothing and its share would come off the centre of y and the
 # path (servo's 94 training records at epsilon 1: harm <= 1.05 in 0.85 of
 # 20 splits with the release against 0.95 without; bench/README.md).
 resolve_standardize <- function(standardize, x, private, tuned, intercept,
-                                radius, inference, n, epsilon, delta, share) {
+                                radius, inference, n, epsilon, delta,
+                                control) {
   if (!identical(standardize, "auto")) return(standardize)
   delta <- delta %||% (0.1 / n)         # check_target()'s default
   # (a bad epsilon or delta is check_target()'s error, later)
   target <- is_number(epsilon) && is.finite(epsilon) && epsilon > 0 &&
     is_number(delta) && delta > 0 && delta < 1
   use <- private && tuned && intercept && !radius && !inference && target &&
-    is.matrix(x) && ncol(x) > 0L &&
-    std_level(ncol(x), epsilon, delta, share)$threshold < n
+    is.null(control$x_bound) && is.matrix(x) && ncol(x) > 0L &&
+    std_level(ncol(x), epsilon, delta, control$std_share)$threshold < n
   if (use) "auto" else FALSE
 }
 

@@ -440,13 +440,15 @@ test_that("standardize = \"auto\" follows its public rule", {
     expect_identical("standardize" %in% parts, seen, label = paste("n", n))
   }
   d <- auto_data(2000, seed = 11)
-  # not for a sparse x, with an inference stage, with public tuning or
-  # without an intercept, nor for the non-private baseline
+  # not for a sparse x, with an inference stage, with public tuning,
+  # without an intercept or with declared bounds on x, nor for the
+  # non-private baseline
   skip_if_not_installed("Matrix")
   sp <- Matrix::Matrix(d$x, sparse = TRUE)
   no_std <- list(list(sp, d$y), list(d$x, d$y, inference = TRUE),
                  list(d$x, d$y, tuning = "public"),
-                 list(d$x, d$y, intercept = FALSE))
+                 list(d$x, d$y, intercept = FALSE),
+                 list(d$x, d$y, control = dpsco_control(x_bound = 200)))
   for (a in no_std) {
     set.seed(1)
     parts <- do.call(shares_of, c(a, list(epsilon = eps, standardize = "auto")))
