@@ -236,10 +236,9 @@ tune_private <- function(x, y, family, truncation, optimizer, intercept, z1,
   st <- add(st, sc)
   xt <- scale_clamp(x, sc$bound)
   # (the columns a deferred standardisation moves: moved_columns())
-  for (k in seq_along(attr(moved, "cols"))) {
-    j <- attr(moved, "cols")[k]
-    xt[, j] <- pmin(pmax(moved[, k] / sc$bound[j], -1), 1)
-  }
+  cols <- attr(moved, "cols")
+  if (length(cols))
+    xt[, cols] <- scale_clamp(unname(moved[, , drop = FALSE]), sc$bound[cols])
   y_scale <- 1
   y_bound <- sc$y_bound
   y_range <- sc$y_range

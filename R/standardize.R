@@ -15,10 +15,11 @@
 # otherwise.  Not with an inference stage, whose intervals were validated
 # on the unstandardised design (bench/inference_real.R), nor for the
 # radius methods, which bound x themselves, nor with declared bounds on
-# |x_j| (dpsco_control(x_bound = )), which are of x as given.  Below that level the release
-# shows nothing and its share would come off the centre of y and the
-# path (servo's 94 training records at epsilon 1: harm <= 1.05 in 0.85 of
-# 20 splits with the release against 0.95 without; bench/README.md).
+# |x_j| (dpsco_control(x_bound = )), which are of x as given.  Below that
+# level the release shows nothing and its share would come off the centre
+# of y and the path (servo's 94 training records at epsilon 1: harm <=
+# 1.05 in 0.85 of 20 splits with the release against 0.95 without;
+# bench/README.md).
 resolve_standardize <- function(standardize, x, private, tuned, intercept,
                                 radius, inference, n, epsilon, delta,
                                 control) {
@@ -107,9 +108,8 @@ standardize_x <- function(x, standardize, intercept, private, epsilon, delta,
       ps$center[!far] <- 0
       ps$scale[!far] <- 1
     }
-    moved <- ps$center != 0 | ps$scale != 1
     ps$part$released <- paste0(
-      "centres and scales of ", sum(moved), " of ", p, " columns",
+      "centres and scales of ", length(moved_set(ps)), " of ", p, " columns",
       if (auto) paste(" (standardize = \"auto\": the others, within a",
                       "scale of 0, as given)"))
     if (auto)
@@ -158,7 +158,8 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
   # octave (2^(b - 34), 2^(b - 33)], the top one open
   if (!is.double(x)) storage.mode(x) <- "double"
   oct <- design_octaves(x)
-  counts <- rbind(colSums(oct[1:3, , drop = FALSE]), oct[-(1:3), , drop = FALSE])
+  counts <- rbind(colSums(oct[1:3, , drop = FALSE]),
+                  oct[-(1:3), , drop = FALSE])
   storage.mode(counts) <- "double"
   dimnames(counts) <- NULL
   noisy <- release(counts, z, sqrt(p), sd = z * sqrt(p))
@@ -202,7 +203,7 @@ private_standardization <- function(x, intercept, epsilon, delta, share, n,
 apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) {
   # only the columns that move (standardize = "auto" leaves most as given)
   xs <- x
-  for (j in which(ctr != 0 | scl != 1))
+  for (j in moved_set(list(center = ctr, scale = scl)))
     xs[, j] <- (x[, j] - ctr[j]) / scl[j]
   list(x = xs, center = ctr, scale = scl, mode = mode, part = part,
        public = public, not_covered = not_covered)
@@ -215,13 +216,16 @@ apply_standardization <- function(x, ctr, scl, mode, part, public, not_covered) 
 # tune_private()), so the fit sees the standardised x without a copy of
 # all of it.
 moved_columns <- function(x, shift) {
-  if (is.null(shift)) return(NULL)
-  cols <- which(shift$center != 0 | shift$scale != 1)
+  cols <- moved_set(shift)
   if (!length(cols)) return(NULL)
   m <- vapply(cols, function(j) (x[, j] - shift$center[j]) / shift$scale[j],
               numeric(nrow(x)))
   structure(matrix(m, nrow(x)), cols = cols)
 }
+
+# The columns a standardisation moves (a centre other than 0 or a scale
+# other than 1).
+moved_set <- function(std) which(std$center != 0 | std$scale != 1)
 
 # Private bounds on top of a standardisation: the fit sees
 # clamp((x - center) / (scale B), -1, 1), so the bounds become part of the
